@@ -1,0 +1,91 @@
+/**
+ * Finds a Chromium for the browser and end-to-end tests, and installs one when
+ * none is found: an explicit path from CHROMIUM_PATH, Playwright's own browser
+ * when it is installed, the system's Chromium; then Playwright's installer, then
+ * Debian's package when running as root. Never downloads silently elsewhere.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
+
+/** Flags for a headless Chromium on a machine with a closed network and no GPU. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+function isExecutable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function playwrightsOwnChromium() {
+  try {
+    const { chromium } = createRequire(import.meta.url)('playwright-core');
+    const path = chromium.executablePath();
+    return path && isExecutable(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function locate() {
+  const explicit = process.env.CHROMIUM_PATH;
+  if (explicit) {
+    if (isExecutable(explicit)) return explicit;
+    throw new Error(`CHROMIUM_PATH is set to ${explicit}, which is not an executable file.`);
+  }
+  return playwrightsOwnChromium() ?? SYSTEM_CHROMIUMS.find(isExecutable);
+}
+
+function tryInstall() {
+  console.error('No Chromium found; trying Playwright’s installer…');
+  const playwright = spawnSync('npx', ['--no-install', 'playwright-core', 'install', 'chromium'], {
+    stdio: 'inherit',
+    timeout: 5 * 60_000,
+  });
+  if (playwright.status === 0 && locate()) return;
+  if (process.platform === 'linux' && process.getuid?.() === 0) {
+    console.error('Playwright’s installer could not install Chromium; installing Debian’s package…');
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  }
+}
+
+/** The path of a Chromium to drive, installing one when it can; throws with what to run when it cannot. */
+export function findChromium() {
+  const found = locate();
+  if (found) return found;
+  tryInstall();
+  const installed = locate();
+  if (installed) return installed;
+  throw new Error(
+    'No Chromium found and none could be installed. Install one, then run the tests again:\n' +
+      '  Debian/Ubuntu:  sudo apt-get install -y chromium\n' +
+      '  elsewhere:      npx playwright install chromium\n' +
+      'or point CHROMIUM_PATH at a Chromium or Chrome executable.',
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    console.log(findChromium());
+  } catch (error) {
+    console.error(error.message);
+    process.exit(1);
+  }
+}

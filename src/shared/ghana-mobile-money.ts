@@ -1,0 +1,49 @@
+import type { Issuer } from './service-contract.js';
+
+/**
+ * Number prefixes of each network. Detection only suggests a network: numbers
+ * move between networks, so the shopper can always change it.
+ */
+export const ISSUER_PREFIXES: Readonly<Record<Issuer, readonly string[]>> = {
+  mtn: ['024', '025', '053', '054', '055', '059'],
+  telecel: ['020', '050'],
+  at: ['026', '027', '056', '057'],
+};
+
+const PREFIX_TO_ISSUER = new Map<string, Issuer>(
+  Object.entries(ISSUER_PREFIXES).flatMap(([issuer, prefixes]) =>
+    prefixes.map((prefix) => [prefix, issuer as Issuer] as const),
+  ),
+);
+
+/** A Ghanaian mobile-money number in the two forms the service wants. */
+export interface GhanaMobileNumber {
+  /** Local form, `0241234567`: the payment method's `number`. */
+  local: string;
+  /** International form, `+233241234567`: the customer's `phone_number`. */
+  international: string;
+}
+
+/**
+ * Reads what a shopper typed: `024 123 4567`, `0241234567`, `233241234567`,
+ * `+233 24 123 4567` (spaces, dashes, dots and brackets ignored). Returns null
+ * unless it is a number of one of the known mobile-money prefixes.
+ */
+export function parseGhanaMobileNumber(input: string): GhanaMobileNumber | null {
+  const compact = input.replace(/[\s\-.()]/g, '');
+  const match = /^(?:\+233|233|0)(\d{9})$/.exec(compact);
+  if (!match) return null;
+  const local = `0${match[1]}`;
+  if (!PREFIX_TO_ISSUER.has(local.slice(0, 3))) return null;
+  return { local, international: `+233${match[1]}` };
+}
+
+/**
+ * The network a number's prefix belongs to, as soon as the first three local
+ * digits are typed; undefined for an unknown prefix.
+ */
+export function detectIssuer(input: string): Issuer | undefined {
+  const compact = input.replace(/[\s\-.()]/g, '');
+  const local = compact.replace(/^(?:\+233|233)/, '0');
+  return PREFIX_TO_ISSUER.get(local.slice(0, 3));
+}

@@ -1,0 +1,125 @@
+/**
+ * The wire between `<pay-checkout>` and the merchant relay (contract §3).
+ * One set of schemas: the element builds and reads with them, the relay
+ * validates with them. `zod/mini` keeps the browser free of `eval`.
+ */
+import * as z from 'zod/mini';
+import { parseGhanaMobileNumber } from './ghana-mobile-money.js';
+import { IDEMPOTENCY_KEY_PATTERN, ISSUERS } from './service-contract.js';
+
+/** Longest customer name the checkout accepts. */
+export const CUSTOMER_NAME_MAX_LENGTH = 120;
+
+const customerDataSchema = z.object({
+  name: z
+    .string('Enter your name.')
+    .check(
+      z.trim(),
+      z.minLength(1, 'Enter your name.'),
+      z.maxLength(CUSTOMER_NAME_MAX_LENGTH, `Use at most ${CUSTOMER_NAME_MAX_LENGTH} characters.`),
+    ),
+  phone_number: z
+    .string('Enter the phone number in international form.')
+    .check(z.regex(/^\+233\d{9}$/, 'Enter the phone number in international form, +233XXXXXXXXX.')),
+});
+
+const mobileMoneySchema = z.object({
+  issuer: z.enum(ISSUERS, 'Choose the mobile-money network: mtn, telecel or at.'),
+  number: z
+    .string('Enter the mobile-money number.')
+    .check(
+      z.refine(
+        (number) => /^0\d{9}$/.test(number) && parseGhanaMobileNumber(number) !== null,
+        'Enter a Ghanaian mobile-money number, like 024 123 4567.',
+      ),
+    ),
+});
+
+/**
+ * What the element sends to `create-url`. Unknown fields, such as prices or
+ * amounts a page might add, are dropped: the merchant's server prices `cart`.
+ */
+export const checkoutIntentSchema = z
+  .object({
+    customer_data: customerDataSchema,
+    payment_method_data: z.object({
+      type: z.literal('mobile_money', 'Only mobile_money payments are accepted.'),
+      mobile_money: mobileMoneySchema,
+    }),
+    cart: z.optional(z.unknown()),
+  })
+  .check(
+    z.refine(
+      (intent) =>
+        intent.customer_data.phone_number ===
+        `+233${intent.payment_method_data.mobile_money.number.slice(1)}`,
+      {
+        message: 'The phone number and the mobile-money number must be the same number.',
+        path: ['customer_data', 'phone_number'],
+      },
+    ),
+  );
+
+/** A checkout intent as sent on the wire. */
+export type CheckoutIntent = z.infer<typeof checkoutIntentSchema>;
+
+/** True for an idempotency key the relay accepts. */
+export function isValidIdempotencyKey(key: string | null | undefined): key is string {
+  return typeof key === 'string' && IDEMPOTENCY_KEY_PATTERN.test(key);
+}
+
+const paymentSummarySchema = z.object({ status: z.string() });
+
+/** The relay's answer to a create: status fields and the token that guards lookups. */
+export const createAnswerSchema = z.object({
+  order: z.object({
+    id: z.string(),
+    status: z.string(),
+    payment: paymentSummarySchema,
+  }),
+  lookup_token: z.string(),
+});
+export type CreateAnswer = z.infer<typeof createAnswerSchema>;
+
+/** Order identifiers as the service shapes them (spec §2). */
+export const ORDER_ID_PATTERN = /^or_[A-Za-z0-9_-]{1,64}$/;
+
+/** What the element sends to `lookup-url`. */
+export const lookupRequestSchema = z.object({
+  order_id: z.string('Give the order_id.').check(z.regex(ORDER_ID_PATTERN, 'Give a valid order_id.')),
+  lookup_token: z
+    .string('Give the lookup_token.')
+    .check(z.minLength(1, 'Give the lookup_token.'), z.maxLength(256, 'The lookup_token is too long.')),
+});
+export type LookupRequest = z.infer<typeof lookupRequestSchema>;
+
+/** The relay's answer to a lookup: status fields only, never customer data. */
+export const lookupAnswerSchema = z.object({
+  order: z.object({
+    id: z.string(),
+    status: z.string(),
+    completed_at: z.optional(z.string()),
+    payment: paymentSummarySchema,
+  }),
+});
+export type LookupAnswer = z.infer<typeof lookupAnswerSchema>;
+
+/** Error bodies from the relay and the service (spec §7, `param` for invalid input). */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    type: z.string(),
+    param: z.optional(z.string()),
+  }),
+});
+
+/**
+ * The dotted `param` name of the first issue of a failed parse, as the error
+ * shape's `param` carries it: `payment_method_data.mobile_money.number`.
+ */
+export function issueParam(issue: { path: readonly PropertyKey[] }): string {
+  return issue.path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index ? '.' : ''}${String(part)}`))
+    .join('');
+}
