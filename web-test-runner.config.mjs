@@ -5,12 +5,15 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { CHROMIUM_ARGS, findChromium } from './scripts/chromium.mjs';
+import { checkoutTestServer } from './test/browser/checkout-test-server.ts';
 
 const executablePath = findChromium();
 
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
+  // The real relay and sandbox, and the test-only routes (test/browser/checkout-test-server.ts).
+  middleware: [checkoutTestServer],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' })],
   browsers: [
     playwrightLauncher({

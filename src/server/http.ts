@@ -7,27 +7,143 @@ import { type ErrorBody, SERVICE_ERRORS, type ServiceErrorKind } from '../shared
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
-/** A JSON answer with `no-store`, since every answer here is about money. */
-export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
-  const merged = new Headers(JSON_HEADERS);
+/**
+ * On a Request made by the Node adapter: a function that hands over the body
+ * the adapter already buffered (once), so {@link readJsonBody} skips the web
+ * stream. Web runtimes never set it.
+ */
+export const TAKE_BUFFERED_BODY: unique symbol = Symbol.for('pay-checkout.http.takeBufferedBody');
+
+/**
+ * `true` on a Request made by the Node adapter: its answer goes back to the
+ * adapter, so {@link jsonResponse} may give a lightweight Response.
+ */
+export const NODE_ADAPTER_REQUEST: unique symbol = Symbol.for('pay-checkout.http.nodeAdapterRequest');
+
+/** On a {@link jsonResponse} whose body is untouched: the body text, for the Node adapter to write. */
+export const RESPONSE_TEXT: unique symbol = Symbol.for('pay-checkout.http.responseText');
+
+/**
+ * On a lightweight {@link jsonResponse} whose `headers` nobody has read: the
+ * headers as a plain record, for the Node adapter to write without a Headers object.
+ */
+export const RESPONSE_HEADER_RECORD: unique symbol = Symbol.for('pay-checkout.http.responseHeaderRecord');
+
+/** A request that may come from the Node adapter. */
+export type NodeAdapterAwareRequest = Request & {
+  [TAKE_BUFFERED_BODY]?: () => Uint8Array | undefined;
+  [NODE_ADAPTER_REQUEST]?: boolean;
+};
+
+/** A response that may carry its body text and header record. */
+export type TextCarryingResponse = Response & {
+  [RESPONSE_TEXT]?: string;
+  [RESPONSE_HEADER_RECORD]?: Readonly<Record<string, string>>;
+};
+
+/**
+ * A JSON answer with `no-store`, since every answer here is about money.
+ * Given the `request` it answers, and when that request came through the Node
+ * adapter, the Response is lightweight: see {@link lightResponse}.
+ */
+export function jsonResponse(
+  body: unknown,
+  status = 200,
+  headers?: HeadersInit,
+  request?: Request,
+): Response {
+  const text = JSON.stringify(body);
+  let merged: Headers | undefined;
   if (headers) {
+    merged = new Headers(JSON_HEADERS);
     new Headers(headers).forEach((value, name) => {
-      merged.set(name, value);
+      merged?.set(name, value);
     });
   }
-  return new Response(JSON.stringify(body), { status, headers: merged });
+  if (request && (request as NodeAdapterAwareRequest)[NODE_ADAPTER_REQUEST] === true) {
+    return lightResponse(text, status, merged);
+  }
+  const response: TextCarryingResponse = new Response(text, { status, headers: merged ?? JSON_HEADERS });
+  response[RESPONSE_TEXT] = text;
+  return response;
+}
+
+interface LightResponseState {
+  text: string;
+  status: number;
+  headers: Headers | undefined;
+  real: Response | undefined;
+}
+
+const LIGHT_RESPONSE_STATE = Symbol('lightResponseState');
+type LightResponseTarget = Response & { [LIGHT_RESPONSE_STATE]: LightResponseState };
+
+function realResponseOf(state: LightResponseState): Response {
+  state.real ??= new Response(state.text, { status: state.status, headers: state.headers ?? JSON_HEADERS });
+  return state.real;
+}
+
+// One handler for every lightweight Response: no closures per answer.
+const lightResponseHandler: ProxyHandler<LightResponseTarget> = {
+  get(target, key) {
+    const state = target[LIGHT_RESPONSE_STATE];
+    // `await response` asks for `then`; a Response has none.
+    if (key === 'then') return undefined;
+    if (state.real === undefined) {
+      switch (key) {
+        case 'status':
+          return state.status;
+        case 'headers':
+          state.headers ??= new Headers(JSON_HEADERS);
+          return state.headers;
+        case 'bodyUsed':
+          return false;
+        case RESPONSE_TEXT:
+          return state.text;
+        case RESPONSE_HEADER_RECORD:
+          return state.headers === undefined ? JSON_HEADERS : undefined;
+      }
+    } else if (key === RESPONSE_TEXT || key === RESPONSE_HEADER_RECORD) {
+      return undefined;
+    }
+    const real = realResponseOf(state);
+    const value: unknown = Reflect.get(real, key, real);
+    return typeof value === 'function' && key !== 'constructor' ? value.bind(real) : value;
+  },
+  has(target, key) {
+    return Reflect.has(target[LIGHT_RESPONSE_STATE].real ?? Response.prototype, key);
+  },
+  set(target, key, value) {
+    const real = realResponseOf(target[LIGHT_RESPONSE_STATE]);
+    return Reflect.set(real, key, value, real);
+  },
+};
+
+/**
+ * A Response for the Node adapter only. On Node 20, undici's `new Response`
+ * builds a web stream for the body: more work than a small handler's own
+ * (bench/results/sandbox.json). This Proxy answers `status`, `headers`,
+ * `bodyUsed` and the body text itself, and builds the real Response the first
+ * time anything else is touched (undici's internal fields too, so `clone()`,
+ * `text()` and `new Response(r.body, r)` work). It is `instanceof Response`.
+ * Once the real one exists, everything, `headers` included, is the real one's.
+ */
+function lightResponse(text: string, status: number, headers: Headers | undefined): Response {
+  const target = Object.create(Response.prototype) as LightResponseTarget;
+  target[LIGHT_RESPONSE_STATE] = { text, status, headers, real: undefined };
+  return new Proxy(target, lightResponseHandler);
 }
 
 /** An answer in the service's error shape (spec §7). */
 export function errorResponse(
   kind: ServiceErrorKind,
   message: string,
-  options: { param?: string; headers?: HeadersInit } = {},
+  options: { param?: string; headers?: HeadersInit; request?: Request } = {},
 ): Response {
   const { status, code, type } = SERVICE_ERRORS[kind];
   const error: ErrorBody['error'] = { code, message, type };
   if (options.param !== undefined) error.param = options.param;
-  return jsonResponse({ error } satisfies ErrorBody, status, options.headers);
+  return jsonResponse({ error } satisfies ErrorBody, status, options.headers, options.request);
 }
 
 /** Thrown by {@link readJsonBody}; `toResponse()` gives the answer to send. */
@@ -40,8 +156,9 @@ export class RequestBodyError extends Error {
     this.name = 'RequestBodyError';
   }
 
-  toResponse(): Response {
-    return errorResponse(this.kind, this.message);
+  /** The error answer; pass the request to let the Node adapter answer it cheaply. */
+  toResponse(request?: Request): Response {
+    return errorResponse(this.kind, this.message, { request });
   }
 }
 
@@ -74,7 +191,20 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
+const UTF8_DECODER = new TextDecoder('utf-8', { fatal: true });
+
 async function readTextWithLimit(request: Request, maxBytes: number): Promise<string> {
+  const buffered = (request as NodeAdapterAwareRequest)[TAKE_BUFFERED_BODY]?.();
+  if (buffered !== undefined) {
+    if (buffered.byteLength > maxBytes) {
+      throw new RequestBodyError('payloadTooLarge', `The body is over ${maxBytes} bytes.`);
+    }
+    try {
+      return UTF8_DECODER.decode(buffered);
+    } catch {
+      throw new RequestBodyError('invalidRequest', 'The body is not valid UTF-8.');
+    }
+  }
   if (!request.body) return '';
   const reader = request.body.getReader();
   const decoder = new TextDecoder('utf-8', { fatal: true });

@@ -3,9 +3,17 @@
  * relay and the sandbox serve Node, Express and Fastify with the same code
  * they serve edge runtimes with.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// Types only at module level: the relay imports this file, and edge runtimes have no node:http.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorResponse } from './http.js';
+import {
+  errorResponse,
+  NODE_ADAPTER_REQUEST,
+  RESPONSE_HEADER_RECORD,
+  RESPONSE_TEXT,
+  TAKE_BUFFERED_BODY,
+  type TextCarryingResponse,
+} from './http.js';
 
 /** Context a Node adapter passes beside the request. */
 export interface NodeRequestContext {
@@ -50,11 +58,6 @@ async function serve(
   outgoing: ServerResponse,
   maxBodyBytes: number,
 ): Promise<void> {
-  const abort = new AbortController();
-  // The shopper's browser may go away mid-request; let the handler stop its upstream call.
-  outgoing.once('close', () => {
-    if (!outgoing.writableFinished) abort.abort();
-  });
   const body = await readBody(incoming, maxBodyBytes);
   if (body === 'too-large') {
     await writeResponse(
@@ -64,20 +67,144 @@ async function serve(
     );
     return;
   }
-  const request = new Request(requestUrl(incoming), {
-    method: incoming.method,
-    headers: requestHeaders(incoming),
-    // Node's buffers sit on plain ArrayBuffers; the DOM typings cannot know that.
-    body: body && body.byteLength > 0 ? (body as Uint8Array<ArrayBuffer>) : undefined,
-    signal: abort.signal,
-  });
+  const request = nodeRequest(incoming, outgoing, body);
   const response = await handler(request, { clientAddress: incoming.socket.remoteAddress ?? 'unknown' });
   await writeResponse(outgoing, response);
 }
 
 function requestUrl(incoming: IncomingMessage): string {
   const host = incoming.headers.host ?? 'localhost';
-  return `http://${host}${incoming.url ?? '/'}`;
+  // Parsed as `new Request` would: the handler sees the same normalised URL (`/a/../b` is `/b`).
+  return new URL(`http://${host}${incoming.url ?? '/'}`).href;
+}
+
+interface NodeRequestState {
+  incoming: IncomingMessage;
+  url: string;
+  method: string;
+  body: Buffer | undefined;
+  headers: Headers | undefined;
+  real: Request | undefined;
+  bodyTaken: boolean;
+  abort: AbortController | undefined;
+  clientGone: boolean;
+}
+
+const NODE_REQUEST_STATE = Symbol('nodeRequestState');
+type NodeRequestTarget = Request & { [NODE_REQUEST_STATE]: NodeRequestState };
+
+function headersOf(state: NodeRequestState): Headers {
+  state.headers ??= requestHeaders(state.incoming);
+  return state.headers;
+}
+
+function signalOf(state: NodeRequestState): AbortSignal {
+  if (!state.abort) {
+    state.abort = new AbortController();
+    if (state.clientGone) state.abort.abort();
+  }
+  return state.abort.signal;
+}
+
+function realRequestOf(state: NodeRequestState): Request {
+  if (!state.real) {
+    state.real = new Request(state.url, {
+      method: state.method,
+      headers: headersOf(state),
+      // Node's buffers sit on plain ArrayBuffers; the DOM typings cannot know that.
+      body: state.body && state.body.byteLength > 0 ? (state.body as Uint8Array<ArrayBuffer>) : undefined,
+      signal: signalOf(state),
+    });
+    // The body was already handed out: the real request's body is used, as it would be.
+    if (state.bodyTaken) state.real.arrayBuffer().catch(() => undefined);
+  }
+  return state.real;
+}
+
+// Called as `request[TAKE_BUFFERED_BODY]()`, so `this` is the request (the Proxy).
+function takeBufferedBody(this: NodeRequestTarget): Uint8Array | undefined {
+  const state = this[NODE_REQUEST_STATE];
+  if (state.real || state.bodyTaken) return undefined;
+  state.bodyTaken = true;
+  return state.body ?? new Uint8Array(0);
+}
+
+// One handler for every request: no closures per request.
+const nodeRequestHandler: ProxyHandler<NodeRequestTarget> = {
+  get(target, key) {
+    const state = target[NODE_REQUEST_STATE];
+    switch (key) {
+      case 'method':
+        return state.method;
+      case 'url':
+        return state.url;
+      case 'headers':
+        return headersOf(state);
+      case 'signal':
+        return signalOf(state);
+      case NODE_REQUEST_STATE:
+        return state;
+      case TAKE_BUFFERED_BODY:
+        return takeBufferedBody;
+      case NODE_ADAPTER_REQUEST:
+        return true;
+    }
+    const real = realRequestOf(state);
+    const value: unknown = Reflect.get(real, key, real);
+    return typeof value === 'function' && key !== 'constructor' ? value.bind(real) : value;
+  },
+  has(target, key) {
+    return (
+      key === TAKE_BUFFERED_BODY ||
+      key === NODE_ADAPTER_REQUEST ||
+      Reflect.has(target[NODE_REQUEST_STATE].real ?? Request.prototype, key)
+    );
+  },
+  set(target, key, value) {
+    const real = realRequestOf(target[NODE_REQUEST_STATE]);
+    return Reflect.set(real, key, value, real);
+  },
+};
+
+type StatefulResponse = ServerResponse & { [NODE_REQUEST_STATE]?: NodeRequestState };
+
+// Shared by every response (a ServerResponse closes once): no closure per request.
+function onResponseClose(this: StatefulResponse): void {
+  const state = this[NODE_REQUEST_STATE];
+  if (!state || this.writableFinished) return;
+  state.clientGone = true;
+  state.abort?.abort();
+}
+
+/**
+ * The handler's `Request`, built lazily. On Node 20, undici's `new Request`
+ * with a body and a signal costs tens of microseconds (a web stream, a signal
+ * follower): more than a small handler's own work (bench/results/sandbox.json).
+ * This Proxy answers `method`, `url`, `headers` and `signal` from the Node
+ * request, hands `readJsonBody` the buffered body, and builds the real
+ * `Request` the first time anything else is touched, undici's internal fields
+ * included, so `clone()`, `text()`, `new Request(request)` and `fetch(request)`
+ * still work. It is `instanceof Request`. The idea is `@hono/node-server`'s.
+ */
+function nodeRequest(incoming: IncomingMessage, outgoing: ServerResponse, body: Buffer | undefined): Request {
+  const state: NodeRequestState = {
+    incoming,
+    url: requestUrl(incoming),
+    method: incoming.method ?? 'GET',
+    body,
+    headers: undefined,
+    real: undefined,
+    bodyTaken: false,
+    abort: undefined,
+    clientGone: false,
+  };
+  // The shopper's browser may go away mid-request; let the handler stop its upstream call.
+  // The AbortController is made only if the handler reads `request.signal`.
+  (outgoing as StatefulResponse)[NODE_REQUEST_STATE] = state;
+  outgoing.on('close', onResponseClose);
+  const target = Object.create(Request.prototype) as NodeRequestTarget;
+  target[NODE_REQUEST_STATE] = state;
+  return new Proxy(target, nodeRequestHandler);
 }
 
 function requestHeaders(incoming: IncomingMessage): Headers {
@@ -91,19 +218,71 @@ function requestHeaders(incoming: IncomingMessage): Headers {
   return headers;
 }
 
-async function readBody(
-  incoming: IncomingMessage,
-  maxBytes: number,
-): Promise<Buffer | undefined | 'too-large'> {
-  if (incoming.method === 'GET' || incoming.method === 'HEAD') return undefined;
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    received += chunk.byteLength;
-    if (received > maxBytes) return 'too-large';
-    chunks.push(chunk);
+interface BodyReading {
+  maxBytes: number;
+  chunks: Buffer[];
+  received: number;
+  resolve: (body: Buffer | 'too-large') => void;
+  reject: (error: Error) => void;
+}
+
+const BODY_READING = Symbol('bodyReading');
+type ReadingMessage = IncomingMessage & { [BODY_READING]?: BodyReading };
+
+// Plain stream events, with listeners shared by every request, rather than
+// `for await`: the async iterator costs more than a small handler's own work.
+function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer | undefined | 'too-large'> {
+  if (incoming.method === 'GET' || incoming.method === 'HEAD') return Promise.resolve(undefined);
+  // Under a framework that already read the stream, 'end' will not come again.
+  if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (incoming.destroyed) return Promise.reject(new Error('The request was closed before its body ended.'));
+  return new Promise((resolve, reject) => {
+    (incoming as ReadingMessage)[BODY_READING] = { maxBytes, chunks: [], received: 0, resolve, reject };
+    incoming.on('data', onBodyData);
+    incoming.on('end', onBodyEnd);
+    incoming.on('error', onBodyError);
+    incoming.on('close', onBodyClose);
+  });
+}
+
+function finishReading(incoming: ReadingMessage): BodyReading | undefined {
+  const reading = incoming[BODY_READING];
+  incoming[BODY_READING] = undefined;
+  incoming.off('data', onBodyData);
+  incoming.off('end', onBodyEnd);
+  incoming.off('error', onBodyError);
+  incoming.off('close', onBodyClose);
+  return reading;
+}
+
+function onBodyData(this: ReadingMessage, chunk: Buffer): void {
+  const reading = this[BODY_READING];
+  if (!reading) return;
+  reading.received += chunk.byteLength;
+  if (reading.received > reading.maxBytes) {
+    finishReading(this);
+    // Read the rest into nothing, so the client, still sending, gets to read the 413
+    // (which closes the connection) instead of a reset.
+    this.resume();
+    reading.resolve('too-large');
+    return;
   }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  reading.chunks.push(chunk);
+}
+
+function onBodyEnd(this: ReadingMessage): void {
+  const reading = finishReading(this);
+  reading?.resolve(
+    reading.chunks.length === 1 ? (reading.chunks[0] as Buffer) : Buffer.concat(reading.chunks),
+  );
+}
+
+function onBodyError(this: ReadingMessage, error: Error): void {
+  finishReading(this)?.reject(error);
+}
+
+function onBodyClose(this: ReadingMessage): void {
+  finishReading(this)?.reject(new Error('The request was closed before its body ended.'));
 }
 
 async function writeResponse(
@@ -111,14 +290,33 @@ async function writeResponse(
   response: Response,
   closeAfter = false,
 ): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  const known = response as TextCarryingResponse;
+  const headerRecord = known[RESPONSE_HEADER_RECORD];
+  const headers: Record<string, string | string[]> = headerRecord ? { ...headerRecord } : {};
+  if (!headerRecord) {
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) headers['set-cookie'] = cookies;
+  }
   if (closeAfter) headers.connection = 'close';
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  // A jsonResponse carries its text: no need to read its web stream back.
+  const text = known[RESPONSE_TEXT];
+  const body =
+    typeof text === 'string' && !response.bodyUsed
+      ? text
+      : response.body
+        ? Buffer.from(await response.arrayBuffer())
+        : undefined;
+  // The whole body is known, so say its length rather than send it chunked.
+  if (
+    body !== undefined &&
+    headers['content-length'] === undefined &&
+    headers['transfer-encoding'] === undefined
+  ) {
+    headers['content-length'] = String(Buffer.byteLength(body));
+  }
   outgoing.writeHead(response.status, headers);
   outgoing.end(body);
 }
@@ -138,6 +336,7 @@ export async function listen(
   listener: NodeListener,
   { port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {},
 ): Promise<RunningServer> {
+  const { createServer } = await import('node:http');
   const server = createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -87,6 +87,8 @@ export const SERVICE_ERRORS = {
   payloadTooLarge: { status: 413, code: 'payload_too_large', type: 'invalid_request_error' },
   unsupportedMediaType: { status: 415, code: 'unsupported_media_type', type: 'invalid_request_error' },
   idempotencyKeyReused: { status: 422, code: 'idempotency_key_reused', type: 'idempotency_error' },
+  // The sandbox's control surface: approving or declining a payment that is already final.
+  paymentNotPending: { status: 409, code: 'payment_not_pending', type: 'invalid_request_error' },
   rateLimited: { status: 429, code: 'rate_limited', type: 'rate_limit_error' },
   internalError: { status: 500, code: 'internal_error', type: 'api_error' },
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
@@ -98,3 +100,111 @@ export type ServiceErrorKind = keyof typeof SERVICE_ERRORS;
 export interface ErrorBody {
   error: { code: string; message: string; type: string; param?: string };
 }
+
+/*
+ * Service client choices (pay-checkout/server) where spec §4, §5 and §7 leave the wire open.
+ */
+
+/** Header a service answer may carry with its request identifier, quoted in errors for support. */
+export const REQUEST_ID_HEADER = 'Request-Id';
+
+/** Header of a `429` answer: seconds (or an HTTP date) to wait before trying again. */
+export const RETRY_AFTER_HEADER = 'Retry-After';
+
+/** Secret key prefixes of spec §5.2: only these may call the service from a server. */
+export const SECRET_KEY_PREFIXES = ['sk_test_', 'sk_live_'] as const;
+/** Publishable key prefixes of spec §5.2: refused by the service client and the relay. */
+export const PUBLISHABLE_KEY_PREFIXES = ['pk_test_', 'pk_live_'] as const;
+
+/**
+ * Bodies of the lookup endpoints: `/orders/lookup` takes `order_id` (spec §4);
+ * the OTP and chime bodies are not shown, so they follow the same pattern.
+ */
+export const LOOKUP_ID_FIELDS = {
+  orders: 'order_id',
+  otp: 'otp_id',
+  chimes: 'chime_id',
+} as const;
+
+/**
+ * `/orders/new` answers the way `/orders/lookup` does (spec §4 does not show
+ * the creation answer): `{ order }` with the nested `payment`.
+ */
+export const ORDER_CREATE_ANSWER_FIELD = 'order';
+
+/** Page size the service client's `orders.list()` uses unless told (spec §8 recommends 25 to 100). */
+export const DEFAULT_LIST_PAGE_SIZE = 100;
+
+// ---------------------------------------------------------------------------
+// Choices of the sandbox (`pay-checkout/sandbox`) where the spec says "not shown".
+// The service client and relay read these too, so a fuller spec changes them here.
+// ---------------------------------------------------------------------------
+
+/** Largest JSON body the service accepts on any endpoint; more is `413`. */
+export const SERVICE_MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Idempotency keys the service accepts (spec §4 leaves the form open): 1–255
+ * visible ASCII characters, so a relay may prefix the shopper's key with a scope.
+ * Anything else is `400` with `param: "Idempotency-Key"`.
+ */
+export const SERVICE_IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
+
+/**
+ * Which answers an idempotency key keeps: only those of a write that ran (the
+ * `200` of a create). Like Stripe, a `400` for invalid input, a `401`/`403`, a
+ * `409` or a `422` is not kept, so the same key can be retried with a corrected body.
+ */
+export const IDEMPOTENCY_STORES_ERROR_ANSWERS = false;
+
+/** Identifier prefixes (spec §2 shows `or_` and `py_`; OTPs and chimes are ours). */
+export const ID_PREFIX = {
+  order: 'or_',
+  customer: 'py_',
+  otp: 'otp_',
+  chime: 'ch_',
+  session: 'ses_',
+} as const;
+
+/** Length of the random base62 part after an identifier's prefix. */
+export const ID_RANDOM_LENGTH = 24;
+
+/** HTTP status of a successful `/orders/new`; the body is `{ order }`, the same order lookup returns. */
+export const ORDER_CREATED_STATUS = 200;
+
+/**
+ * `line_item_group.products_count` counts units: the sum of every line item's
+ * `quantity` (2 × coffee + 1 × bread = 3).
+ */
+export const PRODUCTS_COUNT_COUNTS = 'units';
+
+/** Limits of the order creation input (spec §2 does not show them). */
+export const ORDER_INPUT_LIMITS = {
+  customerNameMaxLength: 120,
+  lineItemsMax: 100,
+  productNameMaxLength: 200,
+  quantityMax: 1000,
+} as const;
+
+/** Why a payment failed, in `order.payment.failure_code` (spec §3 shows no failure fields). */
+export const PAYMENT_FAILURE_CODE = {
+  declined: 'declined',
+  insufficientFunds: 'insufficient_funds',
+} as const;
+export type PaymentFailureCode = (typeof PAYMENT_FAILURE_CODE)[keyof typeof PAYMENT_FAILURE_CODE];
+
+/** The one-time code of every test-mode OTP (spec §1.6, §5.7). */
+export const TEST_MODE_OTP_CODE = '000000';
+
+/**
+ * Status of an OTP record (`/otp/lookup`): `pending` while its payment waits for
+ * the payer, `verified` once the payment is paid, `failed` once it failed.
+ */
+export const OTP_STATUS = {
+  pending: 'pending',
+  verified: 'verified',
+  failed: 'failed',
+} as const;
+
+/** The one event a chime (`/chimes/lookup`) records: a payment was received. */
+export const CHIME_EVENT_PAYMENT_PAID = 'payment.paid';

@@ -1,0 +1,46 @@
+/**
+ * What the demo server and the demo page agree on: where things are mounted
+ * and the shape of `/api/demo/config`. No Node or DOM here, so both sides import it.
+ */
+import type { Currency } from '../src/shared/service-contract.js';
+
+/** Where the relay answers; the page gives these to the element (contract §5). */
+export const CHECKOUT_PATHS = { create: '/api/checkout/orders', lookup: '/api/checkout/lookup' } as const;
+
+/** Where the embedded sandbox is mounted (contract §5). */
+export const SANDBOX_BASE_PATH = '/sandbox';
+
+/** The page reads the catalogue, the mode and the embed's integrity here. */
+export const DEMO_CONFIG_PATH = '/api/demo/config';
+
+/** Languages the demo's checkout speaks, as the element's `locale` values. */
+export const DEMO_LOCALES = ['en', 'fr'] as const;
+export type DemoLocale = (typeof DEMO_LOCALES)[number];
+
+/** A product the demo shop sells; `price.value` is in minor units (pesewas). */
+export interface DemoProduct {
+  id: string;
+  /** Names and descriptions per language; the English name is the one charged. */
+  text: Record<DemoLocale, { name: string; description: string }>;
+  price: { currency: Currency; value: number };
+  /** Most units one cart may hold. */
+  maxQuantity: number;
+}
+
+/** The cart the page sends as the element's `cart` property; the server prices it. */
+export interface DemoCart {
+  items: { product_id: string; quantity: number }[];
+}
+
+/** What `GET /api/demo/config` answers. */
+export interface DemoConfig {
+  /** `sandbox` when the embedded sandbox answers payments, `service` for a real service. */
+  mode: 'sandbox' | 'service';
+  merchantName: string;
+  products: readonly DemoProduct[];
+  checkout: typeof CHECKOUT_PATHS;
+  /** The sandbox's control surface for the phone mock-up; null with a real service. */
+  sandbox: { controlUrl: string; approveAfterMs: number } | null;
+  /** The package version and the embed bundle's Subresource Integrity, null when it is not built. */
+  embed: { version: string; integrity: string | null };
+}

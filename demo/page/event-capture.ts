@@ -1,0 +1,45 @@
+/**
+ * Listens for the element's events before the element is defined: a reload
+ * can resume an attempt the moment the tag upgrades, before the page's own
+ * code has run. Imported first by `main.ts`; events are kept until
+ * {@link onPayEvent} subscribes, then handed over in order.
+ */
+
+/** Every event of contract §2, in the order the table lists them. */
+export const PAY_EVENT_NAMES = [
+  'pay-submit',
+  'pay-created',
+  'pay-requires-action',
+  'pay-paid',
+  'pay-failed',
+  'pay-timeout',
+  'pay-error',
+  'pay-state-change',
+] as const;
+
+/** The name of one of the element's events. */
+export type PayEventName = (typeof PAY_EVENT_NAMES)[number];
+
+type Listener = (event: CustomEvent<unknown>) => void;
+
+const early: CustomEvent<unknown>[] = [];
+let listener: Listener | undefined;
+
+for (const name of PAY_EVENT_NAMES) {
+  // Capture on the document: the events bubble and are composed (contract §2).
+  document.addEventListener(
+    name,
+    (event) => {
+      if (!(event instanceof CustomEvent)) return;
+      if (listener) listener(event);
+      else early.push(event);
+    },
+    { capture: true },
+  );
+}
+
+/** Receives every event of the element, those fired before the call included. */
+export function onPayEvent(handler: Listener): void {
+  listener = handler;
+  for (const event of early.splice(0)) handler(event);
+}

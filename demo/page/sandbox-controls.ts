@@ -1,0 +1,89 @@
+/**
+ * The sandbox's control surface (contract §4), as the phone mock-up uses it:
+ * read the prompt the payer would see, and answer it. Test mode only; it
+ * takes no key, so the browser may call it.
+ */
+/** The prompt a payer's phone shows for one payment. */
+export interface PaymentPrompt {
+  order_id: string;
+  status: string;
+  amount: { currency: string; value: number };
+  issuer: string;
+  number_masked: string;
+  merchant_name: string;
+}
+
+/** Calls to one sandbox's control surface. */
+export interface SandboxControls {
+  /** The prompt of an order's payment. */
+  prompt(orderId: string, signal?: AbortSignal): Promise<PaymentPrompt>;
+  /** The payer approves: the payment becomes `paid`. */
+  approve(orderId: string): Promise<void>;
+  /** The payer declines: the payment becomes `failed`. */
+  decline(orderId: string): Promise<void>;
+}
+
+/** Thrown when the control surface answers with an error; `code` is the service's error code. */
+export class SandboxControlRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SandboxControlRequestError';
+  }
+}
+
+/** Controls for the surface at `controlUrl` (`/sandbox/_sandbox/payments`). */
+export function createSandboxControls(controlUrl: string, fetchImpl: typeof fetch = fetch): SandboxControls {
+  const post = async (action: string, orderId: string, signal?: AbortSignal): Promise<unknown> => {
+    const response = await fetchImpl(`${controlUrl}/${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_id: orderId }),
+      signal: signal ?? null,
+    });
+    const body: unknown = await response.json().catch(() => undefined);
+    if (!response.ok) {
+      const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+      throw new SandboxControlRequestError(
+        response.status,
+        typeof error?.code === 'string' ? error.code : 'unknown',
+        typeof error?.message === 'string' ? error.message : `The sandbox answered ${response.status}.`,
+      );
+    }
+    return body;
+  };
+  return {
+    async prompt(orderId, signal) {
+      const body = (await post('prompt', orderId, signal)) as { prompt?: PaymentPrompt };
+      if (!body.prompt)
+        throw new SandboxControlRequestError(500, 'invalid_answer', 'No prompt in the answer.');
+      return body.prompt;
+    },
+    async approve(orderId) {
+      await post('approve', orderId);
+    },
+    async decline(orderId) {
+      await post('decline', orderId);
+    },
+  };
+}
+
+/** How each network names its wallet on the prompt; the brand names are not translated. */
+export const WALLET_NAMES: Readonly<Record<string, string>> = {
+  mtn: 'MTN MoMo',
+  telecel: 'Telecel Cash',
+  at: 'AT Money',
+};
+
+/** The wallet name of an issuer code, for the prompt's title bar. */
+export function walletName(issuer: string): string {
+  return WALLET_NAMES[issuer] ?? 'Mobile money';
+}
+
+/** The carrier name a phone's status bar shows. */
+export function carrierName(issuer: string): string {
+  return issuer === 'mtn' ? 'MTN' : issuer === 'telecel' ? 'Telecel' : issuer === 'at' ? 'AT' : '';
+}

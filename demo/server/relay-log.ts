@@ -1,0 +1,48 @@
+/**
+ * One console line per relay event worth a demo's terminal: orders, outcomes,
+ * refusals and upstream failures. Lookups print only when a payment's status
+ * changes, not on every poll. Never prints a key, a token or a phone number.
+ */
+import type { CheckoutRelayEvent } from '../../src/server/index.js';
+
+/** Makes a formatter that remembers the last status of each order it printed. */
+export function createRelayLogFormatter(): (event: CheckoutRelayEvent) => string | undefined {
+  const lastStatus = new Map<string, string>();
+  return (event) => {
+    switch (event.type) {
+      case 'order_created': {
+        const replayed = lastStatus.has(event.orderId);
+        lastStatus.set(event.orderId, event.paymentStatus);
+        const total = event.lineItems.reduce(
+          (sum, item) => sum + item.product.price.value * item.product.quantity,
+          0,
+        );
+        const currency = event.lineItems[0]?.product.price.currency.toUpperCase() ?? '';
+        return `order ${event.orderId} ${replayed ? 'replayed (same idempotency key)' : 'created'}: ${currency} ${(total / 100).toFixed(2)}, payment ${event.paymentStatus}`;
+      }
+      case 'order_looked_up': {
+        if (lastStatus.get(event.orderId) === event.paymentStatus) return undefined;
+        lastStatus.set(event.orderId, event.paymentStatus);
+        return `order ${event.orderId}: payment ${event.paymentStatus}`;
+      }
+      case 'request_rejected':
+        return `refused a ${event.route} request: ${event.status} ${event.code}${event.param ? ` (${event.param})` : ''}`;
+      case 'lookup_denied':
+        return `refused a lookup of ${event.orderId}: ${event.reason}`;
+      case 'rate_limited':
+        return `rate limited ${event.clientKey} on ${event.route} for ${Math.ceil(event.retryAfterMs / 1000)} s`;
+      case 'upstream_error':
+        return `the payments service failed on ${event.route}: ${event.error.status} ${event.error.code} (the browser got ${event.answeredStatus})`;
+      case 'price_cart_failed':
+        return `priceCart failed: ${event.reason}`;
+      case 'internal_error':
+        return `internal error on ${event.route}: ${event.error instanceof Error ? event.error.message : 'unknown'}`;
+      case 'request_aborted':
+        return `the browser went away during a ${event.route}`;
+      case 'warning':
+        return `warning: ${event.message}`;
+      default:
+        return undefined;
+    }
+  };
+}

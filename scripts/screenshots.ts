@@ -1,0 +1,117 @@
+/**
+ * `npm run screenshots`: a PNG of each state of the demo page into
+ * docs/screenshots/, taken from the same server `npm start` runs, with its
+ * default settings, driven the way a visitor drives it. The shopper uses the
+ * test number that never answers by itself, so each shot shows exactly the
+ * state it is named after, whatever the machine's speed.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { DEFAULT_SANDBOX_APPROVE_MS, startDemoServer } from '../demo/server/start-demo-server.js';
+import { launchChromium, newDemoContext } from '../test/e2e/helpers/browser.js';
+import { DemoPage } from '../test/e2e/helpers/demo-page.js';
+
+const OUTPUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
+/** The sandbox's payer who never answers (contract §4): the visitor answers on the phone. */
+const SHOPPER = { name: 'Ama Mensah', number: '024 400 0003' };
+
+/** One screenshot: its file name, the page's query, and what to do before the shot. */
+interface Shot {
+  file: string;
+  query: string;
+  phone?: boolean;
+  fullPage?: boolean;
+  act?: (demo: DemoPage) => Promise<void>;
+}
+
+async function askForPayment(demo: DemoPage, network?: 'telecel' | 'at'): Promise<void> {
+  await demo.fill(SHOPPER);
+  // Test numbers work on every network: pick another one to show its prompt.
+  if (network) await demo.control('issuer').selectOption(network);
+  await demo.submitButton().click();
+  await demo.waitForState('requires_action');
+  await demo.waitForPhone('prompt');
+}
+
+const SHOTS: Shot[] = [
+  { file: 'idle.png', query: '?theme=light&brand=gold&locale=en' },
+  {
+    file: 'requires-action.png',
+    query: '?theme=light&brand=gold&locale=en',
+    act: (demo) => askForPayment(demo),
+  },
+  {
+    file: 'paid.png',
+    query: '?theme=light&brand=gold&locale=en&poll-interval=2000',
+    act: async (demo) => {
+      await askForPayment(demo);
+      await demo.phoneButton('approve').click();
+      await demo.waitForState('paid');
+      await demo.waitForPhone('paid');
+    },
+  },
+  {
+    file: 'failed.png',
+    query: '?theme=light&brand=gold&locale=en&poll-interval=2000',
+    act: async (demo) => {
+      await askForPayment(demo);
+      await demo.phoneButton('decline').click();
+      await demo.waitForState('failed');
+      await demo.waitForPhone('failed');
+    },
+  },
+  {
+    file: 'timeout.png',
+    query: '?theme=light&brand=gold&locale=en&poll-interval=2000&poll-timeout=3000',
+    act: async (demo) => {
+      await askForPayment(demo);
+      await demo.waitForState('timeout');
+    },
+  },
+  {
+    file: 'dark.png',
+    query: '?theme=dark&brand=indigo&locale=en',
+    act: (demo) => askForPayment(demo, 'telecel'),
+  },
+  {
+    file: 'french.png',
+    query: '?theme=light&brand=gold&locale=fr',
+    act: (demo) => askForPayment(demo, 'at'),
+  },
+  { file: 'phone-screen.png', query: '?theme=light&brand=gold&locale=en', phone: true },
+  {
+    file: 'full-page.png',
+    query: '?theme=light&brand=gold&locale=en',
+    fullPage: true,
+    act: (demo) => askForPayment(demo),
+  },
+];
+
+async function take(browser: Browser, baseUrl: string, shot: Shot): Promise<void> {
+  const context = await newDemoContext(browser, { phone: shot.phone ?? false });
+  try {
+    const page: Page = await context.newPage();
+    if (!shot.phone) await page.setViewportSize({ width: 1280, height: 1000 });
+    const demo = new DemoPage(page);
+    await demo.open(baseUrl, shot.query);
+    await shot.act?.(demo);
+    // Let the phone's entrance animation end and the element settle its focus.
+    await page.waitForTimeout(400);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `${OUTPUT}${shot.file}`, fullPage: shot.fullPage ?? false });
+    console.log(`docs/screenshots/${shot.file}`);
+  } finally {
+    await context.close();
+  }
+}
+
+mkdirSync(OUTPUT, { recursive: true });
+const server = await startDemoServer({ port: 0, sandboxApproveAfterMs: DEFAULT_SANDBOX_APPROVE_MS });
+const browser = await launchChromium();
+try {
+  for (const shot of SHOTS) await take(browser, server.url, shot);
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -1,0 +1,216 @@
+/**
+ * The element's side of the wire to the merchant relay (contract §3): plain
+ * functions taking an `AbortSignal` and an injectable `fetch`, no DOM.
+ * Creates retry by themselves, always with the same idempotency key, so a
+ * flaky network costs a wait, never a second order.
+ */
+import { IDEMPOTENCY_KEY_HEADER } from '../shared/service-contract.js';
+import type { CreateAnswer, LookupAnswer, LookupRequest } from '../shared/wire.js';
+import { readCreateAnswer, readErrorBody, readLookupAnswer } from './wire-guards.js';
+
+/** How a request failed: no answer at all, an error status, or an answer we cannot read. */
+export type RequestFailureKind = 'network' | 'http' | 'answer';
+
+/** A failed call to the relay, in the relay's error vocabulary. Messages never carry keys. */
+export class CheckoutRequestError extends Error {
+  override name = 'CheckoutRequestError';
+
+  constructor(
+    readonly kind: RequestFailureKind,
+    /** HTTP status; 0 when there was no answer. */
+    readonly status: number,
+    /** The relay's `error.code`, or `network_error` / `invalid_answer` / `http_<status>`. */
+    readonly code: string,
+    message: string,
+    /** The input field a `400` names, dotted: `customer_data.name`. */
+    readonly param?: string,
+    /** From `Retry-After`, when the relay sent one. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+
+  /**
+   * True when sending the same request again may work: no answer, an answer
+   * we cannot read (a captive portal, a proxy), `5xx`, `409` in flight, `429`.
+   * Only a relay that clearly refused (`4xx` in its error shape) is final.
+   */
+  get retryable(): boolean {
+    return this.kind !== 'http' || this.status >= 500 || this.status === 409 || this.status === 429;
+  }
+}
+
+/** Extra tries of a create: a few over about eight seconds, long enough for a phone changing cells. */
+export const CREATE_RETRIES = 4;
+/** First backoff of a create retry; it doubles each try. */
+export const CREATE_RETRY_BASE_MS = 700;
+/** Longest backoff between two create tries. */
+export const CREATE_RETRY_MAX_MS = 8_000;
+/** A `Retry-After` longer than this ends the automatic retries: the shopper decides when to try again. */
+export const MAX_RETRY_AFTER_MS = 30_000;
+/** A request (answer body included) slower than this counts as no answer. */
+export const REQUEST_TIMEOUT_MS = 20_000;
+
+/** Options every call takes. */
+export interface RequestOptions {
+  /** Aborts the call, its retries and their waits. */
+  signal?: AbortSignal;
+  /** Defaults to the global `fetch`, looked up at call time. */
+  fetch?: typeof fetch;
+  /** Defaults to REQUEST_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** Extra tries of a create; CREATE_RETRIES by default. */
+  retries?: number;
+}
+
+/**
+ * Exponential backoff before try `attempt + 1`, capped at `maxMs`, half of
+ * it random so that many phones coming back online do not retry in step.
+ */
+export function jitteredBackoff(baseMs: number, attempt: number, maxMs: number): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+/**
+ * `POST {create-url}` with the intent, already serialised so every retry
+ * sends the very same bytes under the same `Idempotency-Key`. Retries no
+ * answer, an unreadable answer, `5xx`, `409` and `429` (after `Retry-After`).
+ */
+export async function createOrder(
+  url: string,
+  body: string,
+  idempotencyKey: string,
+  options: RequestOptions = {},
+): Promise<CreateAnswer> {
+  const headers = { 'Content-Type': 'application/json', [IDEMPOTENCY_KEY_HEADER]: idempotencyKey };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await postJson(url, body, headers, options, readCreateAnswer);
+    } catch (error) {
+      const retryAfterMs = (error as CheckoutRequestError).retryAfterMs ?? 0;
+      if (
+        !(error instanceof CheckoutRequestError && error.retryable) ||
+        attempt >= (options.retries ?? CREATE_RETRIES) ||
+        retryAfterMs > MAX_RETRY_AFTER_MS
+      ) {
+        throw error;
+      }
+      const backoff = jitteredBackoff(CREATE_RETRY_BASE_MS, attempt, CREATE_RETRY_MAX_MS);
+      await sleep(Math.max(backoff, retryAfterMs), options.signal);
+    }
+  }
+}
+
+/** `POST {lookup-url}` with the order id and its lookup token, once: the poller paces the retries. */
+export function lookupOrder(
+  url: string,
+  request: LookupRequest,
+  options: RequestOptions = {},
+): Promise<LookupAnswer> {
+  return postJson(
+    url,
+    JSON.stringify(request),
+    { 'Content-Type': 'application/json' },
+    options,
+    readLookupAnswer,
+  );
+}
+
+async function postJson<T>(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: RequestOptions,
+  read: (json: unknown) => T | undefined,
+): Promise<T> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  // Our own controller adds a time limit: on a stalled mobile connection a
+  // request can hang for minutes, and hanging is worse than retrying.
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  signal?.addEventListener('abort', abort, { once: true });
+  const timer = setTimeout(abort, options.timeoutMs ?? REQUEST_TIMEOUT_MS);
+  let response: Response;
+  let text: string;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(url, {
+      method: 'POST',
+      headers: { Accept: 'application/json', ...headers },
+      body,
+      signal: controller.signal,
+    });
+    text = await response.text();
+  } catch {
+    signal?.throwIfAborted();
+    throw new CheckoutRequestError('network', 0, 'network_error', `No answer from ${url}.`);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', abort);
+  }
+  const json = parseJson(text);
+  if (!response.ok) throw errorFromAnswer(response, json);
+  const answer = read(json);
+  if (!answer) {
+    throw new CheckoutRequestError(
+      'answer',
+      response.status,
+      'invalid_answer',
+      `Unexpected answer from ${url}.`,
+    );
+  }
+  return answer;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function errorFromAnswer(response: Response, json: unknown): CheckoutRequestError {
+  const retryAfterMs = parseRetryAfter(response.headers.get('Retry-After'));
+  const error = readErrorBody(json);
+  if (!error) {
+    return new CheckoutRequestError(
+      'http',
+      response.status,
+      `http_${response.status}`,
+      `The relay answered ${response.status}.`,
+      undefined,
+      retryAfterMs,
+    );
+  }
+  return new CheckoutRequestError(
+    'http',
+    response.status,
+    error.code,
+    error.message,
+    error.param,
+    retryAfterMs,
+  );
+}
+
+/** `Retry-After` in milliseconds: the relay sends seconds (contract §3); an HTTP date counts as absent. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  return value && /^\s*\d+\s*$/.test(value) ? Number(value) * 1000 : undefined;
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * The form's logic without the DOM: what the shopper typed, which field is
+ * wrong and why, and the intent it becomes. The rules are those of
+ * `checkoutIntentSchema` (src/shared/wire.ts), which the relay judges with;
+ * test/node/element-checkout-form.test.ts holds the two to the same verdicts,
+ * so the form never sends what the relay would refuse. (The schema itself
+ * stays out of the browser bundle: zod/mini costs 4.5 KiB gzip of a 16 KiB budget.)
+ */
+import { parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
+import type { Issuer } from '../shared/service-contract.js';
+import type { CheckoutIntent } from '../shared/wire.js';
+
+/** The `name`s of the form controls (contract §2). */
+export type FieldName = 'customer_name' | 'number' | 'issuer';
+
+/** The fields in the order they appear: the first invalid one gets focus. */
+export const FIELD_ORDER: readonly FieldName[] = ['customer_name', 'number', 'issuer'];
+
+/** What the shopper has entered. */
+export interface FormValues {
+  customer_name: string;
+  number: string;
+  /** '' until detected or chosen. */
+  issuer: Issuer | '';
+}
+
+/** Why a field is invalid: the key of its message in `PayCheckoutStrings`. */
+export type FieldError =
+  | 'nameRequired'
+  | 'nameTooLong'
+  | 'nameInvalid'
+  | 'numberRequired'
+  | 'numberInvalid'
+  | 'issuerRequired';
+
+/** The invalid fields and why. */
+export type FieldErrors = Partial<Record<FieldName, FieldError>>;
+
+/** Longest name; the same as the wire's CUSTOMER_NAME_MAX_LENGTH (a test pins the two). */
+export const NAME_MAX_LENGTH = 120;
+
+/** The intent a form becomes, or the fields that keep it from being sent. */
+export type FormCheck = { ok: true; intent: CheckoutIntent } | { ok: false; errors: FieldErrors };
+
+/**
+ * Checks the whole form, including the networks the page allows; on success
+ * returns the intent exactly as it will be sent: name trimmed, number in
+ * local form for the payment method and international form for the customer.
+ */
+export function checkForm(values: FormValues, allowedIssuers: readonly Issuer[], cart: unknown): FormCheck {
+  const errors: FieldErrors = {};
+  const name = values.customer_name.trim();
+  if (!name) errors.customer_name = 'nameRequired';
+  else if (name.length > NAME_MAX_LENGTH) errors.customer_name = 'nameTooLong';
+  const number = parseGhanaMobileNumber(values.number);
+  if (!number) errors.number = values.number.trim() ? 'numberInvalid' : 'numberRequired';
+  const { issuer } = values;
+  if (!issuer || !allowedIssuers.includes(issuer)) errors.issuer = 'issuerRequired';
+  if (!number || !issuer || errors.customer_name || errors.issuer) return { ok: false, errors };
+  return {
+    ok: true,
+    intent: {
+      customer_data: { name, phone_number: number.international },
+      payment_method_data: { type: 'mobile_money', mobile_money: { issuer, number: number.local } },
+      cart: cart ?? null,
+    },
+  };
+}
+
+/** The form field a relay `error.param` (contract §3) points at, if any. */
+export function fieldForParam(param: string | undefined): FieldName | undefined {
+  switch (param) {
+    case 'customer_data.name':
+      return 'customer_name';
+    case 'customer_data.phone_number':
+    case 'payment_method_data.mobile_money.number':
+      return 'number';
+    case 'payment_method_data.mobile_money.issuer':
+      return 'issuer';
+    default:
+      return undefined;
+  }
+}
+
+/** The message of a field the relay refused (`400` with `param`), whatever the form thought of it. */
+export function refusedFieldError(field: FieldName): FieldError {
+  if (field === 'customer_name') return 'nameInvalid';
+  if (field === 'number') return 'numberInvalid';
+  return 'issuerRequired';
+}
+
+/** `0241234567` → `024 123 4567`, the way Ghanaian numbers are read out. */
+export function formatLocalNumber(local: string): string {
+  return /^0\d{9}$/.test(local) ? `${local.slice(0, 3)} ${local.slice(3, 6)} ${local.slice(6)}` : local;
+}

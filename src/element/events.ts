@@ -1,0 +1,117 @@
+/**
+ * The element's events (contract §2): one typed definition each, all
+ * bubbling and composed so a page can listen on the element or any ancestor,
+ * and typed for `addEventListener` through `HTMLElementEventMap`.
+ */
+import type { CheckoutIntent, LookupAnswer } from '../shared/wire.js';
+import type { CheckoutState } from './checkout-machine.js';
+
+/** `pay-submit`: before the create call; cancel it to send nothing. */
+export interface PaySubmitDetail {
+  /** Exactly what will be sent to `create-url`. */
+  intent: CheckoutIntent;
+}
+
+/** `pay-created`: the relay created the order. */
+export interface PayCreatedDetail {
+  orderId: string;
+  status: string;
+  paymentStatus: string;
+}
+
+/** `pay-requires-action`: the payment waits for the payer. */
+export interface PayRequiresActionDetail {
+  orderId: string;
+}
+
+/** `pay-paid`: the payment status is `paid`. */
+export interface PayPaidDetail {
+  orderId: string;
+  /** The order as the relay last described it. */
+  order: LookupAnswer['order'];
+}
+
+/** `pay-failed`: a terminal failure status (`failed`, `cancelled`, `expired`). */
+export interface PayFailedDetail {
+  orderId: string;
+  paymentStatus: string;
+}
+
+/** `pay-timeout`: `poll-timeout` passed without a terminal status. */
+export interface PayTimeoutDetail {
+  orderId: string;
+}
+
+/** `pay-error`: a retryable or configuration error. Never carries a key. */
+export interface PayErrorDetail {
+  /** The relay's `error.code`, or the element's own: `network_error`, `secret_key_exposed`, `missing_url`, `invalid_answer`. */
+  code: string;
+  message: string;
+  /** True when "Try again" (same idempotency key) may succeed. */
+  retryable: boolean;
+}
+
+/** `pay-state-change`: every change of the `state` attribute. */
+export interface PayStateChangeDetail {
+  state: CheckoutState;
+  previous: CheckoutState;
+}
+
+/** Each event name with its `detail`. */
+export interface PayCheckoutEventDetails {
+  'pay-submit': PaySubmitDetail;
+  'pay-created': PayCreatedDetail;
+  'pay-requires-action': PayRequiresActionDetail;
+  'pay-paid': PayPaidDetail;
+  'pay-failed': PayFailedDetail;
+  'pay-timeout': PayTimeoutDetail;
+  'pay-error': PayErrorDetail;
+  'pay-state-change': PayStateChangeDetail;
+}
+
+/** The name of one of the element's events. */
+export type PayCheckoutEventName = keyof PayCheckoutEventDetails;
+
+/** Fired before the create call; cancelable. */
+export type PaySubmitEvent = CustomEvent<PaySubmitDetail>;
+/** Fired once the order exists. */
+export type PayCreatedEvent = CustomEvent<PayCreatedDetail>;
+/** Fired when the payment waits for the payer. */
+export type PayRequiresActionEvent = CustomEvent<PayRequiresActionDetail>;
+/** Fired when the payment is paid. */
+export type PayPaidEvent = CustomEvent<PayPaidDetail>;
+/** Fired on a terminal payment failure. */
+export type PayFailedEvent = CustomEvent<PayFailedDetail>;
+/** Fired when `poll-timeout` passes. */
+export type PayTimeoutEvent = CustomEvent<PayTimeoutDetail>;
+/** Fired on a retryable or configuration error. */
+export type PayErrorEvent = CustomEvent<PayErrorDetail>;
+/** Fired on every state change. */
+export type PayStateChangeEvent = CustomEvent<PayStateChangeDetail>;
+
+declare global {
+  interface HTMLElementEventMap {
+    'pay-submit': PaySubmitEvent;
+    'pay-created': PayCreatedEvent;
+    'pay-requires-action': PayRequiresActionEvent;
+    'pay-paid': PayPaidEvent;
+    'pay-failed': PayFailedEvent;
+    'pay-timeout': PayTimeoutEvent;
+    'pay-error': PayErrorEvent;
+    'pay-state-change': PayStateChangeEvent;
+  }
+}
+
+/**
+ * Dispatches one of the element's events from `target`. Returns false when a
+ * listener cancelled a cancelable event (only `pay-submit` is cancelable).
+ */
+export function dispatchPayEvent<Name extends PayCheckoutEventName>(
+  target: EventTarget,
+  name: Name,
+  detail: PayCheckoutEventDetails[Name],
+): boolean {
+  return target.dispatchEvent(
+    new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable: name === 'pay-submit' }),
+  );
+}

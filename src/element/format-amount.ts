@@ -1,0 +1,38 @@
+/**
+ * Amounts for display. `amount` is an integer count of minor units (pesewas
+ * for `ghs`, see MONEY_VALUE_UNIT); the server decides what is charged.
+ */
+
+/**
+ * `5000` `ghs` → "GH₵ 50.00" in English, "50,00 GH₵" in French. Returns ''
+ * for an amount that is not a whole, non-negative number, so the element can
+ * leave it out rather than show a wrong one.
+ */
+export function formatAmount(amount: number | undefined, currency: string, locale: string): string {
+  if (amount === undefined || !Number.isSafeInteger(amount) || amount < 0) return '';
+  const options: Intl.NumberFormatOptions = {
+    style: 'currency',
+    currency,
+    // `narrowSymbol` gives the cedi sign (GH₵) where a locale would say "GHS".
+    currencyDisplay: 'narrowSymbol',
+  };
+  let format: Intl.NumberFormat;
+  try {
+    format = new Intl.NumberFormat(locale, options);
+  } catch {
+    // A locale tag Intl rejects falls back to English; a currency it rejects shows nothing.
+    try {
+      format = new Intl.NumberFormat('en', options);
+    } catch {
+      return '';
+    }
+  }
+  const parts = format.formatToParts(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+  // Ghanaian prices read "GH₵ 50.00": a (non-breaking) space after a leading
+  // symbol where the locale's pattern glues it to the number.
+  return parts
+    .map(({ type, value }, index) =>
+      type === 'currency' && !index && parts[1]?.type !== 'literal' ? `${value}\u00a0` : value,
+    )
+    .join('');
+}

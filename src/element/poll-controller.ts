@@ -1,0 +1,197 @@
+/**
+ * Polls an order's status for its host (spec §4 "Polling pattern", contract
+ * §2): one lookup in flight at most, every `poll-interval` clamped to 2–5 s,
+ * backing off with jitter on errors, paused while the page is hidden or the
+ * device offline and polling at once when they come back, stopped on a final
+ * answer, a timeout or disconnect. Uses `setTimeout` only and leaves none behind.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { LookupAnswer } from '../shared/wire.js';
+import { jitteredBackoff } from './checkout-api.js';
+
+/** The poll interval bounds of spec §8: 2 to 5 seconds. */
+export const POLL_INTERVAL_MIN_MS = 2_000;
+export const POLL_INTERVAL_MAX_MS = 5_000;
+/** Used when `poll-interval` is missing or not a number. */
+export const POLL_INTERVAL_DEFAULT_MS = 3_000;
+/** Longest wait between two lookups while they keep failing. */
+export const POLL_BACKOFF_MAX_MS = 30_000;
+
+/** `poll-interval` as the controller uses it. */
+export function clampPollInterval(ms: number | undefined): number {
+  if (ms === undefined || !Number.isFinite(ms)) return POLL_INTERVAL_DEFAULT_MS;
+  return Math.min(POLL_INTERVAL_MAX_MS, Math.max(POLL_INTERVAL_MIN_MS, ms));
+}
+
+/**
+ * How the lookups are getting through, for the host to tell the shopper:
+ * `trouble` while they fail and the controller backs off.
+ */
+export type Connection = 'ok' | 'offline' | 'trouble';
+
+/** What the host supplies: the lookup itself and what to do with its outcomes. */
+export interface PollHandlers {
+  /** One lookup; rejects on failure. */
+  lookup(signal: AbortSignal): Promise<LookupAnswer>;
+  /** An answer arrived; return true when it is final and polling should stop. */
+  onAnswer(answer: LookupAnswer): boolean;
+  /** A lookup failed; return true when it cannot get better (stop), false to back off and try again. */
+  onFailure(error: unknown): boolean;
+  /** The deadline passed with the payment still pending. */
+  onTimeout(): void;
+}
+
+/** Delay before the next lookup after `failures` failures in a row (≥ 1). */
+export function pollBackoffDelay(
+  intervalMs: number,
+  failures: number,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(POLL_BACKOFF_MAX_MS, intervalMs * 2 ** failures);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** The one owner of polling for an element. */
+export class PollController implements ReactiveController {
+  /** How lookups are getting through; the host re-renders when it changes. */
+  connection: Connection = 'ok';
+
+  readonly #host: ReactiveControllerHost;
+  readonly #handlers: PollHandlers;
+  #active = false;
+  #deadline = 0;
+  #intervalMs = POLL_INTERVAL_DEFAULT_MS;
+  #failures = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #inFlight: AbortController | undefined;
+  /** Set when a poll came due while paused: poll as soon as the page is back. */
+  #duePaused = false;
+
+  constructor(host: ReactiveControllerHost, handlers: PollHandlers) {
+    this.#host = host;
+    this.#handlers = handlers;
+    host.addController(this);
+  }
+
+  /** True while polling (paused or not). */
+  get running(): boolean {
+    return this.#active;
+  }
+
+  /** Starts polling now, until `deadline` (ms since the epoch). Restarts if already running. */
+  start(deadline: number, intervalMs: number): void {
+    this.stop();
+    this.#active = true;
+    this.#deadline = deadline;
+    this.#intervalMs = clampPollInterval(intervalMs);
+    this.#failures = 0;
+    document.addEventListener('visibilitychange', this.#onPageChange);
+    window.addEventListener('online', this.#onPageChange);
+    window.addEventListener('offline', this.#onPageChange);
+    this.#setConnection(navigator.onLine === false ? 'offline' : 'ok');
+    void this.#pollNow();
+  }
+
+  /** Stops polling: aborts the lookup in flight, clears the timer, removes the listeners. */
+  stop(): void {
+    this.#active = false;
+    this.#duePaused = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#inFlight?.abort();
+    this.#inFlight = undefined;
+    document.removeEventListener('visibilitychange', this.#onPageChange);
+    window.removeEventListener('online', this.#onPageChange);
+    window.removeEventListener('offline', this.#onPageChange);
+  }
+
+  hostDisconnected(): void {
+    this.stop();
+  }
+
+  get #paused(): boolean {
+    return document.visibilityState === 'hidden' || navigator.onLine === false;
+  }
+
+  readonly #onPageChange = (): void => {
+    if (!this.#active) return;
+    if (navigator.onLine === false) this.#setConnection('offline');
+    else if (this.connection === 'offline') this.#setConnection('ok');
+    if (this.#paused) {
+      // A hidden page keeps no timer running; the next poll waits for its return.
+      if (this.#timer !== undefined) this.#duePaused = true;
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
+    // Back in view or online: the payer may just have approved on the same
+    // phone, so look at once rather than wait out the interval.
+    if (this.#duePaused || this.#timer !== undefined) void this.#pollNow();
+  };
+
+  #schedule(delayMs: number): void {
+    if (!this.#active) return;
+    if (this.#paused) {
+      this.#duePaused = true;
+      return;
+    }
+    // Never sleep past the deadline: the last look happens on time.
+    const untilDeadline = Math.max(0, this.#deadline - Date.now());
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        void this.#pollNow();
+      },
+      Math.min(delayMs, untilDeadline),
+    );
+  }
+
+  async #pollNow(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#duePaused = false;
+    if (!this.#active || this.#inFlight) return;
+    if (this.#paused) {
+      this.#duePaused = true;
+      return;
+    }
+    const run = new AbortController();
+    this.#inFlight = run;
+    let answer: LookupAnswer;
+    try {
+      answer = await this.#handlers.lookup(run.signal);
+    } catch (error) {
+      if (run.signal.aborted || this.#inFlight !== run) return;
+      this.#inFlight = undefined;
+      this.#failures++;
+      if (this.#handlers.onFailure(error)) return this.stop();
+      if (navigator.onLine !== false) this.#setConnection('trouble');
+      if (this.#timedOut()) return;
+      const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs ?? 0;
+      this.#schedule(
+        Math.max(jitteredBackoff(this.#intervalMs, this.#failures, POLL_BACKOFF_MAX_MS), retryAfterMs),
+      );
+      return;
+    }
+    if (run.signal.aborted || this.#inFlight !== run) return;
+    this.#inFlight = undefined;
+    this.#failures = 0;
+    this.#setConnection('ok');
+    if (this.#handlers.onAnswer(answer)) return this.stop();
+    if (this.#timedOut()) return;
+    this.#schedule(this.#intervalMs);
+  }
+
+  #timedOut(): boolean {
+    if (Date.now() < this.#deadline) return false;
+    this.stop();
+    this.#handlers.onTimeout();
+    return true;
+  }
+
+  #setConnection(connection: Connection): void {
+    if (this.connection === connection) return;
+    this.connection = connection;
+    this.#host.requestUpdate();
+  }
+}

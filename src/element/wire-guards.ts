@@ -1,0 +1,52 @@
+/**
+ * Reads the relay's answers in the browser without zod. The shapes are those
+ * of `src/shared/wire.ts` (contract §3), which stays the one definition: a
+ * property test (test/node/element-wire-guards.test.ts) holds these guards to
+ * the same verdicts as `createAnswerSchema`, `lookupAnswerSchema` and
+ * `errorBodySchema` (they pass answers through with any extra fields, where
+ * zod would strip them). Why not zod itself: zod/mini's core alone is 4.5 KiB
+ * gzip, and the embed's whole budget is 16 KiB.
+ */
+import type { ErrorBody } from '../shared/service-contract.js';
+import type { CreateAnswer, LookupAnswer } from '../shared/wire.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null;
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+/** True for `{ id, status, payment: { status } }` with `completed_at` a string where lookup's shape has it. */
+function isOrder(value: unknown, withCompletedAt: boolean): boolean {
+  return (
+    isObject(value) &&
+    isString(value.id) &&
+    isString(value.status) &&
+    isObject(value.payment) &&
+    isString(value.payment.status) &&
+    (!withCompletedAt || value.completed_at === undefined || isString(value.completed_at))
+  );
+}
+
+/** The create answer `{ order, lookup_token }`, or undefined for any other shape. */
+export function readCreateAnswer(json: unknown): CreateAnswer | undefined {
+  return isObject(json) && isString(json.lookup_token) && isOrder(json.order, false)
+    ? (json as CreateAnswer)
+    : undefined;
+}
+
+/** The lookup answer `{ order }`, or undefined for any other shape. */
+export function readLookupAnswer(json: unknown): LookupAnswer | undefined {
+  return isObject(json) && isOrder(json.order, true) ? (json as LookupAnswer) : undefined;
+}
+
+/** The `error` of the service's error shape, or undefined. */
+export function readErrorBody(json: unknown): ErrorBody['error'] | undefined {
+  const error = isObject(json) && json.error;
+  return isObject(error) &&
+    isString(error.code) &&
+    isString(error.message) &&
+    isString(error.type) &&
+    (error.param === undefined || isString(error.param))
+    ? (error as ErrorBody['error'])
+    : undefined;
+}

@@ -1,0 +1,38 @@
+/**
+ * Starts a sandbox on `node:http` (Node only). The Node adapter is imported
+ * when called, so importing `pay-checkout/sandbox` on an edge runtime never
+ * loads `node:http`.
+ */
+import type { RunningServer } from '../server/node-adapter.js';
+import { SERVICE_MAX_BODY_BYTES } from '../shared/service-contract.js';
+import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
+
+/** Options of {@link startSandbox}: the sandbox's, and where to listen. */
+export interface StartSandboxOptions extends SandboxOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+}
+
+/** A sandbox listening on a port. */
+export interface RunningSandbox {
+  /** `http://127.0.0.1:PORT` followed by the base path: the service's base URL. */
+  url: string;
+  sandbox: Sandbox;
+  /** Stops the server and closes its connections. */
+  close(): Promise<void>;
+}
+
+/** Creates a sandbox and serves it over HTTP (port 0 by default: a free port). */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const { port = 0, host = '127.0.0.1', ...sandboxOptions } = options;
+  const sandbox = createSandbox(sandboxOptions);
+  const { listen, toNodeListener } = await import('../server/node-adapter.js');
+  const server: RunningServer = await listen(
+    toNodeListener(sandbox.handle, { maxBodyBytes: SERVICE_MAX_BODY_BYTES }),
+    { port, host },
+  );
+  const basePath = (sandboxOptions.basePath ?? '').replace(/\/+$/, '');
+  return { url: `${server.url}${basePath}`, sandbox, close: () => server.close() };
+}

@@ -1,0 +1,49 @@
+/**
+ * The error a merchant's `priceCart` throws for a cart it will not price (an
+ * unknown product, a sold-out size). Its message reaches the shopper as a
+ * `400` with `param` `cart` (or a path inside it); any other throw is a `500`
+ * that says nothing.
+ */
+
+/** Longest CartError message passed to the browser. */
+const MAX_MESSAGE_LENGTH = 200;
+
+/** Options of a {@link CartError}. */
+export interface CartErrorOptions extends ErrorOptions {
+  /** Where in the cart the problem is, dotted from `cart`: `cart.items[0].product_id`. Default `cart`. */
+  param?: string;
+}
+
+/** Thrown by `priceCart` to turn a cart down with a message the shopper may read. */
+export class CartError extends Error {
+  /** The `param` the browser gets: `cart` or a path inside it. */
+  readonly param: string;
+
+  constructor(message: string, options: CartErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CartError';
+    this.param = options.param ?? 'cart';
+  }
+}
+
+/**
+ * True for a {@link CartError}, or an error named `CartError` from another
+ * copy of this package (bundlers sometimes load two).
+ */
+export function isCartError(error: unknown): error is Error & { param?: unknown } {
+  return error instanceof CartError || (error instanceof Error && error.name === 'CartError');
+}
+
+/** The message of a cart error as the browser gets it: text only, bounded. */
+export function cartErrorMessage(error: Error): string {
+  const message = error.message.trim() || 'The cart cannot be priced.';
+  return message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : message;
+}
+
+/** The `param` of a cart error: its own when it points inside `cart`, else `cart`. */
+export function cartErrorParam(error: Error & { param?: unknown }): string {
+  const param = error.param;
+  return typeof param === 'string' && /^cart(?:[.[][\w.[\]]*)?$/.test(param) && param.length <= 200
+    ? param
+    : 'cart';
+}

@@ -1,0 +1,34 @@
+/**
+ * Scopes a shopper's idempotency key to the merchant before it reaches the
+ * service (contract §3): the service sees
+ * `base64url(HMAC-SHA-256(scopeKey, 'idempotency:' + key))`, where `scopeKey`
+ * is derived from the relay's secret key.
+ *
+ * Why this derivation: the raw shopper key never reaches the service; two
+ * merchants (two secret keys) can never collide; and the scoped key depends
+ * only on the secret key, so it is the same after a restart or on another
+ * instance of the same relay, and a retry that lands there replays the first
+ * order instead of creating a second one. A random per-process secret would
+ * break exactly that.
+ */
+import { base64UrlEncode } from './base64url.js';
+import { hmacSha256, importHmacKey } from './hmac.js';
+
+/** Label of the derivation: a new version gives new scoped keys, on purpose. */
+const SCOPE_LABEL = 'pay-checkout relay idempotency scope v1';
+
+/** Maps shopper keys to scoped keys for the relay holding `secretKey`. */
+export type IdempotencyScope = (shopperKey: string) => Promise<string>;
+
+/** The scope of the relay holding `secretKey`; derived keys are made once and reused. */
+export function createIdempotencyScope(secretKey: string): IdempotencyScope {
+  let scopeKey: Promise<CryptoKey> | undefined;
+  const getScopeKey = () => {
+    scopeKey ??= importHmacKey(secretKey).then(async (rootKey) =>
+      importHmacKey(await hmacSha256(rootKey, SCOPE_LABEL)),
+    );
+    return scopeKey;
+  };
+  return async (shopperKey) =>
+    base64UrlEncode(await hmacSha256(await getScopeKey(), `idempotency:${shopperKey}`));
+}

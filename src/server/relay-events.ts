@@ -1,0 +1,96 @@
+/**
+ * What the relay tells the merchant through `onEvent`: its orders, its
+ * refusals and everything upstream said. This is the only place upstream
+ * messages go; the browser gets generic ones.
+ */
+
+import type { PricedLineItem } from './priced-line-items.js';
+import type { ServiceError } from './service-errors.js';
+
+/** The relay's two routes. */
+export type RelayRoute = 'create' | 'lookup';
+
+/** Warnings about the relay's setup, each given once. */
+export type RelayWarningCode =
+  | 'lookup_secret_generated'
+  | 'rate_limit_shared_key'
+  | 'rate_limit_store_failed';
+
+/** Everything `onEvent` receives. */
+export type CheckoutRelayEvent =
+  | {
+      /** An order was created, or an earlier create with the same key was replayed. */
+      type: 'order_created';
+      orderId: string;
+      orderStatus: string;
+      paymentStatus: string;
+      /** What `priceCart` decided was charged. */
+      lineItems: PricedLineItem[];
+      /** The shopper's details, for the merchant's own order records. */
+      customer: { name: string; phone_number: string };
+      /** The idempotency key as the service saw it (scoped, not the shopper's). */
+      idempotencyKey: string;
+    }
+  | {
+      /** A lookup with a valid token was answered. */
+      type: 'order_looked_up';
+      orderId: string;
+      orderStatus: string;
+      paymentStatus: string;
+    }
+  | {
+      /** The relay turned a request down before calling the service (400, 403, 404, 405, 413, 415, 500 for a cart). */
+      type: 'request_rejected';
+      route: RelayRoute | 'unknown';
+      status: number;
+      code: string;
+      message: string;
+      param?: string;
+    }
+  | {
+      /** A lookup carried no token, or one not made for that order. */
+      type: 'lookup_denied';
+      orderId: string;
+      reason: 'missing_token' | 'token_mismatch';
+    }
+  | {
+      /** A client ran out of tokens. */
+      type: 'rate_limited';
+      route: RelayRoute;
+      clientKey: string;
+      retryAfterMs: number;
+    }
+  | {
+      /** The service failed, refused, or could not be reached; `error` has its full details. */
+      type: 'upstream_error';
+      route: RelayRoute;
+      /** The status the browser got. */
+      answeredStatus: number;
+      error: ServiceError;
+    }
+  | {
+      /** `priceCart` threw something other than a CartError, or returned unusable line items. */
+      type: 'price_cart_failed';
+      reason: string;
+      error?: unknown;
+    }
+  | {
+      /** A bug or an unexpected failure inside the relay; the browser got a bare 500. */
+      type: 'internal_error';
+      route: RelayRoute | 'unknown';
+      error: unknown;
+    }
+  | {
+      /** The browser went away before the answer was ready. */
+      type: 'request_aborted';
+      route: RelayRoute;
+    }
+  | {
+      type: 'warning';
+      code: RelayWarningCode;
+      message: string;
+      error?: unknown;
+    };
+
+/** The merchant's hook. Its throws and rejections are swallowed: logging must not break a checkout. */
+export type CheckoutRelayEventHandler = (event: CheckoutRelayEvent) => void | Promise<void>;

@@ -1,0 +1,145 @@
+/**
+ * The payments service's shapes (spec §2, §4), as the service client checks
+ * them. Every object is loose: fields the specification does not show are
+ * kept, not rejected, so a fuller service does not break the client. Which
+ * creation fields are mandatory is not shown, so the client leaves that to the
+ * service and checks only the types of what is sent.
+ */
+import * as z from 'zod/mini';
+import { PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../shared/service-contract.js';
+
+/** Money (spec §2): lowercase currency code and an integer value in minor units. */
+export const moneySchema = z.looseObject({
+  currency: z.string().check(z.regex(/^[a-z]{3}$/, 'Use a lowercase three-letter currency code.')),
+  value: z.int('Give the value as an integer number of minor units.'),
+});
+export type Money = z.infer<typeof moneySchema>;
+
+/** A product line (spec §2: `type: 'product'` with an object named like the type). */
+export const productLineItemSchema = z.looseObject({
+  type: z.literal('product'),
+  product: z.looseObject({
+    name: z.string().check(z.minLength(1, 'Give the product a name.')),
+    price: moneySchema,
+    quantity: z.int().check(z.positive('The quantity must be at least 1.')),
+  }),
+});
+export type ProductLineItem = z.infer<typeof productLineItemSchema>;
+
+/** Creation input (spec §2), every field typed, none required by the client. */
+export const orderCreateInputSchema = z.looseObject({
+  execute_payment: z.optional(z.boolean()),
+  customer_data: z.optional(
+    z.looseObject({
+      name: z.string(),
+      phone_number: z.string(),
+    }),
+  ),
+  payment_method_data: z.optional(
+    z.looseObject({
+      type: z.string(),
+      mobile_money: z.optional(
+        z.looseObject({
+          issuer: z.string(),
+          number: z.string(),
+        }),
+      ),
+    }),
+  ),
+  line_items: z.optional(z.array(productLineItemSchema)),
+});
+
+/**
+ * What `orders.create` takes. Written out rather than inferred, so callers'
+ * own interfaces fit; fields beyond these are still sent and kept at runtime.
+ */
+export interface OrderCreateInput {
+  execute_payment?: boolean;
+  customer_data?: { name: string; phone_number: string };
+  payment_method_data?: { type: string; mobile_money?: { issuer: string; number: string } };
+  line_items?: readonly {
+    type: 'product';
+    product: { name: string; price: { currency: string; value: number }; quantity: number };
+  }[];
+}
+
+const orderIdSchema = z.string().check(z.regex(/^or_.+$/, 'An order id starts with or_.'));
+
+/** `/orders/lookup` body (spec §4). */
+export const orderLookupInputSchema = z.object({ order_id: orderIdSchema });
+
+/** `/orders/page` body (spec §4, §8: page 1 is the newest; at most 256 a page). */
+export const orderPageInputSchema = z.object({
+  page_number: z.int().check(z.gte(1, 'page_number starts at 1.')),
+  page_size: z
+    .int()
+    .check(
+      z.gte(PAGE_SIZE_MIN, `page_size is at least ${PAGE_SIZE_MIN}.`),
+      z.lte(PAGE_SIZE_MAX, `page_size is at most ${PAGE_SIZE_MAX}.`),
+    ),
+});
+
+/** The nested payment of an order (spec §2: only `status` is shown). */
+export const paymentSchema = z.looseObject({ status: z.string() });
+
+/** An order as a page shows it (spec §2 table: the required fields are required). */
+export const orderSchema = z.looseObject({
+  id: orderIdSchema,
+  status: z.string(),
+  initiated_at: z.string(),
+  completed_at: z.optional(z.string()),
+  line_item_group: z.looseObject({
+    products_count: z.int(),
+    total: moneySchema,
+  }),
+  customer: z.optional(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      phone_number: z.string(),
+    }),
+  ),
+  payment: z.optional(paymentSchema),
+});
+export type Order = z.infer<typeof orderSchema>;
+
+/** An order read through lookup or creation: the same, with its `payment` (spec §4). */
+export const orderWithPaymentSchema = z.extend(orderSchema, { payment: paymentSchema });
+export type OrderWithPayment = z.infer<typeof orderWithPaymentSchema>;
+
+/** `/orders/lookup` answer (spec §4). */
+export const orderLookupAnswerSchema = z.looseObject({ order: orderWithPaymentSchema });
+export type OrderLookupAnswer = z.infer<typeof orderLookupAnswerSchema>;
+
+/** `/orders/new` answer (not shown in spec §4; see ORDER_CREATE_ANSWER_FIELD). */
+export const orderCreateAnswerSchema = orderLookupAnswerSchema;
+export type OrderCreateAnswer = z.infer<typeof orderCreateAnswerSchema>;
+
+/** `/orders/page` answer (spec §4: the array is named after the resource). */
+export const orderPageAnswerSchema = z.looseObject({
+  page: z.looseObject({
+    page_number: z.int(),
+    page_size: z.int(),
+    orders: z.array(orderSchema),
+  }),
+});
+export type OrderPageAnswer = z.infer<typeof orderPageAnswerSchema>;
+
+/** `/otp/lookup` body (not shown; see LOOKUP_ID_FIELDS). */
+export const otpLookupInputSchema = z.object({ otp_id: z.string().check(z.minLength(1)) });
+/** `/chimes/lookup` body (not shown; see LOOKUP_ID_FIELDS). */
+export const chimeLookupInputSchema = z.object({ chime_id: z.string().check(z.minLength(1)) });
+
+/** OTP and chime records are not shown (spec §2): any JSON object is accepted and kept whole. */
+export const unshownRecordAnswerSchema = z.looseObject({});
+export type UnshownRecordAnswer = z.infer<typeof unshownRecordAnswerSchema>;
+
+/** The error body of spec §7, read leniently: a service may add fields. */
+export const serviceErrorBodySchema = z.looseObject({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    type: z.string(),
+    param: z.optional(z.string()),
+  }),
+});

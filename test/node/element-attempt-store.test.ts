@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  type AttemptStorage,
+  AttemptStore,
+  attemptStorageKey,
+  isStoredAttempt,
+  newIdempotencyKey,
+  type StoredAttempt,
+} from '../../src/element/attempt-store.js';
+import { isValidIdempotencyKey } from '../../src/shared/wire.js';
+
+function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  return {
+    map,
+    getItem: (key) => map.get(key) ?? null,
+    setItem: (key, value) => void map.set(key, value),
+    removeItem: (key) => void map.delete(key),
+  };
+}
+
+const attempt: StoredAttempt = {
+  version: 1,
+  idempotencyKey: '6f1c1c9e-2c6b-4f5e-9b1a-1f2e3d4c5b6a',
+  state: 'requires_action',
+  startedAt: 1_700_000_000_000,
+  orderId: 'or_abc',
+  lookupToken: 'token',
+  deadline: 1_700_000_360_000,
+  issuer: 'mtn',
+  localNumber: '0241234567',
+  amount: 5000,
+  currency: 'ghs',
+  fired: ['pay-submit', 'pay-created', 'pay-requires-action'],
+};
+
+describe('attempt store', () => {
+  it('keeps an attempt across instances, as a reload would find it, and forgets it on clear', () => {
+    const storage = memoryStorage();
+    const key = attemptStorageKey('/api/checkout/orders', 'checkout');
+    new AttemptStore(storage, key).save(attempt);
+    assert.deepEqual(new AttemptStore(storage, key).load(), attempt);
+    new AttemptStore(storage, key).clear();
+    assert.equal(new AttemptStore(storage, key).load(), undefined);
+  });
+
+  it('keeps two checkouts apart by create URL and element id', () => {
+    assert.notEqual(attemptStorageKey('/a/orders', ''), attemptStorageKey('/b/orders', ''));
+    assert.notEqual(attemptStorageKey('/a/orders', 'one'), attemptStorageKey('/a/orders', 'two'));
+  });
+
+  it('reads what it cannot trust as nothing: bad JSON, other versions, bad keys, bad states', () => {
+    const storage = memoryStorage();
+    const store = new AttemptStore(storage, 'k');
+    for (const raw of [
+      '{',
+      'null',
+      '[]',
+      JSON.stringify({ ...attempt, version: 2 }),
+      JSON.stringify({ ...attempt, idempotencyKey: 'short' }),
+      JSON.stringify({ ...attempt, state: 'done' }),
+      JSON.stringify({ ...attempt, fired: 'pay-paid' }),
+      JSON.stringify({ ...attempt, orderId: 42 }),
+      JSON.stringify({ ...attempt, issuer: 'vodafone' }),
+    ]) {
+      storage.map.set('k', raw);
+      assert.equal(store.load(), undefined, raw);
+    }
+    assert.equal(isStoredAttempt(attempt), true);
+  });
+
+  it('degrades to no persistence when storage throws (private modes, sandboxed frames, quota)', () => {
+    const throwing: AttemptStorage = {
+      getItem: () => {
+        throw new DOMException('denied', 'SecurityError');
+      },
+      setItem: () => {
+        throw new DOMException('full', 'QuotaExceededError');
+      },
+      removeItem: () => {
+        throw new DOMException('denied', 'SecurityError');
+      },
+    };
+    const store = new AttemptStore(throwing, 'k');
+    assert.doesNotThrow(() => store.save(attempt));
+    assert.equal(store.load(), undefined);
+    assert.doesNotThrow(() => store.clear());
+    assert.equal(new AttemptStore(undefined, 'k').load(), undefined);
+  });
+
+  it('makes idempotency keys the relay accepts, different every time, with or without randomUUID', () => {
+    const keys = new Set(Array.from({ length: 100 }, newIdempotencyKey));
+    assert.equal(keys.size, 100);
+    for (const key of keys) assert.ok(isValidIdempotencyKey(key), key);
+    const randomUUID = crypto.randomUUID;
+    try {
+      // Plain-HTTP pages have no randomUUID (it needs a secure context).
+      Object.defineProperty(crypto, 'randomUUID', { value: undefined, configurable: true });
+      const fallback = newIdempotencyKey();
+      assert.ok(isValidIdempotencyKey(fallback), fallback);
+      assert.match(fallback, /^[0-9a-f]{32}$/);
+      assert.notEqual(fallback, newIdempotencyKey());
+    } finally {
+      Object.defineProperty(crypto, 'randomUUID', { value: randomUUID, configurable: true });
+    }
+  });
+});

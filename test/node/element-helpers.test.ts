@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CREATE_RETRY_MAX_MS, jitteredBackoff, parseRetryAfter } from '../../src/element/checkout-api.js';
+import { formatCountdown } from '../../src/element/countdown-controller.js';
+import { formatAmount } from '../../src/element/format-amount.js';
+import { allowedIssuers, ISSUER_DISPLAY } from '../../src/element/issuers.js';
+import { clampPollInterval } from '../../src/element/poll-controller.js';
+import { containsSecretKey } from '../../src/element/secret-key-guard.js';
+import { builtInLocale, EN_STRINGS, FR_STRINGS, resolveStrings } from '../../src/element/strings.js';
+import { ISSUERS } from '../../src/shared/service-contract.js';
+
+const normalise = (text: string) => text.replace(/\s/g, ' ');
+
+describe('element helpers', () => {
+  it('formats minor units with the cedi sign: Pay GH₵ 50.00', () => {
+    assert.equal(normalise(formatAmount(5000, 'ghs', 'en')), 'GH₵ 50.00');
+    assert.equal(normalise(formatAmount(123456, 'ghs', 'en-GH')), 'GH₵ 1,234.56');
+    assert.equal(normalise(formatAmount(5000, 'ghs', 'fr')), '50,00 GH₵');
+    assert.equal(normalise(EN_STRINGS.pay(formatAmount(5000, 'ghs', 'en'))), 'Pay GH₵ 50.00');
+    assert.equal(formatAmount(5000, 'ghs', 'not a locale!'), formatAmount(5000, 'ghs', 'en'));
+    for (const bad of [undefined, -1, 1.5, Number.NaN]) assert.equal(formatAmount(bad, 'ghs', 'en'), '');
+    assert.equal(formatAmount(5000, 'not-a-currency', 'en'), '');
+  });
+
+  it('clamps poll-interval to 2–5 s (spec §8), 3 s by default', () => {
+    assert.equal(clampPollInterval(undefined), 3000);
+    assert.equal(clampPollInterval(Number.NaN), 3000);
+    assert.equal(clampPollInterval(100), 2000);
+    assert.equal(clampPollInterval(4000), 4000);
+    assert.equal(clampPollInterval(60_000), 5000);
+  });
+
+  it('backs off exponentially with jitter, within its cap', () => {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const delay = jitteredBackoff(700, attempt, CREATE_RETRY_MAX_MS);
+      const ceiling = Math.min(CREATE_RETRY_MAX_MS, 700 * 2 ** attempt);
+      assert.ok(delay >= ceiling / 2 - 1 && delay <= ceiling, `${attempt}: ${delay}`);
+    }
+  });
+
+  it('reads Retry-After in seconds', () => {
+    assert.equal(parseRetryAfter('3'), 3000);
+    assert.equal(parseRetryAfter(' 0 '), 0);
+    assert.equal(parseRetryAfter(null), undefined);
+    assert.equal(parseRetryAfter('soon'), undefined);
+  });
+
+  it('shows the countdown as m:ss', () => {
+    assert.equal(formatCountdown(360), '6:00');
+    assert.equal(formatCountdown(59), '0:59');
+    assert.equal(formatCountdown(-3), '0:00');
+  });
+
+  it('restricts networks with the issuers attribute, and ignores what it does not know', () => {
+    assert.deepEqual(allowedIssuers('telecel, MTN'), ['mtn', 'telecel']);
+    assert.deepEqual(allowedIssuers(''), [...ISSUERS]);
+    assert.deepEqual(allowedIssuers('vodafone'), [...ISSUERS]);
+    assert.equal(ISSUER_DISPLAY.mtn.ussdCode, '*170#');
+    assert.equal(ISSUER_DISPLAY.telecel.ussdCode, '*110#');
+    assert.equal(ISSUER_DISPLAY.at.ussdCode, '*110#');
+  });
+
+  it('spots secret keys anywhere a page can put one, and not in look-alikes', () => {
+    assert.equal(containsSecretKey('sk_live_abc'), true);
+    assert.equal(containsSecretKey(['x', { cart: { note: 'sk_test_123' } }]), true);
+    assert.equal(containsSecretKey({ items: [{ sk_live_key: 1 }] }), true);
+    assert.equal(containsSecretKey('/api/orders?key=sk_live_abc'), true);
+    assert.equal(containsSecretKey({ pay: () => 'sk_live_in_a_function_is_not_data' }), false);
+    assert.equal(containsSecretKey(['pk_test_sandbox', 'desk_test_1', 'task_live_2', null, 5]), false);
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    assert.equal(containsSecretKey(circular), false);
+  });
+
+  it('has every string in French too, and picks the locale from a BCP 47 tag', () => {
+    assert.deepEqual(Object.keys(FR_STRINGS).sort(), Object.keys(EN_STRINGS).sort());
+    for (const [key, value] of Object.entries(FR_STRINGS)) {
+      if (typeof value === 'string') assert.notEqual(value, '', key);
+    }
+    assert.equal(builtInLocale('fr-CI'), 'fr');
+    assert.equal(builtInLocale('FR'), 'fr');
+    assert.equal(builtInLocale('en-GH'), 'en');
+    assert.equal(builtInLocale('tw'), 'en');
+    assert.equal(builtInLocale(undefined), 'en');
+    assert.equal(resolveStrings('fr', { formTitle: 'Payez' }).formTitle, 'Payez');
+    assert.equal(resolveStrings('fr', { formTitle: 'Payez' }).checkAgain, FR_STRINGS.checkAgain);
+  });
+});
