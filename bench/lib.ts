@@ -211,9 +211,9 @@ export async function writeResults(name: string, figures: Record<string, unknown
   return fileURLToPath(file);
 }
 
-/** Median time of `iterations` calls of `run`, in microseconds, after a warm-up. */
+/** Median time of `iterations` calls of `run`, in microseconds, after as many calls to warm up. */
 export async function medianMicroseconds(iterations: number, run: () => unknown): Promise<number> {
-  for (let index = 0; index < Math.min(iterations, 200); index++) await run();
+  for (let index = 0; index < iterations; index++) await run();
   const times: number[] = [];
   for (let index = 0; index < iterations; index++) {
     const start = performance.now();

@@ -147,11 +147,11 @@ async function measure(name: string, call: Call, overallRate?: number): Promise<
   const result = await runLoad({ ...options, durationSeconds: SECONDS });
   const after = await Promise.all(Object.values(call.processes).map(cpuOf));
   const cpuMicrosecondsPerRequest = Object.fromEntries(
-    Object.keys(call.processes).map((process, index) => {
+    Object.keys(call.processes).map((processName, index) => {
       const start = before[index] as { cpuMicroseconds: number; requests: number };
       const end = after[index] as { cpuMicroseconds: number; requests: number };
       return [
-        process,
+        processName,
         Math.round(
           (end.cpuMicroseconds - start.cpuMicroseconds) / Math.max(1, end.requests - start.requests),
         ),

@@ -135,6 +135,21 @@ async function main(): Promise<void> {
   const lookupRounds: MeasuredLoad[] = [];
   let creates: MeasuredLoad;
   try {
+    // Unmeasured warm-up, so the rounds compare steady states rather than JIT compilation.
+    await runLoad({
+      url: `${bare.url}/orders/lookup`,
+      connections: CONNECTIONS,
+      durationSeconds: 2,
+      body: '{}',
+      headers,
+    });
+    await runLoad({
+      url: `${small.url}/orders/lookup`,
+      connections: CONNECTIONS,
+      durationSeconds: 2,
+      body: JSON.stringify({ order_id: small.info.newestOrderId }),
+      headers,
+    });
     for (let round = 1; round <= ROUNDS; round++) {
       bareRounds.push(
         log(`round ${round}: bare node:http`, await measure(bare, '/orders/lookup', { order_id: 'or_x' })),
@@ -157,6 +172,13 @@ async function main(): Promise<void> {
   let largeLookups: MeasuredLoad;
   let largeLastPages: MeasuredLoad;
   try {
+    await runLoad({
+      url: `${large.url}/orders/lookup`,
+      connections: CONNECTIONS,
+      durationSeconds: 2,
+      body: JSON.stringify({ order_id: large.info.newestOrderId }),
+      headers,
+    });
     largeLookups = log(
       `sandbox lookups of the oldest of ${LARGE_STORE_ORDERS} orders`,
       await measure(large, '/orders/lookup', { order_id: large.info.oldestOrderId }),

@@ -167,15 +167,13 @@ function bindSettingsForm(): void {
   form.addEventListener('submit', (event) => event.preventDefault());
   form.addEventListener('change', () => {
     const data = new FormData(form);
-    settings = readPageSettings(
-      writePageSettings(location.search, {
-        ...settings,
-        theme: data.get('theme') === 'dark' ? 'dark' : 'light',
-        brand: data.get('brand') === 'indigo' ? 'indigo' : 'gold',
-        locale: data.get('locale') === 'fr' ? 'fr' : 'en',
-      }),
-      false,
-    );
+    settings = {
+      ...settings,
+      theme: data.get('theme') === 'dark' ? 'dark' : 'light',
+      brand: data.get('brand') === 'indigo' ? 'indigo' : 'gold',
+      locale: data.get('locale') === 'fr' ? 'fr' : 'en',
+    };
+    // The URL keeps the settings, so a reload or a shared link shows the same page.
     history.replaceState(null, '', `${location.pathname}${writePageSettings(location.search, settings)}`);
     applySettings();
   });

@@ -22,6 +22,8 @@ interface Shot {
   query: string;
   phone?: boolean;
   fullPage?: boolean;
+  /** A selector to scroll to the top of the screen before the shot; default the page's top. */
+  scrollTo?: string;
   act?: (demo: DemoPage) => Promise<void>;
 }
 
@@ -79,7 +81,13 @@ const SHOTS: Shot[] = [
     query: '?theme=light&brand=gold&locale=fr',
     act: (demo) => askForPayment(demo, 'at'),
   },
-  { file: 'phone-screen.png', query: '?theme=light&brand=gold&locale=en', phone: true },
+  {
+    file: 'phone-screen.png',
+    query: '?theme=light&brand=gold&locale=en',
+    phone: true,
+    scrollTo: '#shop',
+    act: (demo) => askForPayment(demo),
+  },
   {
     file: 'full-page.png',
     query: '?theme=light&brand=gold&locale=en',
@@ -98,7 +106,11 @@ async function take(browser: Browser, baseUrl: string, shot: Shot): Promise<void
     await shot.act?.(demo);
     // Let the phone's entrance animation end and the element settle its focus.
     await page.waitForTimeout(400);
-    await page.evaluate(() => window.scrollTo(0, 0));
+    if (shot.scrollTo) {
+      await page.locator(shot.scrollTo).evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    } else {
+      await page.evaluate(() => window.scrollTo(0, 0));
+    }
     await page.screenshot({ path: `${OUTPUT}${shot.file}`, fullPage: shot.fullPage ?? false });
     console.log(`docs/screenshots/${shot.file}`);
   } finally {

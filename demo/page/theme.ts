@@ -11,7 +11,6 @@ export const THEME_PROPERTY_NAMES = [
   '--pay-checkout-muted-color',
   '--pay-checkout-border-color',
   '--pay-checkout-focus-color',
-  '--pay-checkout-success-color',
   '--pay-checkout-error-color',
   '--pay-checkout-radius',
   '--pay-checkout-font-family',

@@ -46,7 +46,7 @@ export interface DemoServerOptions {
   sandboxApproveAfterMs?: number;
   /** Secret the relay signs lookup tokens with. Default: random for this process. */
   lookupSecret?: string;
-  /** Folder of the built demo page. Default `dist/demo`. */
+  /** Folder of the built demo page. Default `dist/demo` (env `PAY_DEMO_PAGE_ROOT`). */
   pageRoot?: string;
   /** The built embed bundle, served at `/pay-checkout.embed.js` and quoted in the snippet. */
   embedBundlePath?: string;
@@ -67,7 +67,7 @@ export interface RunningDemoServer {
   sandbox: Sandbox | undefined;
   /** The base URL the relay calls. */
   serviceBaseUrl: string;
-  /** Stops listening, drops open connections and the sandbox's timers. */
+  /** Stops listening and drops open connections (the sandbox keeps no timers). */
   close(): Promise<void>;
 }
 
@@ -95,6 +95,7 @@ export function demoServerOptionsFromEnv(env: NodeJS.ProcessEnv): DemoServerOpti
   if (env.PAY_API_BASE_URL) options.serviceBaseUrl = env.PAY_API_BASE_URL;
   if (env.PAY_SECRET_KEY) options.secretKey = env.PAY_SECRET_KEY;
   if (env.PAY_LOOKUP_SECRET) options.lookupSecret = env.PAY_LOOKUP_SECRET;
+  if (env.PAY_DEMO_PAGE_ROOT) options.pageRoot = env.PAY_DEMO_PAGE_ROOT;
   return options;
 }
 
@@ -127,7 +128,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const assets = loadStaticAssets(pageRoot);
   if (!assets.has('/index.html')) {
     throw new DemoConfigurationError(
-      `The demo page is not built (no ${pageRoot}/index.html). Run "npm start", which builds it, or "npx vite build".`,
+      `The demo page is not built in ${pageRoot}: "npm start" builds it first (or run "npx vite build").`,
     );
   }
   const embed = loadEmbedBundle(assets, options.embedBundlePath ?? `${REPO_ROOT}dist/pay-checkout.embed.js`);
@@ -211,7 +212,13 @@ function createDemoSandbox(secretKey: string, approveAfterMs: number): Sandbox {
   const sandbox = createSandbox({ basePath: SANDBOX_BASE_PATH, approveAfterMs });
   // The read-only test key keeps its limits: a merchant may start the demo with it to see the 403.
   if (secretKey !== SANDBOX_KEYS.readOnly) {
-    sandbox.keys.add({ key: secretKey, application: DEMO_APPLICATION });
+    try {
+      sandbox.keys.add({ key: secretKey, application: DEMO_APPLICATION });
+    } catch {
+      throw new DemoConfigurationError(
+        'PAY_SECRET_KEY is not a key the sandbox can hold: use sk_test_ followed by letters, digits and _.',
+      );
+    }
   }
   return sandbox;
 }

@@ -8,7 +8,7 @@ import {
 } from 'lit';
 import { detectIssuer, parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
 import { classifyPaymentStatus, type Issuer } from '../shared/service-contract.js';
-import type { CreateAnswer, LookupAnswer } from '../shared/wire.js';
+import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.js';
 import {
   AttemptStore,
   attemptStorageKey,
@@ -351,6 +351,10 @@ export class PayCheckout extends LitElement {
       throw new TypeError('resume() needs an orderId and a lookupToken.');
     }
     if (this.refusal || this.#machineState === CHECKOUT_STATE.submitting) return;
+    if (!this.lookupUrl) {
+      this.#refuse('missing_url');
+      return;
+    }
     this.#stopWork();
     this.attempt = this.#newAttempt({ orderId, lookupToken, deadline: Date.now() + this.#timeoutMs });
     this.#moveTo({ type: 'resume' });
@@ -395,6 +399,16 @@ export class PayCheckout extends LitElement {
     this.attempt = stored;
     this.#machineState = this.state = stored.state;
     this.announcement = this.#titleOf(stored.state);
+    try {
+      // A create still to be sent again: the form shows what it sends, not the prefills.
+      const { customer_data, payment_method_data } = JSON.parse(stored.body ?? '') as CheckoutIntent;
+      const { issuer, number } = payment_method_data.mobile_money;
+      this.values = { customer_name: customer_data.name, number: formatLocalNumber(number), issuer };
+      this.#editedFields.add('customer_name').add('number');
+      this.#issuerChosenByShopper = true;
+    } catch {
+      // No body: the order exists, and the form is not shown.
+    }
   }
 
   async #sendCreate(): Promise<void> {

@@ -137,7 +137,7 @@ type ServiceRoute =
   | {
       kind: 'read';
       permission: Permission;
-      answer: (sandbox: SandboxService, request: Request, body: object, session: Session) => Response;
+      answer: (request: Request, body: object, session: Session) => Response;
     }
   | { kind: 'create-order'; permission: Permission };
 
@@ -181,19 +181,35 @@ class SandboxService implements Sandbox {
       ['/orders/new', { kind: 'create-order', permission: 'orders:write' }],
       [
         '/orders/lookup',
-        { kind: 'read', permission: 'orders:read', answer: (s, r, b, a) => s.#lookupOrder(r, b, a) },
+        {
+          kind: 'read',
+          permission: 'orders:read',
+          answer: (request, body, session) => this.#lookupOrder(request, body, session),
+        },
       ],
       [
         '/orders/page',
-        { kind: 'read', permission: 'orders:read', answer: (s, r, b, a) => s.#pageOrders(r, b, a) },
+        {
+          kind: 'read',
+          permission: 'orders:read',
+          answer: (request, body, session) => this.#pageOrders(request, body, session),
+        },
       ],
       [
         '/otp/lookup',
-        { kind: 'read', permission: 'otp:read', answer: (s, r, b, a) => s.#lookupOtp(r, b, a) },
+        {
+          kind: 'read',
+          permission: 'otp:read',
+          answer: (request, body, session) => this.#lookupOtp(request, body, session),
+        },
       ],
       [
         '/chimes/lookup',
-        { kind: 'read', permission: 'chimes:read', answer: (s, r, b, a) => s.#lookupChime(r, b, a) },
+        {
+          kind: 'read',
+          permission: 'chimes:read',
+          answer: (request, body, session) => this.#lookupChime(request, body, session),
+        },
       ],
     ]);
     // Callers pass `sandbox.handle` around on its own (toNodeListener, edge `fetch` exports).
@@ -266,7 +282,7 @@ class SandboxService implements Sandbox {
     if (!authentication.ok) return failure(request, authentication.kind, authentication.message);
     const body = await readObjectBody(request);
     if (body instanceof Response) return body;
-    if (route.kind === 'read') return route.answer(this, request, body, authentication.session);
+    if (route.kind === 'read') return route.answer(request, body, authentication.session);
     return this.#createOrderIdempotently(request, localPath as string, body, authentication);
   }
 

@@ -53,10 +53,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
       throw new TypeError(`createNodeFetch: ${url.protocol} URLs are not supported.`);
     }
     const body = bodyBytes(init.body);
-    const headers: Record<string, string> = {};
-    new Headers(init.headers).forEach((value, name) => {
-      headers[name] = value;
-    });
+    const headers = headerRecord(init.headers);
     if (body) headers['content-length'] = String(body.byteLength);
     const signal = init.signal ?? undefined;
     signal?.throwIfAborted();
@@ -86,6 +83,20 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
       outgoing.end(body);
     });
   };
+}
+
+/** Headers as the plain object `node:http` takes; a plain object of strings is copied as is. */
+function headerRecord(init: HeadersInit | undefined): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (init === undefined) return record;
+  if (!(init instanceof Headers) && !Array.isArray(init) && typeof init === 'object') {
+    for (const [name, value] of Object.entries(init)) record[name.toLowerCase()] = String(value);
+    return record;
+  }
+  new Headers(init).forEach((value, name) => {
+    record[name] = value;
+  });
+  return record;
 }
 
 function bodyBytes(body: BodyInit | null | undefined): Uint8Array | undefined {

@@ -796,6 +796,10 @@ describe('<pay-checkout>', () => {
       first.el.remove();
       clock.restore();
       const reloaded = await mount();
+      // While it sends again, the form shows what is sent, not an empty form.
+      expect(reloaded.el.state).to.equal('submitting');
+      expect(reloaded.harness.control('customer_name').value).to.equal('Ama Mensah');
+      expect(reloaded.harness.control('number').value.replace(/\s/g, '')).to.equal(number);
       await reloaded.harness.waitForState('requires_action');
       const creates = await createsFor(number);
       expect(creates.map((record) => record.status)).to.deep.equal([503, 200]);

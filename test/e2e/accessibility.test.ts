@@ -10,6 +10,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { type RunningDemoServer, startDemoServer } from '../../demo/server/start-demo-server.js';
 import { launchChromium, newDemoContext } from './helpers/browser.js';
+import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 import { DemoPage } from './helpers/demo-page.js';
 
 let browser: Browser;
@@ -18,7 +19,11 @@ let server: RunningDemoServer;
 before(async () => {
   browser = await launchChromium();
   // The payer never answers on their own here: each test decides the outcome.
-  server = await startDemoServer({ port: 0, sandboxApproveAfterMs: 600_000 });
+  server = await startDemoServer({
+    pageRoot: E2E_PAGE_ROOT,
+    port: 0,
+    sandboxApproveAfterMs: 600_000,
+  });
 });
 
 after(async () => {

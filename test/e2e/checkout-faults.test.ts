@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { startDemoServer } from '../../demo/server/start-demo-server.js';
 import type { CheckoutRelayEvent } from '../../src/server/index.js';
 import { launchChromium, newDemoContext } from './helpers/browser.js';
+import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 import { DemoPage, STATE_TIMEOUT_MS } from './helpers/demo-page.js';
 import { startLossyProxy } from './helpers/lossy-proxy.js';
 
@@ -26,6 +27,7 @@ describe('the demo page on a bad network', () => {
   it('loses the first create answer after the server acted: one order in the sandbox, paid once', async (t) => {
     const relayEvents: CheckoutRelayEvent[] = [];
     const server = await startDemoServer({
+      pageRoot: E2E_PAGE_ROOT,
       port: 0,
       sandboxApproveAfterMs: 1500,
       onRelayEvent: (event) => {
@@ -64,7 +66,11 @@ describe('the demo page on a bad network', () => {
   });
 
   it('two tabs paying at once: two orders, each paid once', async (t) => {
-    const server = await startDemoServer({ port: 0, sandboxApproveAfterMs: 1500 });
+    const server = await startDemoServer({
+      pageRoot: E2E_PAGE_ROOT,
+      port: 0,
+      sandboxApproveAfterMs: 1500,
+    });
     const contexts = await Promise.all([newDemoContext(browser), newDemoContext(browser)]);
     t.after(async () => {
       await Promise.all(contexts.map((context) => context.close()));

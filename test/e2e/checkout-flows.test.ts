@@ -9,6 +9,7 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { type RunningDemoServer, startDemoServer } from '../../demo/server/start-demo-server.js';
 import { launchChromium, newDemoContext } from './helpers/browser.js';
+import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 import { DemoPage } from './helpers/demo-page.js';
 
 /** The sandbox's payer approves this long after the prompt: short, yet longer than one poll. */
@@ -30,6 +31,7 @@ async function openDemo(
   options: { approveAfterMs?: number; query?: string } = {},
 ): Promise<{ server: RunningDemoServer; demo: DemoPage }> {
   const server = await startDemoServer({
+    pageRoot: E2E_PAGE_ROOT,
     port: 0,
     sandboxApproveAfterMs: options.approveAfterMs ?? APPROVE_AFTER_MS,
   });
@@ -208,6 +210,18 @@ describe('the demo page', () => {
     assert.notEqual(darkCss, lightAccent);
     assert.match(darkCss, /--pay-checkout-accent-color: #aeabf7;/);
     assert.match(page.url(), /theme=dark/);
+    // Every property the snippet offers must be one the element reads: no dead theming advice.
+    const offered = [...darkCss.matchAll(/(--pay-checkout-[a-z-]+):/g)].map((match) => match[1] as string);
+    const elementCss = await page.evaluate(() =>
+      (
+        customElements.get('pay-checkout') as unknown as { elementStyles: { cssText: string }[] }
+      ).elementStyles
+        .map((style) => style.cssText)
+        .join('\n'),
+    );
+    assert.ok(offered.length >= 8, offered.join());
+    for (const property of offered)
+      assert.ok(elementCss.includes(`var(${property}`), `${property} is not read`);
 
     const snippet = (await page.locator('#snippet-html').textContent()) ?? '';
     assert.match(

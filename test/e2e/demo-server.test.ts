@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { CONTENT_SECURITY_POLICY } from '../../demo/server/security-headers.js';
 import { type RunningDemoServer, startDemoServer } from '../../demo/server/start-demo-server.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A test key only this file uses, so finding it anywhere in an answer is a leak. */
@@ -72,7 +73,12 @@ describe('the demo server', () => {
   let assetPaths: string[];
 
   before(async () => {
-    server = await startDemoServer({ port: 0, secretKey: CANARY_KEY, sandboxApproveAfterMs: 60_000 });
+    server = await startDemoServer({
+      pageRoot: E2E_PAGE_ROOT,
+      port: 0,
+      secretKey: CANARY_KEY,
+      sandboxApproveAfterMs: 60_000,
+    });
     const html = await (await fetch(`${server.url}/`)).text();
     assetPaths = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1] as string);
   });
@@ -255,7 +261,7 @@ describe('npm start (demo/server.ts)', () => {
   function startCommand(env: Record<string, string>): { child: ChildProcess; output: () => string } {
     const child = spawn(process.execPath, ['--import', 'tsx', 'demo/server.ts'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, HOST: '127.0.0.1', ...env },
+      env: { ...process.env, HOST: '127.0.0.1', PAY_DEMO_PAGE_ROOT: E2E_PAGE_ROOT, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.add(child);

@@ -12,6 +12,9 @@ export const CONSUMER_DEPENDENCIES = ['@lit/react', 'react', 'react-dom', 'preac
 /** Tools the consumer installs for its own build and types. */
 export const CONSUMER_DEV_DEPENDENCIES = ['vite', '@types/react', '@types/node'] as const;
 
+/** Keeps Chromium from asking for `/favicon.ico`, whose 404 would read as a page error. */
+export const NO_FAVICON = '<link rel="icon" href="data:," />';
+
 /** Where the browser check looks for the element's form (contract §2 names). */
 export const CHECKOUT_MARKUP =
   '<pay-checkout create-url="/api/checkout/orders" lookup-url="/api/checkout/lookup" amount="5000"></pay-checkout>';
@@ -28,150 +31,6 @@ async function versionsOf(repositoryRoot: string, names: readonly string[]): Pro
     names.map(async (name) => [name, await installedVersion(repositoryRoot, name)] as const),
   );
   return Object.fromEntries(entries);
-}
-
-/** Every file of the consumer project, by path relative to its root. */
-export async function consumerFiles(repositoryRoot: string, tarball: string): Promise<Record<string, string>> {
-  const packageJson = {
-    name: 'pay-checkout-consumer',
-    private: true,
-    type: 'module',
-    dependencies: { 'pay-checkout': `file:${tarball}`, ...(await versionsOf(repositoryRoot, CONSUMER_DEPENDENCIES)) },
-    devDependencies: await versionsOf(repositoryRoot, CONSUMER_DEV_DEPENDENCIES),
-  };
-  return {
-    'package.json': `${JSON.stringify(packageJson, null, 2)}\n`,
-    // A bundler app's usual settings, with the libraries' own declaration files checked too.
-    'tsconfig.json': `${JSON.stringify(
-      {
-        compilerOptions: {
-          target: 'es2022',
-          lib: ['es2022', 'dom', 'dom.iterable'],
-          module: 'esnext',
-          moduleResolution: 'bundler',
-          jsx: 'react-jsx',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: [],
-        },
-        include: ['src'],
-      },
-      null,
-      2,
-    )}\n`,
-    'index.html': `<!doctype html>
-<html lang="en">
-  <head><meta charset="utf-8" /><title>A shop</title></head>
-  <body>
-    ${CHECKOUT_MARKUP}
-    <script type="module" src="/src/main.ts"></script>
-  </body>
-</html>
-`,
-    // The bare import is the one a wrong "sideEffects" would let a bundler drop.
-    'src/main.ts': `import 'pay-checkout';\n`,
-    'src/react-app.tsx': `import 'pay-checkout';
-import type {} from 'pay-checkout/jsx';
-import { PayCheckout, type PayCheckoutElement, type PayCheckoutProps } from 'pay-checkout/react';
-import { useRef } from 'react';
-
-export function WrapperCheckout(props: Pick<PayCheckoutProps, 'amount'>) {
-  const checkout = useRef<PayCheckoutElement>(null);
-  return (
-    <PayCheckout
-      ref={checkout}
-      createUrl="/api/checkout/orders"
-      lookupUrl="/api/checkout/lookup"
-      amount={props.amount}
-      cart={{ sku: 'kente-tote', quantity: 1 }}
-      onPaySubmit={(event) => console.log(event.detail.intent.payment_method_data.mobile_money.issuer)}
-      onPayCreated={(event) => console.log(event.detail.orderId, event.detail.paymentStatus)}
-      onPayRequiresAction={(event) => console.log(event.detail.orderId)}
-      onPayPaid={(event) => console.log(event.detail.order.payment.status)}
-      onPayFailed={(event) => console.log(event.detail.paymentStatus)}
-      onPayTimeout={() => checkout.current?.reset()}
-      onPayError={(event) => console.log(event.detail.code, event.detail.retryable)}
-      onPayStateChange={(event) => console.log(event.detail.state, event.detail.previous)}
-    />
-  );
-}
-
-export function ElementCheckout() {
-  return (
-    <pay-checkout
-      create-url="/api/checkout/orders"
-      lookup-url="/api/checkout/lookup"
-      amount={5000}
-      currency="ghs"
-      persist="none"
-      className="checkout"
-      onpay-paid={(event) => console.log(event.detail.orderId)}
-    />
-  );
-}
-
-// Each line below must fail to compile: were the typings loose, tsc would report an unused directive.
-// @ts-expect-error amount is a number or a string
-export const objectAmount = <pay-checkout amount={{ value: 5000 }} />;
-// @ts-expect-error persist is 'session' or 'none'
-export const unknownPersist = <pay-checkout persist="forever" />;
-// @ts-expect-error pay-paid's detail has no such field
-export const wrongDetail = <PayCheckout onPayPaid={(event) => event.detail.receipt} />;
-// @ts-expect-error the wrapper has no such event prop
-export const unknownEventProp = <PayCheckout onPayRefunded={() => undefined} />;
-`,
-    'src/preact-app.tsx': `/** @jsxImportSource preact */
-import 'pay-checkout';
-import type {} from 'pay-checkout/jsx';
-
-export const checkout = (
-  <pay-checkout
-    create-url="/api/checkout/orders"
-    lookup-url="/api/checkout/lookup"
-    amount={5000}
-    onpay-state-change={(event) => console.log(event.detail.state)}
-  />
-);
-// @ts-expect-error amount is a number or a string
-export const objectAmount = <pay-checkout amount={{ value: 5000 }} />;
-`,
-    'src/vanilla.ts': `import { CHECKOUT_STATE, type PayCheckout, type PayPaidEvent } from 'pay-checkout';
-
-const checkout: PayCheckout | null = document.querySelector('pay-checkout');
-const created: PayCheckout = document.createElement('pay-checkout');
-created.cart = { sku: 'kente-tote' };
-checkout?.addEventListener('pay-paid', (event: PayPaidEvent) => console.log(event.detail.orderId));
-checkout?.addEventListener('pay-state-change', (event) => {
-  if (event.detail.state === CHECKOUT_STATE.paid) console.log('paid');
-});
-`,
-    'src/server.ts': `import { createServer } from 'node:http';
-import { CartError, createCheckoutRelay, type PricedLineItem } from 'pay-checkout/server';
-import { startSandbox } from 'pay-checkout/sandbox';
-
-const sandbox = await startSandbox();
-const relay = createCheckoutRelay({
-  secretKey: 'sk_test_sandbox',
-  baseUrl: sandbox.url,
-  priceCart: (cart): PricedLineItem[] => {
-    if (cart === null) throw new CartError('The cart is empty.');
-    return [{ type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } }];
-  },
-});
-createServer(relay.node).listen(0, '127.0.0.1');
-`,
-    'node-imports.mjs': NODE_IMPORTS_SCRIPT,
-  };
-}
-
-/** Writes the consumer project under `directory`. */
-export async function writeConsumerProject(directory: string, files: Record<string, string>): Promise<void> {
-  for (const [path, content] of Object.entries(files)) {
-    const target = join(directory, path);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
-  }
 }
 
 /**
@@ -281,3 +140,163 @@ console.log(
   }),
 );
 `;
+
+/** Every file of the consumer project, by path relative to its root. */
+export async function consumerFiles(
+  repositoryRoot: string,
+  tarball: string,
+): Promise<Record<string, string>> {
+  const packageJson = {
+    name: 'pay-checkout-consumer',
+    private: true,
+    type: 'module',
+    dependencies: {
+      'pay-checkout': `file:${tarball}`,
+      ...(await versionsOf(repositoryRoot, CONSUMER_DEPENDENCIES)),
+    },
+    devDependencies: await versionsOf(repositoryRoot, CONSUMER_DEV_DEPENDENCIES),
+  };
+  return {
+    'package.json': `${JSON.stringify(packageJson, null, 2)}\n`,
+    // A bundler app's usual settings, with the libraries' own declaration files checked too.
+    'tsconfig.json': `${JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'es2022',
+          lib: ['es2022', 'dom', 'dom.iterable'],
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          jsx: 'react-jsx',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+        },
+        include: ['src/browser'],
+      },
+      null,
+      2,
+    )}\n`,
+    // A merchant's server: the same, with Node's types.
+    'tsconfig.server.json': `${JSON.stringify(
+      { extends: './tsconfig.json', compilerOptions: { types: ['node'] }, include: ['src/server'] },
+      null,
+      2,
+    )}\n`,
+    'index.html': `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8" /><title>A shop</title>${NO_FAVICON}</head>
+  <body>
+    ${CHECKOUT_MARKUP}
+    <script type="module" src="/src/browser/main.ts"></script>
+  </body>
+</html>
+`,
+    // The bare import is the one a wrong "sideEffects" would let a bundler drop.
+    'src/browser/main.ts': `import 'pay-checkout';\n`,
+    'src/browser/react-app.tsx': `import 'pay-checkout';
+import type {} from 'pay-checkout/jsx';
+import { PayCheckout, type PayCheckoutElement, type PayCheckoutProps } from 'pay-checkout/react';
+import { useRef } from 'react';
+
+export function WrapperCheckout(props: Pick<PayCheckoutProps, 'amount'>) {
+  const checkout = useRef<PayCheckoutElement>(null);
+  return (
+    <PayCheckout
+      ref={checkout}
+      createUrl="/api/checkout/orders"
+      lookupUrl="/api/checkout/lookup"
+      amount={props.amount}
+      cart={{ sku: 'kente-tote', quantity: 1 }}
+      onPaySubmit={(event) => console.log(event.detail.intent.payment_method_data.mobile_money.issuer)}
+      onPayCreated={(event) => console.log(event.detail.orderId, event.detail.paymentStatus)}
+      onPayRequiresAction={(event) => console.log(event.detail.orderId)}
+      onPayPaid={(event) => console.log(event.detail.order.payment.status)}
+      onPayFailed={(event) => console.log(event.detail.paymentStatus)}
+      onPayTimeout={() => checkout.current?.reset()}
+      onPayError={(event) => console.log(event.detail.code, event.detail.retryable)}
+      onPayStateChange={(event) => console.log(event.detail.state, event.detail.previous)}
+    />
+  );
+}
+
+export function ElementCheckout() {
+  return (
+    <pay-checkout
+      create-url="/api/checkout/orders"
+      lookup-url="/api/checkout/lookup"
+      amount={5000}
+      currency="ghs"
+      persist="none"
+      className="checkout"
+      onpay-paid={(event) => console.log(event.detail.orderId)}
+    />
+  );
+}
+
+// Each line below must fail to compile: were the typings loose, tsc would report an unused directive.
+// @ts-expect-error amount is a number or a string
+export const objectAmount = <pay-checkout amount={{ value: 5000 }} />;
+// @ts-expect-error persist is 'session' or 'none'
+export const unknownPersist = <pay-checkout persist="forever" />;
+// @ts-expect-error pay-paid's detail has no such field
+export const wrongDetail = <PayCheckout onPayPaid={(event) => event.detail.receipt} />;
+// @ts-expect-error the element's pay-paid detail has no such field either
+export const wrongElementDetail = <pay-checkout onpay-paid={(event) => event.detail.receipt} />;
+// @ts-expect-error the wrapper has no such event prop
+export const unknownEventProp = <PayCheckout onPayRefunded={() => undefined} />;
+`,
+    'src/browser/preact-app.tsx': `/** @jsxImportSource preact */
+import 'pay-checkout';
+import type {} from 'pay-checkout/jsx';
+
+export const checkout = (
+  <pay-checkout
+    create-url="/api/checkout/orders"
+    lookup-url="/api/checkout/lookup"
+    amount={5000}
+    onpay-state-change={(event) => console.log(event.detail.state)}
+  />
+);
+// @ts-expect-error amount is a number or a string
+export const objectAmount = <pay-checkout amount={{ value: 5000 }} />;
+// @ts-expect-error pay-state-change's detail has no such field
+export const wrongDetail = <pay-checkout onpay-state-change={(event) => event.detail.receipt} />;
+`,
+    'src/browser/vanilla.ts': `import { CHECKOUT_STATE, type PayCheckout, type PayPaidEvent } from 'pay-checkout';
+
+const checkout: PayCheckout | null = document.querySelector('pay-checkout');
+const created: PayCheckout = document.createElement('pay-checkout');
+created.cart = { sku: 'kente-tote' };
+checkout?.addEventListener('pay-paid', (event: PayPaidEvent) => console.log(event.detail.orderId));
+checkout?.addEventListener('pay-state-change', (event) => {
+  if (event.detail.state === CHECKOUT_STATE.paid) console.log('paid');
+});
+`,
+    'src/server/relay.ts': `import { createServer } from 'node:http';
+import { CartError, createCheckoutRelay, type PricedLineItem } from 'pay-checkout/server';
+import { startSandbox } from 'pay-checkout/sandbox';
+
+const sandbox = await startSandbox();
+const relay = createCheckoutRelay({
+  secretKey: 'sk_test_sandbox',
+  baseUrl: sandbox.url,
+  priceCart: (cart): PricedLineItem[] => {
+    if (cart === null) throw new CartError('The cart is empty.');
+    return [{ type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } }];
+  },
+});
+createServer(relay.node).listen(0, '127.0.0.1');
+`,
+    'node-imports.mjs': NODE_IMPORTS_SCRIPT,
+  };
+}
+
+/** Writes the consumer project under `directory`. */
+export async function writeConsumerProject(directory: string, files: Record<string, string>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    const target = join(directory, path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+}

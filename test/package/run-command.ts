@@ -22,7 +22,11 @@ export interface RunCommandOptions {
 }
 
 /** Runs `command` with `args` (no shell) and resolves when it exits, whatever its exit code. */
-export function runCommand(command: string, args: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  options: RunCommandOptions,
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: options.cwd,
@@ -52,6 +56,7 @@ export function runCommand(command: string, args: readonly string[], options: Ru
  * its script) would otherwise leak into the consumer's install.
  */
 export function npmChildEnvironment(): NodeJS.ProcessEnv {
-  const leaking = /^npm_(package_|lifecycle_|config_(local_prefix|prefix|global_prefix|workspaces?|dry_run)$)/;
+  const leaking =
+    /^npm_(package_|lifecycle_|config_(local_prefix|prefix|global_prefix|workspaces?|dry_run)$)/;
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !leaking.test(name)));
 }

@@ -1,0 +1,122 @@
+/**
+ * What the element costs a page, gzip -9 (issue #6): the one-file embed
+ * (budget 16 KiB) and the npm entry `pay-checkout` bundled and minified with
+ * Lit left out, as an app that already has Lit pays for it (budget 8 KiB).
+ * Both are built here from the sources with Vite, the embed with its own
+ * config, so the figures never come from a stale `dist/`. Writes
+ * bench/results/size.json, with the modules that weigh most in the ESM entry.
+ */
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type Rolldown } from 'vite';
+import { writeResults } from './lib.js';
+
+const EMBED_BUDGET_GZIP_BYTES = 16 * 1024;
+const ESM_WITHOUT_LIT_BUDGET_GZIP_BYTES = 8 * 1024;
+/** Lit and its parts: a dependency the host app shares, so not the element's weight. */
+const LIT = /^(lit|lit-html|lit-element|@lit\/[^/]+|@lit-labs\/[^/]+)(\/.*)?$/;
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+/** One built bundle's figures. */
+interface BundleSize {
+  bytes: number;
+  gzipBytes: number;
+  budgetGzipBytes?: number;
+  withinBudget?: boolean;
+}
+
+/** One module's share of a bundle: its code after tree-shaking, before minification. */
+interface Contributor {
+  module: string;
+  renderedBytes: number;
+  /** Of the rendered bytes of all modules. */
+  share: number;
+  /** That code gzipped on its own: a rough weight, since gzip does better on the whole bundle. */
+  gzipBytesAlone: number;
+}
+
+function sizeOf(code: string, budgetGzipBytes?: number): BundleSize {
+  const gzipBytes = gzipSync(code, { level: 9 }).byteLength;
+  const figures: BundleSize = { bytes: Buffer.byteLength(code), gzipBytes };
+  if (budgetGzipBytes === undefined) return figures;
+  return { ...figures, budgetGzipBytes, withinBudget: gzipBytes <= budgetGzipBytes };
+}
+
+function onlyChunk(result: Awaited<ReturnType<typeof build>>): Rolldown.OutputChunk {
+  const outputs = Array.isArray(result) ? result : [result];
+  for (const output of outputs) {
+    if (!('output' in output)) continue;
+    for (const item of output.output) if (item.type === 'chunk') return item;
+  }
+  throw new Error('The build produced no JavaScript chunk.');
+}
+
+function contributors(chunk: Rolldown.OutputChunk, count: number): Contributor[] {
+  const modules = Object.entries(chunk.modules).map(([id, info]) => ({
+    module: id.startsWith(root) ? id.slice(root.length) : id,
+    renderedBytes: info.renderedLength,
+    gzipBytesAlone: info.code ? gzipSync(info.code, { level: 9 }).byteLength : 0,
+  }));
+  const total = modules.reduce((sum, entry) => sum + entry.renderedBytes, 0) || 1;
+  return modules
+    .sort((a, b) => b.renderedBytes - a.renderedBytes)
+    .slice(0, count)
+    .map((entry) => ({ ...entry, share: Math.round((entry.renderedBytes / total) * 1000) / 1000 }));
+}
+
+/** The embed exactly as `npm run build` makes it. */
+async function buildEmbed(): Promise<string> {
+  const result = await build({
+    root,
+    configFile: `${root}vite.embed.config.ts`,
+    logLevel: 'silent',
+    build: { write: false },
+  });
+  return onlyChunk(result).code;
+}
+
+/** `src/index.ts` as an app's bundler would ship it: minified, with or without Lit. */
+async function buildEsmEntry(withLit: boolean): Promise<Rolldown.OutputChunk> {
+  const result = await build({
+    root,
+    configFile: false,
+    logLevel: 'silent',
+    build: {
+      write: false,
+      target: 'es2022',
+      minify: true,
+      sourcemap: false,
+      lib: { entry: `${root}src/index.ts`, formats: ['es'], fileName: 'index' },
+      rollupOptions: { external: withLit ? [] : (id) => LIT.test(id) },
+    },
+  });
+  return onlyChunk(result);
+}
+
+const embed = sizeOf(await buildEmbed(), EMBED_BUDGET_GZIP_BYTES);
+const withoutLitChunk = await buildEsmEntry(false);
+const esmWithoutLit = sizeOf(withoutLitChunk.code, ESM_WITHOUT_LIT_BUDGET_GZIP_BYTES);
+const esmWithLit = sizeOf((await buildEsmEntry(true)).code);
+
+const path = await writeResults('size', {
+  settings: {
+    compression: 'gzip level 9 (node:zlib)',
+    bundler: 'Vite (Rolldown), minified, target es2022',
+    esmEntry: 'src/index.ts, lit, lit-html, lit-element and @lit/* external',
+  },
+  embed,
+  esmWithoutLit,
+  esmWithLit,
+  esmWithoutLitContributors: contributors(withoutLitChunk, 12),
+});
+
+const line = (name: string, size: BundleSize) =>
+  `${name}: ${size.bytes} B, ${size.gzipBytes} B gzip${
+    size.budgetGzipBytes === undefined
+      ? ''
+      : ` (budget ${size.budgetGzipBytes} B: ${size.withinBudget ? 'within' : 'OVER'})`
+  }`;
+console.log(line('embed', embed));
+console.log(line('ESM entry without Lit', esmWithoutLit));
+console.log(line('ESM entry with Lit', esmWithLit));
+console.log(`written to ${path}`);
