@@ -1,8 +1,8 @@
 /**
  * `pay-checkout/jsx`: types only (its JavaScript is empty). Lets
  * `<pay-checkout create-url="…" lookup-url="…" amount={5000}>` type-check in
- * React 19 and Preact JSX. Add it once, with `import type {} from
- * 'pay-checkout/jsx'` or `"types": ["pay-checkout/jsx"]` in tsconfig.json.
+ * React 19 and Preact JSX. Add it once: `import type {} from
+ * 'pay-checkout/jsx'` in any file, or `"pay-checkout/jsx"` in tsconfig's `types`.
  *
  * It is a separate entry, not part of `pay-checkout`, so that importing the
  * element never changes the JSX types of an app that does not ask for it.
