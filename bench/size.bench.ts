@@ -87,7 +87,13 @@ async function buildEsmEntry(withLit: boolean): Promise<Rolldown.OutputChunk> {
       minify: true,
       sourcemap: false,
       lib: { entry: `${root}src/index.ts`, formats: ['es'], fileName: 'index' },
-      rollupOptions: { external: withLit ? [] : (id) => LIT.test(id) },
+      rollupOptions: {
+        external: withLit ? [] : (id) => LIT.test(id),
+        // Vite's library mode keeps the whitespace and comments of an ES build
+        // (so that the app bundling it can still tree-shake); the app's own
+        // build then strips them. Measure what the app ships, not the halfway step.
+        output: { minify: true, comments: false },
+      },
     },
   });
   return onlyChunk(result);

@@ -74,20 +74,14 @@ export class AttemptStore {
 
   /** The stored attempt, or undefined when there is none or it is unreadable. */
   load(): StoredAttempt | undefined {
-    let raw: string | null | undefined;
     try {
-      raw = this.#storage?.getItem(this.#key);
+      // Nothing stored reads as `null`, which no attempt is.
+      const json: unknown = JSON.parse(this.#storage?.getItem(this.#key) || 'null');
+      return isStoredAttempt(json) ? json : undefined;
     } catch {
+      // Storage that throws on access, or a value that is not JSON.
       return undefined;
     }
-    if (!raw) return undefined;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      return undefined;
-    }
-    return isStoredAttempt(json) ? json : undefined;
   }
 
   /** Stores the attempt; a failing storage leaves the attempt in memory only. */

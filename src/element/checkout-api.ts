@@ -83,7 +83,7 @@ export async function createOrder(
   idempotencyKey: string,
   options: RequestOptions = {},
 ): Promise<CreateAnswer> {
-  const headers = { 'Content-Type': 'application/json', [IDEMPOTENCY_KEY_HEADER]: idempotencyKey };
+  const headers = { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey };
   for (let attempt = 0; ; attempt++) {
     try {
       return await postJson(url, body, headers, options, readCreateAnswer);
@@ -108,19 +108,14 @@ export function lookupOrder(
   request: LookupRequest,
   options: RequestOptions = {},
 ): Promise<LookupAnswer> {
-  return postJson(
-    url,
-    JSON.stringify(request),
-    { 'Content-Type': 'application/json' },
-    options,
-    readLookupAnswer,
-  );
+  return postJson(url, JSON.stringify(request), {}, options, readLookupAnswer);
 }
 
+/** `POST` of a JSON body with `extraHeaders`, read by `read`; every failure a CheckoutRequestError. */
 async function postJson<T>(
   url: string,
   body: string,
-  headers: Record<string, string>,
+  extraHeaders: Record<string, string>,
   options: RequestOptions,
   read: (json: unknown) => T | undefined,
 ): Promise<T> {
@@ -137,7 +132,7 @@ async function postJson<T>(
   try {
     response = await (options.fetch ?? globalThis.fetch)(url, {
       method: 'POST',
-      headers: { Accept: 'application/json', ...headers },
+      headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...extraHeaders },
       body,
       signal: controller.signal,
     });
@@ -171,26 +166,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-function errorFromAnswer(response: Response, json: unknown): CheckoutRequestError {
-  const retryAfterMs = parseRetryAfter(response.headers.get('Retry-After'));
+/** An error status as the relay described it, or by its number when the body is not the error shape. */
+function errorFromAnswer({ status, headers }: Response, json: unknown): CheckoutRequestError {
   const error = readErrorBody(json);
-  if (!error) {
-    return new CheckoutRequestError(
-      'http',
-      response.status,
-      `http_${response.status}`,
-      `The relay answered ${response.status}.`,
-      undefined,
-      retryAfterMs,
-    );
-  }
   return new CheckoutRequestError(
     'http',
-    response.status,
-    error.code,
-    error.message,
-    error.param,
-    retryAfterMs,
+    status,
+    error?.code ?? `http_${status}`,
+    error?.message ?? `The relay answered ${status}.`,
+    error?.param,
+    parseRetryAfter(headers.get('Retry-After')),
   );
 }
 

@@ -222,14 +222,7 @@ export class PayCheckout extends LitElement {
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (!this.hasUpdated) this.#restoreAttempt();
     if (this.state !== this.#machineState) this.state = this.#machineState;
-    if (changed.has('customerName') || changed.has('phone') || changed.has('issuers')) {
-      // Prefills fill what the shopper has not typed in themselves.
-      const values = { ...this.values };
-      if (!this.#editedFields.has('customer_name')) values.customer_name = this.customerName ?? '';
-      if (!this.#editedFields.has('number')) values.number = this.phone ?? '';
-      values.issuer = this.#suggestedIssuer(values);
-      this.values = values;
-    }
+    if (changed.has('customerName') || changed.has('phone') || changed.has('issuers')) this.#applyPrefills();
     // The contract has the element refuse a key however it arrives, set
     // properties included: the one event not caused by the shopper.
     if (this.refusal !== 'secret_key_exposed' && this.#exposesSecretKey()) this.#refuse('secret_key_exposed');
@@ -332,12 +325,7 @@ export class PayCheckout extends LitElement {
     this.refusal = undefined;
     this.#editedFields.clear();
     this.#issuerChosenByShopper = false;
-    const values: FormValues = {
-      customer_name: this.customerName ?? '',
-      number: this.phone ?? '',
-      issuer: '',
-    };
-    this.values = { ...values, issuer: this.#suggestedIssuer(values) };
+    this.#applyPrefills();
     this.#startOver(this.matches(':focus-within') ? 'heading' : undefined, false);
   }
 
@@ -632,6 +620,15 @@ export class PayCheckout extends LitElement {
     return new AttemptStore(sessionStorageIfAvailable(), attemptStorageKey(this.createUrl, this.id));
   }
 
+  /** Prefills fill what the shopper has not typed in themselves; the network follows. */
+  #applyPrefills(): void {
+    const values = { ...this.values };
+    if (!this.#editedFields.has('customer_name')) values.customer_name = this.customerName ?? '';
+    if (!this.#editedFields.has('number')) values.number = this.phone ?? '';
+    values.issuer = this.#suggestedIssuer(values);
+    this.values = values;
+  }
+
   #checkField(field: FieldName): void {
     const check = checkForm(this.values, this.#allowedIssuers, null);
     const errors = { ...this.fieldErrors };
@@ -742,11 +739,6 @@ ${submitting ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}
 </fieldset></form>`;
   }
 
-  #renderStatus(text: PayCheckoutStrings, body: unknown): TemplateResult {
-    const state = this.#machineState;
-    return html`<div class="status state-${state}" part="status"><h2 tabindex="-1" data-heading>${this.#titleOf(state, text)}</h2>${body}</div>`;
-  }
-
   #renderOrder(text: PayCheckoutStrings, amount = ''): TemplateResult {
     return html`<dl><dt>${text.orderLabel}</dt><dd>${this.attempt?.orderId}</dd>
 ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}</dl>`;
@@ -757,21 +749,14 @@ ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : 
   }
 
   #renderRequiresAction(text: PayCheckoutStrings): TemplateResult {
-    const { issuer, localNumber } = this.attempt ?? {};
+    const { issuer, localNumber, deadline = 0 } = this.attempt ?? {};
     const network = issuer && ISSUER_DISPLAY[issuer];
     const connection = this.#poll.connection;
-    return this.#renderStatus(
-      text,
-      html`<p>${text.requiresActionBody(localNumber ? formatLocalNumber(localNumber) : '', network ? network.name : '')}</p>
-        ${network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing}
-        <p class="countdown" role="timer">${text.timeLeft(formatCountdown(secondsUntil(this.attempt?.deadline ?? 0)))}</p>
-        ${
-          connection === 'ok'
-            ? nothing
-            : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`
-        }
-        ${this.#renderButton(text.useAnotherNumber, this.#onUseAnotherNumber, true)}`,
-    );
+    return html`<p>${text.requiresActionBody(localNumber ? formatLocalNumber(localNumber) : '', network ? network.name : '')}</p>
+${network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing}
+<p class="countdown" role="timer">${text.timeLeft(formatCountdown(secondsUntil(deadline)))}</p>
+${connection === 'ok' ? nothing : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
+${this.#renderButton(text.useAnotherNumber, this.#onUseAnotherNumber, true)}`;
   }
 
   #renderError(text: PayCheckoutStrings): TemplateResult {
@@ -786,52 +771,44 @@ ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : 
         : attempt?.retryable
           ? text.errorRetryable
           : text.errorConfiguration;
-    return this.#renderStatus(
-      text,
-      html`<p part="error">${message}</p>
-        ${withOrder ? this.#renderOrder(text) : nothing}
-        ${
-          this.refusal
-            ? nothing
-            : withOrder
-              ? this.#renderButton(text.checkAgain, this.#onCheckAgain)
-              : this.#renderButton(text.tryAgain, this.#onTryAgain)
-        }`,
-    );
+    const action = withOrder
+      ? this.#renderButton(text.checkAgain, this.#onCheckAgain)
+      : this.#renderButton(text.tryAgain, this.#onTryAgain);
+    return html`<p part="error">${message}</p>
+${withOrder ? this.#renderOrder(text) : nothing}
+${this.refusal ? nothing : action}`;
   }
 
-  #renderState(text: PayCheckoutStrings): TemplateResult {
-    const state = this.#machineState;
+  /** What a state after the form says under its heading. */
+  #renderStatusBody(
+    state: Exclude<CheckoutState, 'idle' | 'submitting'>,
+    text: PayCheckoutStrings,
+  ): TemplateResult {
     const attempt = this.attempt;
     switch (state) {
-      case CHECKOUT_STATE.idle:
-      case CHECKOUT_STATE.submitting:
-        return this.#renderForm(text);
       case CHECKOUT_STATE.requiresAction:
         return this.#renderRequiresAction(text);
       case CHECKOUT_STATE.paid: {
         const amount = this.#amount(attempt?.amount, attempt?.currency);
-        return this.#renderStatus(
-          text,
-          html`<p>${text.paidBody(amount)}</p>${this.#renderOrder(text, amount)}`,
-        );
+        return html`<p>${text.paidBody(amount)}</p>${this.#renderOrder(text, amount)}`;
       }
       case CHECKOUT_STATE.failed:
-        return this.#renderStatus(
-          text,
-          html`<p>${text.failedReason(failureReason(attempt?.paymentStatus))}</p>
-            ${this.#renderButton(text.tryAgain, this.#onTryAgain)}`,
-        );
+        return html`<p>${text.failedReason(failureReason(attempt?.paymentStatus))}</p>
+${this.#renderButton(text.tryAgain, this.#onTryAgain)}`;
       case CHECKOUT_STATE.timeout:
-        return this.#renderStatus(
-          text,
-          html`<p>${text.timeoutBody}</p>${this.#renderOrder(text)}${this.#renderButton(text.checkAgain, this.#onCheckAgain)}`,
-        );
+        return html`<p>${text.timeoutBody}</p>${this.#renderOrder(text)}${this.#renderButton(text.checkAgain, this.#onCheckAgain)}`;
       case CHECKOUT_STATE.error:
         return this.#renderError(text);
       default:
         throw new Error(`<pay-checkout> cannot render the state ${String(state satisfies never)}.`);
     }
+  }
+
+  /** The form while nothing is sent or the create is on its way; a status panel with a heading after. */
+  #renderState(text: PayCheckoutStrings): TemplateResult {
+    const state = this.#machineState;
+    if (state === CHECKOUT_STATE.idle || state === CHECKOUT_STATE.submitting) return this.#renderForm(text);
+    return html`<div class="status state-${state}" part="status"><h2 tabindex="-1" data-heading>${this.#titleOf(state, text)}</h2>${this.#renderStatusBody(state, text)}</div>`;
   }
 
   override render(): TemplateResult {
