@@ -29,8 +29,6 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Replace `[<id>]` in the body and headers with a fresh id per request (unique idempotency keys). */
   idReplacement?: boolean;
-  /** Requests per second for all connections together; unset, as fast as the server answers. */
-  overallRate?: number;
 }
 
 /** The figures of one load run. */
@@ -96,7 +94,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     body: options.body,
     headers: options.headers,
     idReplacement: options.idReplacement ?? false,
-    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
   });
   return {
     requestsPerSecond: Math.round(result.requests.total / result.duration),

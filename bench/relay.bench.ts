@@ -1,17 +1,32 @@
 /**
  * The merchant relay's speed over loopback HTTP, against the same calls made
  * straight to the sandbox in the same run (issue #3): lookups and creates per
- * second and p50/p99 latency at 100 connections. First each path as fast as
- * it answers; then every path at one fixed rate (half the slower relay's), so
- * the latency the relay adds is not the queueing any slower path shows at
- * saturation. Two relays: with the runtime's global fetch (the default) and
- * with `createNodeFetch()` (the Node transport).
+ * second and p50/p99 latency at 100 connections.
+ *
+ * - Throughput: autocannon, 100 connections, as fast as each path answers.
+ * - Added latency: requests evenly paced at a rate every path sustains (a
+ *   quarter of the slower relay's throughput), spread over 100 keep-alive
+ *   connections, each timed from its scheduled start. autocannon's own rate
+ *   limit sends each second's requests in one burst, which would time the
+ *   burst's queue rather than the relay.
+ * - Paths: the sandbox direct; the relay with the runtime's global fetch (its
+ *   default) and with `createNodeFetch()`; and a bare `node:http` proxy that
+ *   forwards without any work, the ceiling for any extra hop on this machine.
+ * - CPU time per request of every process on the path, read from each child.
+ *
  * Targets: lookups through the relay at least 60 % of the direct rate, and at
- * most 5 ms added at p99. The sandbox and each relay run in their own child
- * process; the relays keep their rate limiter on (with a bucket too big to
- * refuse) so its cost is counted. Writes bench/results/relay.json.
+ * most 5 ms added at p99. Each server runs in its own child process; the
+ * relays keep their rate limiter on (with a bucket too big to refuse) so its
+ * cost is counted. Writes bench/results/relay.json.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import {
   createCheckoutRelay,
@@ -34,6 +49,8 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WARM_UP_SECONDS = 2;
+/** Seconds of full-speed load each path gets before it is measured, so JIT warm-up is not measured. */
+const PRIME_SECONDS = 6;
 const CONNECTIONS = 100;
 const LOOKUP_SECRET = 'bench-lookup-secret-0123456789abcdef';
 const UNLIMITED = { capacity: 1e12, refillPerMinute: 1e12 };
@@ -56,9 +73,10 @@ const lineItems: PricedLineItem[] = [
 const intent = { ...customer, cart: { items: [{ sku: 'scarf', quantity: 1 }] } };
 const creationInput = { execute_payment: true, ...customer, line_items: lineItems };
 
-/** How a relay reaches the service. */
-type Transport = 'globalFetch' | 'nodeFetch';
-const TRANSPORTS: readonly Transport[] = ['globalFetch', 'nodeFetch'];
+/** The paths compared with the direct one. */
+type Path = 'relayGlobalFetch' | 'relayNodeFetch' | 'bareProxy';
+const PATHS: readonly Path[] = ['relayGlobalFetch', 'relayNodeFetch', 'bareProxy'];
+const RELAYS = ['relayGlobalFetch', 'relayNodeFetch'] as const;
 
 /** Where a child reports its CPU time and requests served, so CPU per request can be compared. */
 const CPU_PATH = '/__bench/cpu';
@@ -97,7 +115,7 @@ export async function serveRelay({
 }: {
   sandboxUrl: string;
   orderId: string;
-  transport: Transport;
+  transport: (typeof RELAYS)[number];
 }): Promise<StartedServer<{ lookupToken: string }>> {
   const relay = createCheckoutRelay({
     secretKey: SANDBOX_KEYS.secret,
@@ -106,13 +124,66 @@ export async function serveRelay({
     priceCart: () => lineItems,
     rateLimit: { create: UNLIMITED, lookup: UNLIMITED },
     onEvent: () => undefined,
-    ...(transport === 'nodeFetch' ? { fetch: createNodeFetch() } : {}),
+    ...(transport === 'relayNodeFetch' ? { fetch: createNodeFetch() } : {}),
   });
   const server = await listen(withCpuReport(relay.node));
   return {
     url: server.url,
     info: { lookupToken: await createLookupTokens(LOOKUP_SECRET).sign(orderId) },
     close: server.close,
+  };
+}
+
+/**
+ * Child-process starter: the least an extra hop can cost. A `node:http`
+ * server that reads the body and forwards it, path and headers unchanged,
+ * over keep-alive `http.request`, then writes the answer back. No parsing,
+ * no checks.
+ */
+export async function serveBareProxy({ sandboxUrl }: { sandboxUrl: string }): Promise<StartedServer> {
+  const target = new URL(sandboxUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const server = createServer(
+    withCpuReport((incoming, outgoing) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const headers = { ...incoming.headers, 'content-length': String(body.byteLength) };
+        delete headers.host;
+        const upstream = httpRequest(
+          {
+            hostname: target.hostname,
+            port: target.port,
+            path: incoming.url,
+            method: incoming.method,
+            headers,
+            agent,
+          },
+          (answer) => {
+            const parts: Buffer[] = [];
+            answer.on('data', (chunk: Buffer) => parts.push(chunk));
+            answer.on('end', () => {
+              outgoing
+                .writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' })
+                .end(Buffer.concat(parts));
+            });
+          },
+        );
+        upstream.on('error', () => outgoing.writeHead(502).end());
+        upstream.end(body);
+      });
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -124,185 +195,279 @@ interface Call {
   processes: Record<string, string>;
 }
 
-/** A load run's figures, with the CPU time each process on the path spent per request it served. */
+/** A throughput run's figures, with the CPU time each process on the path spent per request it served. */
 type Measured = LoadResult & { cpuMicrosecondsPerRequest: Record<string, number> };
+
+/** A paced run's latency figures. */
+interface PacedLatency {
+  requestsPerSecond: number;
+  requests: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMeanMs: number;
+  errors: number;
+  non2xx: number;
+}
 
 async function cpuOf(url: string): Promise<{ cpuMicroseconds: number; requests: number }> {
   return (await (await fetch(`${url}${CPU_PATH}`)).json()) as { cpuMicroseconds: number; requests: number };
 }
 
-/** Load at 100 connections: as fast as answered (`overallRate` unset), or at a fixed total rate. */
-async function measure(name: string, call: Call, overallRate?: number): Promise<Measured> {
-  const options = {
+function loadOptions(call: Call) {
+  return {
     url: call.url,
     connections: CONNECTIONS,
     body: JSON.stringify(call.body),
     headers: { 'content-type': 'application/json', ...call.headers },
     // Creates carry a fresh idempotency key each (`[<id>]`), so every one makes an order.
     idReplacement: true,
-    ...(overallRate === undefined ? {} : { overallRate }),
   };
-  await runLoad({ ...options, durationSeconds: WARM_UP_SECONDS });
+}
+
+/** autocannon at 100 connections, as fast as the path answers; with CPU per request of each process. */
+async function measureThroughput(name: string, call: Call): Promise<Measured> {
+  await runLoad({ ...loadOptions(call), durationSeconds: WARM_UP_SECONDS });
   const before = await Promise.all(Object.values(call.processes).map(cpuOf));
-  const result = await runLoad({ ...options, durationSeconds: SECONDS });
+  const result = await runLoad({ ...loadOptions(call), durationSeconds: SECONDS });
   const after = await Promise.all(Object.values(call.processes).map(cpuOf));
   const cpuMicrosecondsPerRequest = Object.fromEntries(
     Object.keys(call.processes).map((processName, index) => {
       const start = before[index] as { cpuMicroseconds: number; requests: number };
       const end = after[index] as { cpuMicroseconds: number; requests: number };
-      return [
-        processName,
-        Math.round(
-          (end.cpuMicroseconds - start.cpuMicroseconds) / Math.max(1, end.requests - start.requests),
-        ),
-      ];
+      const served = Math.max(1, end.requests - start.requests);
+      return [processName, Math.round((end.cpuMicroseconds - start.cpuMicroseconds) / served)];
     }),
   );
   process.stdout.write(
-    `${name}${overallRate ? ` at ${overallRate}/s` : ''}: ${result.requestsPerSecond}/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors}, non-2xx ${result.non2xx}, CPU µs/request ${JSON.stringify(cpuMicrosecondsPerRequest)}\n`,
+    `${name}: ${result.requestsPerSecond}/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors}, non-2xx ${result.non2xx}, CPU µs/request ${JSON.stringify(cpuMicrosecondsPerRequest)}\n`,
   );
   return { ...result, cpuMicrosecondsPerRequest };
 }
 
+/**
+ * Sends `rate` requests a second, evenly spaced, round-robin over 100
+ * keep-alive connections, for `seconds`; each is timed from when it was due,
+ * so a late send counts against the path (no coordinated omission).
+ */
+async function measurePacedLatency(
+  name: string,
+  call: Call,
+  rate: number,
+  seconds: number,
+): Promise<PacedLatency> {
+  const agents = Array.from({ length: CONNECTIONS }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+  const url = new URL(call.url);
+  const template = JSON.stringify(call.body);
+  const latencies: number[] = [];
+  let errors = 0;
+  let non2xx = 0;
+  let sequence = 0;
+  const send = (due: number) =>
+    new Promise<void>((resolve) => {
+      const body = template;
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...call.headers };
+      for (const [key, value] of Object.entries(headers))
+        headers[key] = value.replace('[<id>]', `paced-${sequence}`);
+      const outgoing = httpRequest(
+        {
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          agent: agents[sequence++ % CONNECTIONS],
+        },
+        (incoming) => {
+          incoming.resume();
+          incoming.on('end', () => {
+            latencies.push(performance.now() - due);
+            if ((incoming.statusCode ?? 0) >= 300) non2xx++;
+            resolve();
+          });
+        },
+      );
+      outgoing.on('error', () => {
+        errors++;
+        resolve();
+      });
+      outgoing.end(body);
+    });
+  const total = Math.round(rate * seconds);
+  const interval = 1000 / rate;
+  const start = performance.now() + 50;
+  const inFlight: Promise<void>[] = [];
+  let next = 0;
+  while (next < total) {
+    const now = performance.now();
+    while (next < total && start + next * interval <= now) inFlight.push(send(start + next++ * interval));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(inFlight);
+  for (const agent of agents) agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (fraction: number) =>
+    round2(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))] ?? 0);
+  const result = {
+    requestsPerSecond: rate,
+    requests: latencies.length,
+    latencyP50Ms: at(0.5),
+    latencyP99Ms: at(0.99),
+    latencyMeanMs: round2(latencies.reduce((sum, value) => sum + value, 0) / Math.max(1, latencies.length)),
+    errors,
+    non2xx,
+  };
+  process.stdout.write(
+    `${name} paced at ${rate}/s: p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, mean ${result.latencyMeanMs} ms, errors ${errors}, non-2xx ${non2xx}\n`,
+  );
+  return result;
+}
+
+/** Full-speed load, not measured: the server's code is optimised before it is timed. */
+async function prime(call: Call): Promise<void> {
+  await runLoad({ ...loadOptions(call), durationSeconds: PRIME_SECONDS });
+}
+
 interface Comparison {
   /** Every path at 100 connections, as fast as it answers. */
-  saturated: {
+  throughput: {
     direct: Measured;
-    relay: Record<Transport, Measured>;
-    relayVersusDirect: Record<Transport, number>;
+    paths: Record<Path, Measured>;
+    versusDirect: Record<Path, number>;
   };
-  /** Every path at 100 connections and the same fixed total rate: the latency a relay adds. */
-  atFixedRate: {
+  /** Every path paced at one rate all sustain, over 100 connections: the latency each adds. */
+  pacedLatency: {
     requestsPerSecond: number;
-    direct: Measured;
-    relay: Record<Transport, Measured>;
-    addedLatencyP50Ms: Record<Transport, number>;
-    addedLatencyP99Ms: Record<Transport, number>;
+    direct: PacedLatency;
+    paths: Record<Path, PacedLatency>;
+    addedLatencyP50Ms: Record<Path, number>;
+    addedLatencyP99Ms: Record<Path, number>;
   };
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-async function compare(name: string, direct: Call, relays: Record<Transport, Call>): Promise<Comparison> {
-  const directSaturated = await measure(`direct ${name}`, direct);
-  const relaySaturated = {} as Record<Transport, Measured>;
-  for (const transport of TRANSPORTS) {
-    relaySaturated[transport] = await measure(`relay (${transport}) ${name}`, relays[transport]);
-  }
-  const slowest = Math.min(...TRANSPORTS.map((transport) => relaySaturated[transport].requestsPerSecond));
-  const rate = Math.max(50, Math.round(slowest / 2 / 50) * 50);
-  const directFixed = await measure(`direct ${name}`, direct, rate);
-  const relayFixed = {} as Record<Transport, Measured>;
-  for (const transport of TRANSPORTS) {
-    relayFixed[transport] = await measure(`relay (${transport}) ${name}`, relays[transport], rate);
-  }
-  const perTransport = (figure: (transport: Transport) => number) =>
-    Object.fromEntries(TRANSPORTS.map((transport) => [transport, figure(transport)])) as Record<
-      Transport,
-      number
-    >;
+function perPath<Value>(figure: (path: Path) => Value): Record<Path, Value> {
+  return Object.fromEntries(PATHS.map((path) => [path, figure(path)])) as Record<Path, Value>;
+}
+
+async function compare(name: string, direct: Call, paths: Record<Path, Call>): Promise<Comparison> {
+  for (const call of [direct, ...Object.values(paths)]) await prime(call);
+  const directThroughput = await measureThroughput(`direct ${name}`, direct);
+  const throughput = {} as Record<Path, Measured>;
+  for (const path of PATHS) throughput[path] = await measureThroughput(`${path} ${name}`, paths[path]);
+  const slowestRelay = Math.min(...RELAYS.map((path) => throughput[path].requestsPerSecond));
+  const rate = Math.max(50, Math.round(slowestRelay / 4 / 50) * 50);
+  const pacedSeconds = Math.max(4, Math.round(SECONDS / 2));
+  const directPaced = await measurePacedLatency(`direct ${name}`, direct, rate, pacedSeconds);
+  const paced = {} as Record<Path, PacedLatency>;
+  for (const path of PATHS)
+    paced[path] = await measurePacedLatency(`${path} ${name}`, paths[path], rate, pacedSeconds);
   return {
-    saturated: {
-      direct: directSaturated,
-      relay: relaySaturated,
-      relayVersusDirect: perTransport(
-        (transport) =>
-          Math.round(
-            (relaySaturated[transport].requestsPerSecond / directSaturated.requestsPerSecond) * 1000,
-          ) / 1000,
+    throughput: {
+      direct: directThroughput,
+      paths: throughput,
+      versusDirect: perPath(
+        (path) =>
+          Math.round((throughput[path].requestsPerSecond / directThroughput.requestsPerSecond) * 1000) / 1000,
       ),
     },
-    atFixedRate: {
+    pacedLatency: {
       requestsPerSecond: rate,
-      direct: directFixed,
-      relay: relayFixed,
-      addedLatencyP50Ms: perTransport((transport) =>
-        round2(relayFixed[transport].latencyP50Ms - directFixed.latencyP50Ms),
-      ),
-      addedLatencyP99Ms: perTransport((transport) =>
-        round2(relayFixed[transport].latencyP99Ms - directFixed.latencyP99Ms),
-      ),
+      direct: directPaced,
+      paths: paced,
+      addedLatencyP50Ms: perPath((path) => round2(paced[path].latencyP50Ms - directPaced.latencyP50Ms)),
+      addedLatencyP99Ms: perPath((path) => round2(paced[path].latencyP99Ms - directPaced.latencyP99Ms)),
     },
   };
 }
 
 async function main(): Promise<void> {
-  const sandbox = await startServerInChild<{ orderId: string }>(new URL(import.meta.url), 'serveSandbox');
+  const here = new URL(import.meta.url);
+  const sandbox = await startServerInChild<{ orderId: string }>(here, 'serveSandbox');
   const orderId = sandbox.info.orderId;
-  const relays = {} as Record<
-    Transport,
-    Awaited<ReturnType<typeof startServerInChild<{ lookupToken: string }>>>
-  >;
+  const children: { close(): Promise<void> }[] = [];
   let lookups: Comparison;
   let creates: Comparison;
   try {
-    for (const transport of TRANSPORTS) {
-      relays[transport] = await startServerInChild<{ lookupToken: string }>(
-        new URL(import.meta.url),
-        'serveRelay',
-        {
-          sandboxUrl: sandbox.url,
-          orderId,
-          transport,
-        },
-      );
+    const relays = {} as Record<(typeof RELAYS)[number], { url: string; info: { lookupToken: string } }>;
+    for (const transport of RELAYS) {
+      const relay = await startServerInChild<{ lookupToken: string }>(here, 'serveRelay', {
+        sandboxUrl: sandbox.url,
+        orderId,
+        transport,
+      });
+      children.push(relay);
+      relays[transport] = relay;
     }
+    const bareProxy = await startServerInChild(here, 'serveBareProxy', { sandboxUrl: sandbox.url });
+    children.push(bareProxy);
     const serviceHeaders = { authorization: `Bearer ${SANDBOX_KEYS.secret}` };
-    const relayCalls = (call: (transport: Transport) => Call) =>
-      Object.fromEntries(TRANSPORTS.map((transport) => [transport, call(transport)])) as Record<
-        Transport,
-        Call
-      >;
+    const directLookup = { body: { order_id: orderId }, headers: serviceHeaders };
+    const directCreate = {
+      body: creationInput,
+      headers: { ...serviceHeaders, 'idempotency-key': 'bench-direct-[<id>]' },
+    };
+    const relayPaths = (
+      build: (relay: (typeof relays)[keyof typeof relays], path: Path) => Call,
+    ): Record<(typeof RELAYS)[number], Call> => ({
+      relayGlobalFetch: build(relays.relayGlobalFetch, 'relayGlobalFetch'),
+      relayNodeFetch: build(relays.relayNodeFetch, 'relayNodeFetch'),
+    });
     lookups = await compare(
       'lookups',
+      { url: `${sandbox.url}/orders/lookup`, ...directLookup, processes: { sandbox: sandbox.url } },
       {
-        url: `${sandbox.url}/orders/lookup`,
-        body: { order_id: orderId },
-        headers: serviceHeaders,
-        processes: { sandbox: sandbox.url },
+        ...relayPaths((relay) => ({
+          url: `${relay.url}/api/checkout/lookup`,
+          body: { order_id: orderId, lookup_token: relay.info.lookupToken },
+          headers: {},
+          processes: { relay: relay.url, sandbox: sandbox.url },
+        })),
+        bareProxy: {
+          url: `${bareProxy.url}/orders/lookup`,
+          ...directLookup,
+          processes: { proxy: bareProxy.url, sandbox: sandbox.url },
+        },
       },
-      relayCalls((transport) => ({
-        url: `${relays[transport].url}/api/checkout/lookup`,
-        body: { order_id: orderId, lookup_token: relays[transport].info.lookupToken },
-        headers: {},
-        processes: { relay: relays[transport].url, sandbox: sandbox.url },
-      })),
     );
     creates = await compare(
       'creates',
+      { url: `${sandbox.url}/orders/new`, ...directCreate, processes: { sandbox: sandbox.url } },
       {
-        url: `${sandbox.url}/orders/new`,
-        body: creationInput,
-        headers: { ...serviceHeaders, 'idempotency-key': 'bench-direct-[<id>]' },
-        processes: { sandbox: sandbox.url },
+        ...relayPaths((relay, path) => ({
+          url: `${relay.url}/api/checkout/orders`,
+          body: intent,
+          headers: { 'idempotency-key': `bench-${path}-[<id>]` },
+          processes: { relay: relay.url, sandbox: sandbox.url },
+        })),
+        bareProxy: {
+          url: `${bareProxy.url}/orders/new`,
+          body: creationInput,
+          headers: { ...serviceHeaders, 'idempotency-key': 'bench-proxy-[<id>]' },
+          processes: { proxy: bareProxy.url, sandbox: sandbox.url },
+        },
       },
-      relayCalls((transport) => ({
-        url: `${relays[transport].url}/api/checkout/orders`,
-        body: intent,
-        headers: { 'idempotency-key': `bench-${transport}-[<id>]` },
-        processes: { relay: relays[transport].url, sandbox: sandbox.url },
-      })),
     );
   } finally {
-    for (const relay of Object.values(relays)) await relay.close();
+    for (const child of children) await child.close();
     await sandbox.close();
   }
 
   const targets = Object.fromEntries(
-    TRANSPORTS.map((transport) => {
-      const ratio = lookups.saturated.relayVersusDirect[transport];
-      const addedP99 = lookups.atFixedRate.addedLatencyP99Ms[transport];
+    RELAYS.map((path) => {
+      const ratio = lookups.throughput.versusDirect[path];
+      const addedP99 = lookups.pacedLatency.addedLatencyP99Ms[path];
       process.stdout.write(
-        `lookups through the relay (${transport}): ${(ratio * 100).toFixed(1)} % of direct (target ≥ ${TARGET_LOOKUP_RATIO * 100} %); p99 added ${addedP99} ms at ${lookups.atFixedRate.requestsPerSecond}/s (target ≤ ${TARGET_ADDED_P99_MS} ms)\n`,
+        `lookups through ${path}: ${(ratio * 100).toFixed(1)} % of direct (target ≥ ${TARGET_LOOKUP_RATIO * 100} %; a bare proxy reaches ${(lookups.throughput.versusDirect.bareProxy * 100).toFixed(1)} %); p99 added ${addedP99} ms paced at ${lookups.pacedLatency.requestsPerSecond}/s over ${CONNECTIONS} connections (target ≤ ${TARGET_ADDED_P99_MS} ms)\n`,
       );
       return [
-        transport,
+        path,
         {
           lookupRatio: { target: TARGET_LOOKUP_RATIO, measured: ratio, met: ratio >= TARGET_LOOKUP_RATIO },
           lookupAddedP99Ms: {
             target: TARGET_ADDED_P99_MS,
             measured: addedP99,
-            atRequestsPerSecond: lookups.atFixedRate.requestsPerSecond,
+            pacedAtRequestsPerSecond: lookups.pacedLatency.requestsPerSecond,
             met: addedP99 <= TARGET_ADDED_P99_MS,
           },
         },
@@ -311,13 +476,19 @@ async function main(): Promise<void> {
   );
   const file = await writeResults('relay', {
     settings: {
-      secondsPerRun: SECONDS,
+      secondsPerThroughputRun: SECONDS,
       warmUpSecondsPerRun: WARM_UP_SECONDS,
+      primeSecondsPerPath: PRIME_SECONDS,
       connections: CONNECTIONS,
-      transport: 'loopback HTTP/1.1; the sandbox and each relay in a child process; autocannon in this one',
-      relay:
-        'createCheckoutRelay().node on node:http, rate limiter on (bucket too big to refuse); globalFetch = the default, nodeFetch = fetch: createNodeFetch()',
-      fixedRate: 'half the slower relay’s saturated rate, rounded to 50/s, for every path',
+      transport: 'loopback HTTP/1.1; the sandbox, each relay and the bare proxy in a child process each',
+      paths: {
+        direct: 'autocannon → sandbox',
+        relayGlobalFetch: 'autocannon → createCheckoutRelay().node (default: global fetch) → sandbox',
+        relayNodeFetch: 'autocannon → createCheckoutRelay({ fetch: createNodeFetch() }).node → sandbox',
+        bareProxy: 'autocannon → node:http server forwarding with http.request, no work → sandbox',
+      },
+      pacedLatency:
+        'requests evenly spaced at a quarter of the slower relay’s throughput, round-robin over 100 keep-alive connections, timed from their due time',
     },
     lookups,
     creates,

@@ -18,6 +18,7 @@ import {
   type PaymentFailureCode,
   SERVICE_IDEMPOTENCY_KEY_PATTERN,
   SERVICE_MAX_BODY_BYTES,
+  SERVICE_MAX_JSON_DEPTH,
   type ServiceErrorKind,
 } from '../shared/service-contract.js';
 import {
@@ -507,7 +508,25 @@ async function readObjectBody(request: Request): Promise<object | Response> {
     throw error;
   }
   if (!isJsonObject(body)) return failure(request, 'invalidRequest', 'The body must be a JSON object.');
+  if (nestsDeeperThan(body, SERVICE_MAX_JSON_DEPTH)) {
+    return failure(
+      request,
+      'invalidRequest',
+      `The body nests more than ${SERVICE_MAX_JSON_DEPTH} levels deep.`,
+    );
+  }
   return body;
+}
+
+/** True when objects and arrays in `value` nest deeper than `maxDepth`; iterative, so any body is safe to check. */
+function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  const pending: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.node === null || typeof next.node !== 'object') continue;
+    if (next.depth > maxDepth) return true;
+    for (const child of Object.values(next.node)) pending.push({ node: child, depth: next.depth + 1 });
+  }
+  return false;
 }
 
 // Every answer names its request: behind the Node adapter that makes it a lightweight Response.

@@ -259,14 +259,8 @@ export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRela
   }
 
   /** The answer for a failed service call: upstream details go to `onEvent` only. */
-  function upstreamFailure(route: RelayRoute, error: unknown, request: Request): Response {
-    if (!(error instanceof ServiceError)) {
-      if (request.signal.aborted) {
-        emit({ type: 'request_aborted', route });
-        return errorResponse('upstreamFailed', GENERIC_UPSTREAM_MESSAGE);
-      }
-      throw error;
-    }
+  function upstreamFailure(route: RelayRoute, error: unknown): Response {
+    if (!(error instanceof ServiceError)) throw error;
     const response = browserAnswerFor(route, error);
     emit({ type: 'upstream_error', route, answeredStatus: response.status, error });
     return response;
@@ -326,10 +320,11 @@ export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRela
           payment_method_data: intent.payment_method_data,
           line_items: lineItems,
         },
-        { idempotencyKey, signal: request.signal },
+        // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
+        { idempotencyKey },
       );
     } catch (error) {
-      return upstreamFailure('create', error, request);
+      return upstreamFailure('create', error);
     }
     const { order } = answer;
     emit({
@@ -341,12 +336,15 @@ export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRela
       customer: { ...intent.customer_data },
       idempotencyKey,
     });
+    // The order exists but its answer will not arrive: the element retries with the same key and gets it.
+    if (request.signal.aborted) emit({ type: 'request_aborted', route: 'create', orderId: order.id });
     // Built field by field: nothing else of the service's answer (customer, totals) reaches the browser.
     const created: CreateAnswer = {
       order: { id: order.id, status: order.status, payment: { status: order.payment.status } },
       lookup_token: await lookupTokens.sign(order.id),
     };
-    return jsonResponse(created);
+    // Given the request, the Node adapter gets a light Response it writes without a web stream.
+    return jsonResponse(created, 200, undefined, request);
   }
 
   async function lookupOrder(request: Request, context?: NodeRequestContext): Promise<Response> {
@@ -368,9 +366,9 @@ export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRela
     }
     let order: Awaited<ReturnType<typeof client.orders.lookup>>['order'];
     try {
-      ({ order } = await client.orders.lookup(orderId, { signal: request.signal }));
+      ({ order } = await client.orders.lookup(orderId));
     } catch (error) {
-      return upstreamFailure('lookup', error, request);
+      return upstreamFailure('lookup', error);
     }
     emit({
       type: 'order_looked_up',
@@ -386,7 +384,7 @@ export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRela
         payment: { status: order.payment.status },
       },
     };
-    return jsonResponse(answer);
+    return jsonResponse(answer, 200, undefined, request);
   }
 
   /** Wraps a route: CORS, preflight, method, and a bare 500 for anything unexpected. */

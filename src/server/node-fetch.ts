@@ -72,7 +72,17 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
         settle(() => reject(signal?.reason));
         outgoing.destroy();
       };
-      const outgoing = request(url, { method: init.method ?? 'GET', headers, agent }, (incoming) => {
+      const target = {
+        protocol: url.protocol,
+        // node:http wants an IPv6 host without the URL's brackets.
+        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: init.method ?? 'GET',
+        headers,
+        agent,
+      };
+      const outgoing = request(target, (incoming) => {
         readAnswer(incoming).then(
           (bytes) => settle(() => resolve(toResponse(incoming, bytes))),
           (error: unknown) => fail(error),
@@ -126,14 +136,102 @@ async function readAnswer(incoming: IncomingMessage): Promise<Uint8Array> {
 }
 
 function toResponse(incoming: IncomingMessage, bytes: Uint8Array): Response {
-  const headers = new Headers();
-  for (let index = 0; index < incoming.rawHeaders.length; index += 2) {
-    headers.append(incoming.rawHeaders[index] as string, incoming.rawHeaders[index + 1] as string);
-  }
   const status = incoming.statusCode ?? 0;
-  return new Response(NULL_BODY_STATUSES.has(status) ? null : (bytes as Uint8Array<ArrayBuffer>), {
+  return new BufferedResponse(
+    NULL_BODY_STATUSES.has(status) ? new Uint8Array(0) : bytes,
     status,
-    statusText: incoming.statusMessage ?? '',
-    headers,
-  });
+    incoming.statusMessage ?? '',
+    incoming.rawHeaders,
+  );
+}
+
+/**
+ * A Response over bytes already read. On Node 20 `new Response(bytes)` builds
+ * a web stream for the body, which costs more than the rest of a small call;
+ * this one keeps the bytes and builds the stream only if `body` is asked for.
+ */
+class BufferedResponse extends Response {
+  readonly #bytes: Uint8Array;
+  #used = false;
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+
+  #rawHeaders: readonly string[] | undefined;
+  #headers: Headers | undefined;
+
+  constructor(bytes: Uint8Array, status: number, statusText: string, rawHeaders?: readonly string[]) {
+    super(null, { status, statusText });
+    this.#bytes = bytes;
+    this.#rawHeaders = rawHeaders;
+  }
+
+  /** Built on first read: a caller that only needs the status and body never pays for a Headers. */
+  override get headers(): Headers {
+    if (this.#headers === undefined) {
+      this.#headers = new Headers();
+      const raw = this.#rawHeaders ?? [];
+      for (let index = 0; index < raw.length; index += 2) {
+        this.#headers.append(raw[index] as string, raw[index + 1] as string);
+      }
+    }
+    return this.#headers;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (this.#stream === undefined) {
+      if (this.#bytes.byteLength === 0 || this.#used) return null;
+      const bytes = this.#take();
+      this.#stream = new ReadableStream({
+        start(controller) {
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+    }
+    return this.#stream;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return this.#take().buffer;
+  }
+
+  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.#take();
+  }
+
+  override async blob(): Promise<Blob> {
+    return new Blob([this.#take()], { type: this.headers.get('content-type') ?? '' });
+  }
+
+  override async text(): Promise<string> {
+    this.#markUsed();
+    return new TextDecoder().decode(this.#bytes);
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  override clone(): Response {
+    if (this.#used) throw new TypeError('The body of this Response was already used.');
+    const copy = new BufferedResponse(this.#bytes.slice(), this.status, this.statusText);
+    this.headers.forEach((value, name) => {
+      copy.headers.append(name, value);
+    });
+    return copy;
+  }
+
+  /** A fresh copy of the bytes, once: a body is read one time, as fetch's is. */
+  #take(): Uint8Array<ArrayBuffer> {
+    this.#markUsed();
+    return this.#bytes.slice();
+  }
+
+  #markUsed(): void {
+    if (this.#used) throw new TypeError('The body of this Response was already used.');
+    this.#used = true;
+  }
 }

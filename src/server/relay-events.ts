@@ -81,9 +81,10 @@ export type CheckoutRelayEvent =
       error: unknown;
     }
   | {
-      /** The browser went away before the answer was ready. */
+      /** The browser went away while its order was being created; it will retry with the same key. */
       type: 'request_aborted';
-      route: RelayRoute;
+      route: 'create';
+      orderId: string;
     }
   | {
       type: 'warning';

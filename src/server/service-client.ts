@@ -229,14 +229,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   }
 
   function interpret<Output>(request: Call<Output>, response: Response, text: string): Output {
-    const requestId = response.headers.get(REQUEST_ID_HEADER) ?? undefined;
+    // Headers are read only for an error: on Node a lazily built Headers is then never built.
+    const requestIdOf = () => response.headers.get(REQUEST_ID_HEADER) ?? undefined;
     const json = parseJson(text);
     if (response.ok) {
       if (json === undefined) {
         throw invalidResponse(
           response.status,
           `The service's answer to ${request.path} is not JSON.`,
-          requestId,
+          requestIdOf(),
         );
       }
       const parsed = request.answerSchema.safeParse(json);
@@ -246,12 +247,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         throw invalidResponse(
           response.status,
           redact(`The service's answer to ${request.path} is not the documented shape (${where}).`),
-          requestId,
+          requestIdOf(),
         );
       }
       return parsed.data;
     }
-    throw errorFromAnswer(request.path, response, json, requestId);
+    throw errorFromAnswer(request.path, response, json, requestIdOf());
   }
 
   function errorFromAnswer(

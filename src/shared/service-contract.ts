@@ -144,6 +144,13 @@ export const DEFAULT_LIST_PAGE_SIZE = 100;
 export const SERVICE_MAX_BODY_BYTES = 64 * 1024;
 
 /**
+ * Deepest nesting of objects and arrays in a JSON body the service accepts;
+ * deeper is `400`. Every valid body is a few levels deep, and code that walks
+ * a body (the idempotency fingerprint) must not run out of stack on a hostile one.
+ */
+export const SERVICE_MAX_JSON_DEPTH = 32;
+
+/**
  * Idempotency keys the service accepts (spec §4 leaves the form open): 1–255
  * visible ASCII characters, so a relay may prefix the shopper's key with a scope.
  * Anything else is `400` with `param: "Idempotency-Key"`.

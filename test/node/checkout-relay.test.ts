@@ -335,6 +335,40 @@ describe('createCheckoutRelay', () => {
       }
     });
 
+    it('a shopper who leaves mid-create: the order is still made once, reported, and the retry gets it', async () => {
+      const slow = await startSandbox({ port: 0, approveAfterMs: 60_000, processingDelayMs: 300 });
+      events = [];
+      const relay = relayWith({ baseUrl: slow.url });
+      const server = await listen(relay.node);
+      try {
+        const key = crypto.randomUUID();
+        const send = (signal?: AbortSignal) =>
+          fetch(`${server.url}/api/checkout/orders`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': key },
+            body: JSON.stringify(intent()),
+            ...(signal ? { signal } : {}),
+          });
+        await assert.rejects(send(AbortSignal.timeout(100)));
+        for (
+          let waited = 0;
+          !events.some((event) => event.type === 'request_aborted') && waited < 5000;
+          waited += 50
+        ) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const aborted = events.find((event) => event.type === 'request_aborted');
+        assert.ok(aborted && aborted.type === 'request_aborted', 'the merchant hears the shopper left');
+        const retried = await send();
+        assert.equal(retried.status, 200);
+        assert.equal((await retried.json()).order.id, aborted.orderId);
+        assert.equal(slow.sandbox.createdOrderCount, 1);
+      } finally {
+        await server.close();
+        await slow.close();
+      }
+    });
+
     it('the same key with another intent is 422', async () => {
       const relay = relayWith();
       const key = crypto.randomUUID();

@@ -646,6 +646,43 @@ describe('createServiceClient', () => {
     });
   });
 
+  describe('createNodeFetch', () => {
+    it('answers like fetch: status, headers, a body read once, clone, null-body statuses', async () => {
+      const server = createServer((request, response) => {
+        response.writeHead(request.url === '/empty' ? 204 : 201, {
+          'x-echo': String(request.headers['x-test']),
+        });
+        response.end(request.url === '/empty' ? undefined : '{"created":true}');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const nodeFetch = createNodeFetch();
+        const answer = await nodeFetch(`${url}/things`, {
+          method: 'POST',
+          body: '{}',
+          headers: { 'X-Test': 'yes' },
+        });
+        assert.ok(answer instanceof Response);
+        assert.equal(answer.status, 201);
+        assert.equal(answer.ok, true);
+        assert.equal(answer.headers.get('x-echo'), 'yes');
+        const copy = answer.clone();
+        assert.deepEqual(await answer.json(), { created: true });
+        assert.equal(answer.bodyUsed, true);
+        await assert.rejects(answer.text(), TypeError);
+        assert.equal(await new Response(copy.body).text(), '{"created":true}');
+        const empty = await nodeFetch(`${url}/empty`);
+        assert.equal(empty.status, 204);
+        assert.equal(empty.body, null);
+        await assert.rejects(nodeFetch('ftp://example.com/'), TypeError);
+      } finally {
+        server.close();
+        server.closeAllConnections();
+      }
+    });
+  });
+
   describe('backoff', () => {
     it('draws full jitter under an exponential, capped ceiling', () => {
       assert.deepEqual(
