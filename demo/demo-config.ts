@@ -15,6 +15,7 @@ export const DEMO_CONFIG_PATH = '/api/demo/config';
 
 /** Languages the demo's checkout speaks, as the element's `locale` values. */
 export const DEMO_LOCALES = ['en', 'fr'] as const;
+/** One of the demo's languages. */
 export type DemoLocale = (typeof DEMO_LOCALES)[number];
 
 /** A product the demo shop sells; `price.value` is in minor units (pesewas). */

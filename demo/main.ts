@@ -24,8 +24,6 @@ import { THEME_PROPERTY_NAMES } from './page/theme.js';
 
 /** The demo's own memory of the order the phone follows, so a reload can show its prompt again. */
 const ORDER_STORAGE_KEY = 'pay-checkout-demo:order-id';
-/** States in which the shopper can no longer change the cart: an attempt is under way. */
-const CART_LOCKED_STATES = new Set(['submitting', 'requires_action', 'timeout', 'error', 'paid', 'failed']);
 
 const checkout = findCheckout();
 const quantity = requireById('quantity', HTMLSelectElement);
@@ -254,7 +252,8 @@ function handlePayEvent(event: CustomEvent<unknown>): void {
 }
 
 function followState(state: string): void {
-  quantity.disabled = CART_LOCKED_STATES.has(state);
+  // Once an attempt is under way (any state but idle), the cart it prices is fixed.
+  quantity.disabled = state !== 'idle';
   startOver.hidden = state !== 'paid';
   if (state === 'idle') {
     sessionStorage.removeItem(ORDER_STORAGE_KEY);

@@ -8,10 +8,12 @@ import { DEMO_LOCALES, type DemoLocale } from '../demo-config.js';
 
 /** Themes of the demo page and of the element in it. */
 export const THEMES = ['light', 'dark'] as const;
+/** One of the demo's themes. */
 export type Theme = (typeof THEMES)[number];
 
 /** The two brand colours the demo shows the element in. */
 export const BRANDS = ['gold', 'indigo'] as const;
+/** One of the demo's brand colours. */
 export type Brand = (typeof BRANDS)[number];
 
 /** Everything the switches and the URL set. */

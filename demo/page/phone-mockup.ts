@@ -5,10 +5,12 @@
  * on one screen. It follows the element's events; it never drives the element.
  */
 import { formatAmount } from '../../src/element/format-amount.js';
+import type { PaymentPromptJson } from '../../src/sandbox/index.js';
+import { classifyPaymentStatus } from '../../src/shared/service-contract.js';
 import type { DemoLocale } from '../demo-config.js';
 import { createNode } from './dom.js';
 import { PHONE_STRINGS, type PhoneStrings } from './phone-strings.js';
-import { carrierName, type PaymentPrompt, type SandboxControls, walletName } from './sandbox-controls.js';
+import { carrierName, type SandboxControls, walletName } from './sandbox-controls.js';
 
 /** What the phone screen shows. */
 export type PhoneScreen = 'home' | 'service' | 'loading' | 'prompt' | 'paid' | 'failed' | 'unreachable';
@@ -44,7 +46,7 @@ export class PhoneMockup {
   #locale: DemoLocale;
   #screen: PhoneScreen;
   #orderId: string | undefined;
-  #prompt: PaymentPrompt | undefined;
+  #prompt: PaymentPromptJson | undefined;
   #answering: 'approve' | 'decline' | undefined;
   #timedOut = false;
   #load: AbortController | undefined;
@@ -217,7 +219,7 @@ export class PhoneMockup {
   }
 
   #promptCard(strings: PhoneStrings): HTMLElement {
-    const prompt = this.#prompt as PaymentPrompt;
+    const prompt = this.#prompt as PaymentPromptJson;
     const busy = this.#answering !== undefined;
     const button = (action: 'approve' | 'decline', label: string, busyLabel: string): HTMLButtonElement => {
       const node = createNode(
@@ -298,10 +300,10 @@ export class PhoneMockup {
   }
 }
 
+/** The screen of a payment status: its outcome once final (contract §3), else the prompt. */
 function screenForStatus(status: string): PhoneScreen {
-  if (status === 'paid') return 'paid';
-  if (status === 'failed' || status === 'cancelled' || status === 'expired') return 'failed';
-  return 'prompt';
+  const outcome = classifyPaymentStatus(status);
+  return outcome === 'pending' ? 'prompt' : outcome;
 }
 
 /** `or_7Hk…Q2xz`: enough of the id to match it with the shop's receipt. */

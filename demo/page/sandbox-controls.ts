@@ -3,20 +3,12 @@
  * read the prompt the payer would see, and answer it. Test mode only; it
  * takes no key, so the browser may call it.
  */
-/** The prompt a payer's phone shows for one payment. */
-export interface PaymentPrompt {
-  order_id: string;
-  status: string;
-  amount: { currency: string; value: number };
-  issuer: string;
-  number_masked: string;
-  merchant_name: string;
-}
+import type { PaymentPromptJson } from '../../src/sandbox/index.js';
 
 /** Calls to one sandbox's control surface. */
 export interface SandboxControls {
   /** The prompt of an order's payment. */
-  prompt(orderId: string, signal?: AbortSignal): Promise<PaymentPrompt>;
+  prompt(orderId: string, signal?: AbortSignal): Promise<PaymentPromptJson>;
   /** The payer approves: the payment becomes `paid`. */
   approve(orderId: string): Promise<void>;
   /** The payer declines: the payment becomes `failed`. */
@@ -57,7 +49,7 @@ export function createSandboxControls(controlUrl: string, fetchImpl: typeof fetc
   };
   return {
     async prompt(orderId, signal) {
-      const body = (await post('prompt', orderId, signal)) as { prompt?: PaymentPrompt };
+      const body = (await post('prompt', orderId, signal)) as { prompt?: PaymentPromptJson };
       if (!body.prompt)
         throw new SandboxControlRequestError(500, 'invalid_answer', 'No prompt in the answer.');
       return body.prompt;

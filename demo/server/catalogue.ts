@@ -4,7 +4,7 @@
  * (contract §3: "the merchant's server prices `cart`").
  */
 import * as z from 'zod/mini';
-import type { Currency } from '../../src/shared/service-contract.js';
+import type { PricedLineItem } from '../../src/server/index.js';
 import type { DemoProduct } from '../demo-config.js';
 
 /** Most units of one product a single cart may hold. */
@@ -51,12 +51,6 @@ const cartSchema = z.object({
     ),
 });
 
-/** A line item as the service's order creation input shapes it (spec §2). */
-export interface ProductLineItem {
-  type: 'product';
-  product: { name: string; price: { currency: Currency; value: number }; quantity: number };
-}
-
 /** Why a cart could not be priced, with the dotted `param` the error shape carries. */
 export interface CartProblem {
   message: string;
@@ -67,7 +61,7 @@ export interface CartProblem {
  * Prices a cart from the catalogue. Returns the line items to charge, or the
  * first problem found: not a cart, an unknown product, a bad quantity, a product listed twice.
  */
-export function priceDemoCart(cart: unknown): { lineItems: ProductLineItem[] } | { problem: CartProblem } {
+export function priceDemoCart(cart: unknown): { lineItems: PricedLineItem[] } | { problem: CartProblem } {
   const parsed = cartSchema.safeParse(cart);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -77,7 +71,7 @@ export function priceDemoCart(cart: unknown): { lineItems: ProductLineItem[] } |
     return { problem: { message: issue?.message ?? 'The cart is not valid.', param: `cart${path}` } };
   }
   const seen = new Set<string>();
-  const lineItems: ProductLineItem[] = [];
+  const lineItems: PricedLineItem[] = [];
   for (const [index, item] of parsed.data.items.entries()) {
     const param = `cart.items[${index}].product_id`;
     const product = DEMO_CATALOGUE.find((candidate) => candidate.id === item.product_id);

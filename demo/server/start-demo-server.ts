@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createSandbox, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox, SANDBOX_CONTROL_PATH, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
 import { errorResponse, jsonResponse } from '../../src/server/http.js';
 import {
   CartError,
@@ -139,7 +139,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     merchantName: DEMO_MERCHANT_NAME,
     products: DEMO_CATALOGUE,
     checkout: CHECKOUT_PATHS,
-    sandbox: sandbox ? { controlUrl: `${SANDBOX_BASE_PATH}/_sandbox/payments`, approveAfterMs } : null,
+    sandbox: sandbox ? { controlUrl: `${SANDBOX_BASE_PATH}${SANDBOX_CONTROL_PATH}`, approveAfterMs } : null,
     embed: { version: packageVersion(), integrity: embed.integrity },
   };
 

@@ -4,6 +4,7 @@
  * Creates retry by themselves, always with the same idempotency key, so a
  * flaky network costs a wait, never a second order.
  */
+import { equalJitterDelay, sleep } from '../shared/backoff.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/service-contract.js';
 import type { CreateAnswer, LookupAnswer, LookupRequest } from '../shared/wire.js';
 import { readCreateAnswer, readErrorBody, readLookupAnswer } from './wire-guards.js';
@@ -64,15 +65,6 @@ export interface RequestOptions {
 }
 
 /**
- * Exponential backoff before try `attempt + 1`, capped at `maxMs`, half of
- * it random so that many phones coming back online do not retry in step.
- */
-export function jitteredBackoff(baseMs: number, attempt: number, maxMs: number): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** attempt);
-  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-}
-
-/**
  * `POST {create-url}` with the intent, already serialised so every retry
  * sends the very same bytes under the same `Idempotency-Key`. Retries no
  * answer, an unreadable answer, `5xx`, `409` and `429` (after `Retry-After`).
@@ -96,7 +88,8 @@ export async function createOrder(
       ) {
         throw error;
       }
-      const backoff = jitteredBackoff(CREATE_RETRY_BASE_MS, attempt, CREATE_RETRY_MAX_MS);
+      // Half of each wait is random, so that many phones coming back online do not retry in step.
+      const backoff = equalJitterDelay(attempt, CREATE_RETRY_BASE_MS, CREATE_RETRY_MAX_MS);
       await sleep(Math.max(backoff, retryAfterMs), options.signal);
     }
   }
@@ -182,20 +175,4 @@ function errorFromAnswer({ status, headers }: Response, json: unknown): Checkout
 /** `Retry-After` in milliseconds: the relay sends seconds (contract §3); an HTTP date counts as absent. */
 export function parseRetryAfter(value: string | null): number | undefined {
   return value && /^\s*\d+\s*$/.test(value) ? Number(value) * 1000 : undefined;
-}
-
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -7,7 +7,7 @@
  * stays out of the browser bundle: zod/mini costs 4.5 KiB gzip of a 16 KiB budget.)
  */
 import { parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
-import type { Issuer } from '../shared/service-contract.js';
+import { CUSTOMER_NAME_MAX_LENGTH, type Issuer } from '../shared/service-contract.js';
 import type { CheckoutIntent } from '../shared/wire.js';
 
 /** The `name`s of the form controls (contract §2). */
@@ -36,9 +36,6 @@ export type FieldError =
 /** The invalid fields and why. */
 export type FieldErrors = Partial<Record<FieldName, FieldError>>;
 
-/** Longest name; the same as the wire's CUSTOMER_NAME_MAX_LENGTH (a test pins the two). */
-export const NAME_MAX_LENGTH = 120;
-
 /** The intent a form becomes, or the fields that keep it from being sent. */
 export type FormCheck = { ok: true; intent: CheckoutIntent } | { ok: false; errors: FieldErrors };
 
@@ -51,7 +48,7 @@ export function checkForm(values: FormValues, allowedIssuers: readonly Issuer[],
   const errors: FieldErrors = {};
   const name = values.customer_name.trim();
   if (!name) errors.customer_name = 'nameRequired';
-  else if (name.length > NAME_MAX_LENGTH) errors.customer_name = 'nameTooLong';
+  else if (name.length > CUSTOMER_NAME_MAX_LENGTH) errors.customer_name = 'nameTooLong';
   const number = parseGhanaMobileNumber(values.number);
   if (!number) errors.number = values.number.trim() ? 'numberInvalid' : 'numberRequired';
   const { issuer } = values;

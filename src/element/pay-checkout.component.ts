@@ -7,7 +7,12 @@ import {
   type TemplateResult,
 } from 'lit';
 import { detectIssuer, parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
-import { classifyPaymentStatus, type Issuer } from '../shared/service-contract.js';
+import {
+  CUSTOMER_NAME_MAX_LENGTH,
+  classifyPaymentStatus,
+  type Issuer,
+  ORDER_ID_PATTERN,
+} from '../shared/service-contract.js';
 import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.js';
 import {
   AttemptStore,
@@ -25,7 +30,6 @@ import {
   type FormValues,
   fieldForParam,
   formatLocalNumber,
-  NAME_MAX_LENGTH,
   refusedFieldError,
 } from './checkout-form.js';
 import { CHECKOUT_STATE, type CheckoutEvent, type CheckoutState, transition } from './checkout-machine.js';
@@ -40,9 +44,6 @@ import { type FailureReason, type PayCheckoutStrings, resolveStrings } from './s
 
 /** `poll-timeout` when the attribute is missing or not a positive number: about five minutes to approve. */
 export const POLL_TIMEOUT_DEFAULT_MS = 360_000;
-
-/** The service's order ids; the same as wire.ts ORDER_ID_PATTERN (a test pins the two). */
-export const ORDER_ID_PATTERN = /^or_[A-Za-z0-9_-]{1,64}$/;
 
 /** Why the element refuses to work: a configuration the shopper cannot fix. */
 export type Refusal = 'secret_key_exposed' | 'missing_url' | 'invalid_cart';
@@ -715,7 +716,11 @@ ${this.#renderFieldError(name, text)}</div>`;
 
   #renderFieldError(name: FieldName, text: PayCheckoutStrings): TemplateResult {
     const error = this.fieldErrors[name];
-    const message = !error ? '' : error === 'nameTooLong' ? text.nameTooLong(NAME_MAX_LENGTH) : text[error];
+    const message = !error
+      ? ''
+      : error === 'nameTooLong'
+        ? text.nameTooLong(CUSTOMER_NAME_MAX_LENGTH)
+        : text[error];
     return html`<p id="${name}-error" class="error" part="error">${message}</p>`;
   }
 

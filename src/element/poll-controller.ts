@@ -6,11 +6,12 @@
  * answer, a timeout or disconnect. Uses `setTimeout` only and leaves none behind.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { equalJitterDelay } from '../shared/backoff.js';
 import type { LookupAnswer } from '../shared/wire.js';
-import { jitteredBackoff } from './checkout-api.js';
 
-/** The poll interval bounds of spec §8: 2 to 5 seconds. */
+/** The shortest poll interval (spec §8: poll every 2 to 5 seconds). */
 export const POLL_INTERVAL_MIN_MS = 2_000;
+/** The longest poll interval (spec §8). */
 export const POLL_INTERVAL_MAX_MS = 5_000;
 /** Used when `poll-interval` is missing or not a number. */
 export const POLL_INTERVAL_DEFAULT_MS = 3_000;
@@ -42,13 +43,8 @@ export interface PollHandlers {
 }
 
 /** Delay before the next lookup after `failures` failures in a row (≥ 1). */
-export function pollBackoffDelay(
-  intervalMs: number,
-  failures: number,
-  random: () => number = Math.random,
-): number {
-  const ceiling = Math.min(POLL_BACKOFF_MAX_MS, intervalMs * 2 ** failures);
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+export function pollBackoffDelay(intervalMs: number, failures: number): number {
+  return equalJitterDelay(failures, intervalMs, POLL_BACKOFF_MAX_MS);
 }
 
 /** The one owner of polling for an element. */
@@ -168,9 +164,7 @@ export class PollController implements ReactiveController {
       if (navigator.onLine !== false) this.#setConnection('trouble');
       if (this.#timedOut()) return;
       const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs ?? 0;
-      this.#schedule(
-        Math.max(jitteredBackoff(this.#intervalMs, this.#failures, POLL_BACKOFF_MAX_MS), retryAfterMs),
-      );
+      this.#schedule(Math.max(pollBackoffDelay(this.#intervalMs, this.#failures), retryAfterMs));
       return;
     }
     if (run.signal.aborted || this.#inFlight !== run) return;

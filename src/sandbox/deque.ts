@@ -30,11 +30,6 @@ export class Deque<T> {
     return item;
   }
 
-  /** The oldest item, without removing it. */
-  peek(): T | undefined {
-    return this.#length === 0 ? undefined : this.#items[this.#head];
-  }
-
   /** The item at `index` counted from the oldest (0); undefined outside. */
   at(index: number): T | undefined {
     if (index < 0 || index >= this.#length) return undefined;

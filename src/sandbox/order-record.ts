@@ -83,6 +83,13 @@ export function payerResponseFor(localNumber: string): PayerResponse {
   }
 }
 
+/** How each simulated payer response settles the payment: paid, or failed with this code. */
+const SETTLEMENT_OF: Record<Exclude<PayerResponse, 'never_answers'>, PaymentFailureCode | undefined> = {
+  approves: undefined,
+  declines: PAYMENT_FAILURE_CODE.declined,
+  insufficient_funds: PAYMENT_FAILURE_CODE.insufficientFunds,
+};
+
 /**
  * Applies the payer's answer if it is due by `now`. The settlement time is
  * when the payer answered, not when someone looked.
@@ -90,28 +97,8 @@ export function payerResponseFor(localNumber: string): PayerResponse {
 export function settleDuePayment(order: OrderRecord, now: number): void {
   const payment = order.payment;
   if (payment.status !== PAYMENT_STATUS.requiresAction || now < payment.respondsAt) return;
-  const settledAt = isoTime(payment.respondsAt);
-  switch (payment.payerResponse) {
-    case 'approves':
-      order.payment = { status: PAYMENT_STATUS.paid, settledAt };
-      break;
-    case 'declines':
-      order.payment = {
-        status: PAYMENT_STATUS.failed,
-        settledAt,
-        failureCode: PAYMENT_FAILURE_CODE.declined,
-      };
-      break;
-    case 'insufficient_funds':
-      order.payment = {
-        status: PAYMENT_STATUS.failed,
-        settledAt,
-        failureCode: PAYMENT_FAILURE_CODE.insufficientFunds,
-      };
-      break;
-    case 'never_answers':
-      break;
-  }
+  if (payment.payerResponse === 'never_answers') return;
+  order.payment = settledPayment(isoTime(payment.respondsAt), SETTLEMENT_OF[payment.payerResponse]);
 }
 
 /**
@@ -125,11 +112,15 @@ export function answerPayment(
 ): boolean {
   settleDuePayment(order, now);
   if (order.payment.status !== PAYMENT_STATUS.requiresAction) return false;
-  const settledAt = isoTime(now);
-  order.payment = answer.approve
-    ? { status: PAYMENT_STATUS.paid, settledAt }
-    : { status: PAYMENT_STATUS.failed, settledAt, failureCode: answer.failureCode };
+  order.payment = settledPayment(isoTime(now), answer.approve ? undefined : answer.failureCode);
   return true;
+}
+
+/** A payment settled at `settledAt`: paid, or failed with `failureCode`. */
+function settledPayment(settledAt: string, failureCode: PaymentFailureCode | undefined): PaymentState {
+  return failureCode === undefined
+    ? { status: PAYMENT_STATUS.paid, settledAt }
+    : { status: PAYMENT_STATUS.failed, settledAt, failureCode };
 }
 
 /** ISO 8601 in UTC with milliseconds and `Z` (spec §2 allows an offset or `Z`). */

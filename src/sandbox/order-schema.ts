@@ -4,16 +4,17 @@
  * `ORDER_INPUT_LIMITS`). The first problem becomes a `400` with a dotted `param`.
  */
 import * as z from 'zod/mini';
-import { parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
+import { INTERNATIONAL_PHONE_PATTERN, isLocalMobileNumber } from '../shared/ghana-mobile-money.js';
 import {
   CURRENCIES,
   ID_PREFIX,
   ISSUERS,
+  ORDER_ID_PATTERN,
   ORDER_INPUT_LIMITS,
   PAGE_SIZE_MAX,
   PAGE_SIZE_MIN,
 } from '../shared/service-contract.js';
-import { issueParam, ORDER_ID_PATTERN } from '../shared/wire.js';
+import { issueParam } from '../shared/wire.js';
 
 const moneySchema = z.object(
   {
@@ -30,16 +31,7 @@ const lineItemSchema = z.object(
     type: z.literal('product', 'type must be "product".'),
     product: z.object(
       {
-        name: z
-          .string('name must be a string.')
-          .check(
-            z.trim(),
-            z.minLength(1, 'name must not be empty.'),
-            z.maxLength(
-              ORDER_INPUT_LIMITS.productNameMaxLength,
-              `name must be at most ${ORDER_INPUT_LIMITS.productNameMaxLength} characters.`,
-            ),
-          ),
+        name: nameSchema(ORDER_INPUT_LIMITS.productNameMaxLength),
         price: moneySchema,
         quantity: z
           .int('quantity must be a whole number.')
@@ -71,19 +63,12 @@ const lineItemsSchema = z.array(lineItemSchema, 'line_items must be an array of 
 
 const customerDataSchema = z.object(
   {
-    name: z
-      .string('name must be a string.')
-      .check(
-        z.trim(),
-        z.minLength(1, 'name must not be empty.'),
-        z.maxLength(
-          ORDER_INPUT_LIMITS.customerNameMaxLength,
-          `name must be at most ${ORDER_INPUT_LIMITS.customerNameMaxLength} characters.`,
-        ),
-      ),
+    name: nameSchema(ORDER_INPUT_LIMITS.customerNameMaxLength),
     phone_number: z
       .string('phone_number must be a string.')
-      .check(z.regex(/^\+233\d{9}$/, 'phone_number must be in international form, +233XXXXXXXXX.')),
+      .check(
+        z.regex(INTERNATIONAL_PHONE_PATTERN, 'phone_number must be in international form, +233XXXXXXXXX.'),
+      ),
   },
   'customer_data must be an object { name, phone_number }.',
 );
@@ -98,7 +83,7 @@ const paymentMethodDataSchema = z.object(
           .string('number must be a string.')
           .check(
             z.refine(
-              (number) => /^0\d{9}$/.test(number) && parseGhanaMobileNumber(number) !== null,
+              isLocalMobileNumber,
               'number must be a Ghanaian mobile-money number in local form, 0XXXXXXXXX, of a known network prefix.',
             ),
           ),
@@ -196,4 +181,15 @@ export function orderTotal(items: readonly { product: { price: { value: number }
 
 function idPattern(prefix: string): RegExp {
   return new RegExp(`^${prefix}[A-Za-z0-9]{1,64}$`);
+}
+
+/** A product's or a customer's `name`: trimmed, then 1 to `maxLength` characters. */
+function nameSchema(maxLength: number) {
+  return z
+    .string('name must be a string.')
+    .check(
+      z.trim(),
+      z.minLength(1, 'name must not be empty.'),
+      z.maxLength(maxLength, `name must be at most ${maxLength} characters.`),
+    );
 }

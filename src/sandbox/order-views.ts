@@ -15,16 +15,13 @@ import {
 } from '../shared/service-contract.js';
 import type { Customer, LineItem, MobileMoneyMethod, Money, OrderRecord } from './order-record.js';
 
-/** The order of `/orders/new` and `/orders/lookup` (spec §2, plus the fields marked ours). */
-export interface OrderJson {
-  id: string;
-  status: string;
-  initiated_at: string;
-  completed_at?: string;
-  line_item_group: { products_count: number; total: Money };
+/**
+ * The order of `/orders/new` and `/orders/lookup` (spec §2, plus the fields
+ * marked ours): a page's order with its line items and the whole payment.
+ */
+export interface OrderJson extends OrderPageItemJson {
   /** Ours: the line items as validated (names trimmed). */
   line_items: LineItem[];
-  customer?: Customer;
   payment: PaymentJson;
 }
 
@@ -94,13 +91,9 @@ export interface ChimeJson {
 /** The full order; call after {@link settleDuePayment}. */
 export function orderJson(order: OrderRecord): OrderJson {
   return {
-    id: order.id,
-    status: orderStatus(order),
-    initiated_at: order.initiatedAt,
-    ...completedAtField(order),
-    line_item_group: lineItemGroup(order),
+    ...orderSummary(order),
     line_items: order.lineItems as LineItem[],
-    ...(order.customer ? { customer: order.customer } : {}),
+    ...customerField(order),
     payment: paymentJson(order),
   };
 }
@@ -108,12 +101,8 @@ export function orderJson(order: OrderRecord): OrderJson {
 /** The order as a page lists it. */
 export function orderPageItemJson(order: OrderRecord): OrderPageItemJson {
   return {
-    id: order.id,
-    status: orderStatus(order),
-    initiated_at: order.initiatedAt,
-    ...completedAtField(order),
-    line_item_group: lineItemGroup(order),
-    ...(order.customer ? { customer: order.customer } : {}),
+    ...orderSummary(order),
+    ...customerField(order),
     payment: { status: order.payment.status },
   };
 }
@@ -185,8 +174,19 @@ function completedAtField(order: OrderRecord): { completed_at?: string } {
   return order.payment.status === PAYMENT_STATUS.paid ? { completed_at: order.payment.settledAt } : {};
 }
 
-function lineItemGroup(order: OrderRecord): OrderJson['line_item_group'] {
-  return { products_count: order.productsCount, total: { ...order.total } };
+/** The fields the full order and a page's order open with, in the order they are sent. */
+function orderSummary(order: OrderRecord): Omit<OrderPageItemJson, 'customer' | 'payment'> {
+  return {
+    id: order.id,
+    status: orderStatus(order),
+    initiated_at: order.initiatedAt,
+    ...completedAtField(order),
+    line_item_group: { products_count: order.productsCount, total: { ...order.total } },
+  };
+}
+
+function customerField(order: OrderRecord): { customer?: Customer } {
+  return order.customer ? { customer: order.customer } : {};
 }
 
 function paymentJson(order: OrderRecord): PaymentJson {

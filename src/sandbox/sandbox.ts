@@ -7,6 +7,7 @@
  * graph, so it runs on edge runtimes as well as on Node.
  */
 import { errorResponse, isJsonObject, jsonResponse, RequestBodyError, readJsonBody } from '../server/http.js';
+import { sleep } from '../shared/backoff.js';
 import {
   ID_PREFIX,
   IDEMPOTENCY_KEY_HEADER,
@@ -134,12 +135,11 @@ const DEFAULT_MAX_IDEMPOTENCY_RECORDS = 100_000;
 /** The path of the sandbox's own control surface, under the base path. */
 export const SANDBOX_CONTROL_PATH = '/_sandbox/payments';
 
+/** The answer of a read endpoint, once its key and body are checked. */
+type ReadAnswer = (request: Request, body: object, session: Session) => Response;
+
 type ServiceRoute =
-  | {
-      kind: 'read';
-      permission: Permission;
-      answer: (request: Request, body: object, session: Session) => Response;
-    }
+  | { kind: 'read'; permission: Permission; answer: ReadAnswer }
   | { kind: 'create-order'; permission: Permission };
 
 /** Creates a sandbox; see {@link SandboxOptions}. */
@@ -178,40 +178,17 @@ class SandboxService implements Sandbox {
       revoke: (key) => registry.revoke(key),
       sessionFor: (key) => registry.sessionFor(key),
     };
+    const read = (permission: Permission, answer: ReadAnswer): ServiceRoute => ({
+      kind: 'read',
+      permission,
+      answer: answer.bind(this),
+    });
     this.#routes = new Map<string, ServiceRoute>([
       ['/orders/new', { kind: 'create-order', permission: 'orders:write' }],
-      [
-        '/orders/lookup',
-        {
-          kind: 'read',
-          permission: 'orders:read',
-          answer: (request, body, session) => this.#lookupOrder(request, body, session),
-        },
-      ],
-      [
-        '/orders/page',
-        {
-          kind: 'read',
-          permission: 'orders:read',
-          answer: (request, body, session) => this.#pageOrders(request, body, session),
-        },
-      ],
-      [
-        '/otp/lookup',
-        {
-          kind: 'read',
-          permission: 'otp:read',
-          answer: (request, body, session) => this.#lookupOtp(request, body, session),
-        },
-      ],
-      [
-        '/chimes/lookup',
-        {
-          kind: 'read',
-          permission: 'chimes:read',
-          answer: (request, body, session) => this.#lookupChime(request, body, session),
-        },
-      ],
+      ['/orders/lookup', read('orders:read', this.#lookupOrder)],
+      ['/orders/page', read('orders:read', this.#pageOrders)],
+      ['/otp/lookup', read('otp:read', this.#lookupOtp)],
+      ['/chimes/lookup', read('chimes:read', this.#lookupChime)],
     ]);
     // Callers pass `sandbox.handle` around on its own (toNodeListener, edge `fetch` exports).
     this.handle = this.handle.bind(this);
@@ -345,7 +322,7 @@ class SandboxService implements Sandbox {
         ? undefined
         : this.#idempotency.reserve(authentication.apiKey, idempotencyKey, fingerprint, now);
     try {
-      if (this.#processingDelayMs > 0) await delay(this.#processingDelayMs);
+      if (this.#processingDelayMs > 0) await sleep(this.#processingDelayMs);
       const order = this.#createOrder(input.value, authentication.session);
       const answer: StoredAnswer = { status: ORDER_CREATED_STATUS, body: { order: orderJson(order) } };
       reservation?.complete(answer);
@@ -570,8 +547,4 @@ function normaliseBasePath(basePath: string): string {
 function nonNegative(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a number of at least 0.`);
   return value;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,5 +1,5 @@
 /**
- * The merchant relay (issue #3, contract §3): the part a merchant mounts on
+ * The merchant relay (contract §1, §3): the part a merchant mounts on
  * their own server between `<pay-checkout>` and the payments service. It holds
  * the secret key, prices the cart itself, scopes idempotency keys, signs and
  * checks lookup tokens, limits abuse, and answers the browser with status
@@ -236,10 +236,7 @@ export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRela
     }
     if (decision.allowed) return undefined;
     emit({ type: 'rate_limited', route, clientKey, retryAfterMs: decision.retryAfterMs });
-    const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    return errorResponse('rateLimited', `Too many requests. Try again in ${seconds} s.`, {
-      headers: { [RETRY_AFTER_HEADER]: String(seconds) },
-    });
+    return rateLimitedResponse(decision.retryAfterMs);
   }
 
   /** Reads the JSON body within the contract's limit; a ready answer for 413, 415 and bad JSON. */
@@ -455,12 +452,7 @@ function browserAnswerFor(route: RelayRoute, error: ServiceError): Response {
           'This Idempotency-Key was already used for another checkout. Start a new attempt with a new key.',
         );
   }
-  if (error instanceof ServiceRateLimitError) {
-    const seconds = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
-    return errorResponse('rateLimited', `Too many requests. Try again in ${seconds} s.`, {
-      headers: { [RETRY_AFTER_HEADER]: String(seconds) },
-    });
-  }
+  if (error instanceof ServiceRateLimitError) return rateLimitedResponse(error.retryAfterMs ?? 1000);
   if (route === 'lookup' && error instanceof ServiceNotFoundError) {
     return errorResponse('resourceNotFound', 'No such order.');
   }
@@ -476,6 +468,14 @@ function browserAnswerFor(route: RelayRoute, error: ServiceError): Response {
     });
   }
   return errorResponse('upstreamFailed', GENERIC_UPSTREAM_MESSAGE);
+}
+
+/** `429` with `Retry-After` in whole seconds, at least one (contract §3). */
+function rateLimitedResponse(retryAfterMs: number): Response {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return errorResponse('rateLimited', `Too many requests. Try again in ${seconds} s.`, {
+    headers: { [RETRY_AFTER_HEADER]: String(seconds) },
+  });
 }
 
 /** `response` with `headers` added; copies it when its headers are immutable. */

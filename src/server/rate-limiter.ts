@@ -1,8 +1,9 @@
 /**
- * Token-bucket rate limits (issue #3: abuse limits per client address). The
- * bucket math is a pure function; where buckets live is a
- * {@link RateLimitStore}, so a merchant running several instances can keep
- * them in a shared store (Redis with a small script doing {@link takeToken}).
+ * Token-bucket rate limits per client address (contract §3: `429` with
+ * `Retry-After`; creates are limited by default). The bucket math is a pure
+ * function; where buckets live is a {@link RateLimitStore}, so a merchant
+ * running several instances can keep them in a shared store (Redis with a
+ * small script doing {@link takeToken}).
  * The default store is in memory and bounded.
  */
 

@@ -5,6 +5,7 @@
  * (fetch, AbortSignal, crypto.randomUUID), so it runs on Node and edge runtimes.
  */
 import type * as z from 'zod/mini';
+import { fullJitterDelay, sleep } from '../shared/backoff.js';
 import {
   DEFAULT_LIST_PAGE_SIZE,
   IDEMPOTENCY_KEY_HEADER,
@@ -15,7 +16,7 @@ import {
   SERVICE_ERRORS,
 } from '../shared/service-contract.js';
 import { issueParam } from '../shared/wire.js';
-import { DEFAULT_BACKOFF, fullJitterDelay, parseRetryAfter, sleep } from './backoff.js';
+import { parseRetryAfter } from './retry-after.js';
 import { assertSecretKey, redactSecret } from './secret-key.js';
 import {
   CLIENT_ERROR_CODES,
@@ -128,6 +129,10 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RETRIES = 3;
 /** Default longest `Retry-After` waited out. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 20_000;
+/** Full-jitter backoff between retries: the first waits up to 200 ms, then up to 400, 800… */
+export const RETRY_BACKOFF_BASE_MS = 200;
+/** …and no retry waits over 5 s. */
+export const RETRY_BACKOFF_CAP_MS = 5_000;
 
 interface Call<Output> {
   path: string;
@@ -168,7 +173,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         return await attempt(request);
       } catch (error) {
         if (!isRetryable(error) || retry >= maxRetries) throw error;
-        let delay = fullJitterDelay(retry, random, DEFAULT_BACKOFF);
+        let delay = fullJitterDelay(retry, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS, random);
         if (error instanceof ServiceRateLimitError && error.retryAfterMs !== undefined) {
           if (error.retryAfterMs > maxRetryAfterMs) throw error;
           delay = Math.max(delay, error.retryAfterMs);
@@ -312,16 +317,14 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   return {
     orders: {
       create(input, options = {}) {
-        const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
-        if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-          return Promise.reject(
-            invalidInput(
+        return guard(() => {
+          const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
+          if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+            throw invalidInput(
               IDEMPOTENCY_KEY_HEADER,
               'An idempotency key is 16 to 255 characters of A-Z a-z 0-9 _ -.',
-            ),
-          );
-        }
-        try {
+            );
+          }
           const body = validated(orderCreateInputSchema, input);
           return call({
             path: '/orders/new',
@@ -330,9 +333,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
             idempotencyKey,
             signal: options.signal,
           });
-        } catch (error) {
-          return Promise.reject(error);
-        }
+        });
       },
       lookup(orderId, options = {}) {
         return lookupBy(

@@ -13,6 +13,7 @@ export const moneySchema = z.looseObject({
   currency: z.string().check(z.regex(/^[a-z]{3}$/, 'Use a lowercase three-letter currency code.')),
   value: z.int('Give the value as an integer number of minor units.'),
 });
+/** A money object as the service sends it. */
 export type Money = z.infer<typeof moneySchema>;
 
 /** A product line (spec §2: `type: 'product'` with an object named like the type). */
@@ -24,6 +25,7 @@ export const productLineItemSchema = z.looseObject({
     quantity: z.int().check(z.positive('The quantity must be at least 1.')),
   }),
 });
+/** A product line as the service sends it. */
 export type ProductLineItem = z.infer<typeof productLineItemSchema>;
 
 /** Creation input (spec §2), every field typed, none required by the client. */
@@ -101,18 +103,22 @@ export const orderSchema = z.looseObject({
   ),
   payment: z.optional(paymentSchema),
 });
+/** An order as a page lists it. */
 export type Order = z.infer<typeof orderSchema>;
 
 /** An order read through lookup or creation: the same, with its `payment` (spec §4). */
 export const orderWithPaymentSchema = z.extend(orderSchema, { payment: paymentSchema });
+/** An order with its nested payment, as lookup and creation answer it. */
 export type OrderWithPayment = z.infer<typeof orderWithPaymentSchema>;
 
 /** `/orders/lookup` answer (spec §4). */
 export const orderLookupAnswerSchema = z.looseObject({ order: orderWithPaymentSchema });
+/** What `orders.lookup()` resolves to. */
 export type OrderLookupAnswer = z.infer<typeof orderLookupAnswerSchema>;
 
 /** `/orders/new` answer (not shown in spec §4; see ORDER_CREATE_ANSWER_FIELD). */
 export const orderCreateAnswerSchema = orderLookupAnswerSchema;
+/** What `orders.create()` resolves to. */
 export type OrderCreateAnswer = z.infer<typeof orderCreateAnswerSchema>;
 
 /** `/orders/page` answer (spec §4: the array is named after the resource). */
@@ -123,6 +129,7 @@ export const orderPageAnswerSchema = z.looseObject({
     orders: z.array(orderSchema),
   }),
 });
+/** What `orders.page()` resolves to. */
 export type OrderPageAnswer = z.infer<typeof orderPageAnswerSchema>;
 
 /** `/otp/lookup` body (not shown; see LOOKUP_ID_FIELDS). */
@@ -132,6 +139,7 @@ export const chimeLookupInputSchema = z.object({ chime_id: z.string().check(z.mi
 
 /** OTP and chime records are not shown (spec §2): any JSON object is accepted and kept whole. */
 export const unshownRecordAnswerSchema = z.looseObject({});
+/** What `otp.lookup()` and `chimes.lookup()` resolve to: the record as the service sent it. */
 export type UnshownRecordAnswer = z.infer<typeof unshownRecordAnswerSchema>;
 
 /** The error body of spec §7, read leniently: a service may add fields. */

@@ -38,6 +38,17 @@ export function parseGhanaMobileNumber(input: string): GhanaMobileNumber | null 
   return { local, international: `+233${match[1]}` };
 }
 
+/** A customer's `phone_number` in international form, `+233XXXXXXXXX` (spec §2). */
+export const INTERNATIONAL_PHONE_PATTERN = /^\+233\d{9}$/;
+
+/**
+ * True for a mobile-money `number` exactly as the service takes it: local
+ * form, `0XXXXXXXXX`, of a known network prefix (spec §2).
+ */
+export function isLocalMobileNumber(number: string): boolean {
+  return /^0\d{9}$/.test(number) && parseGhanaMobileNumber(number) !== null;
+}
+
 /**
  * The network a number's prefix belongs to, as soon as the first three local
  * digits are typed; undefined for an unknown prefix.

@@ -23,14 +23,17 @@ export const MONEY_VALUE_UNIT = 'minor';
 
 /** Currencies the service accepts (lowercase, spec §2). */
 export const CURRENCIES = ['ghs'] as const;
+/** One of the accepted currencies. */
 export type Currency = (typeof CURRENCIES)[number];
 
 /** Mobile-money networks, as the lowercase `issuer` codes of spec §2. */
 export const ISSUERS = ['mtn', 'telecel', 'at'] as const;
+/** One mobile-money network's `issuer` code. */
 export type Issuer = (typeof ISSUERS)[number];
 
-/** Page sizes accepted by every `/page` endpoint (spec §4, §8; contract §4). */
+/** Smallest page size every `/page` endpoint accepts (spec §4, §8; contract §4). */
 export const PAGE_SIZE_MIN = 1;
+/** Largest page size every `/page` endpoint accepts; more is `400`. */
 export const PAGE_SIZE_MAX = 256;
 
 /** Session lifetime after a key is checked (spec §5.4). */
@@ -94,6 +97,7 @@ export const SERVICE_ERRORS = {
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
 } as const;
 
+/** The name of one entry of SERVICE_ERRORS. */
 export type ServiceErrorKind = keyof typeof SERVICE_ERRORS;
 
 /** The error body every piece answers with (spec §7, plus `param` for invalid input). */
@@ -176,6 +180,12 @@ export const ID_PREFIX = {
 /** Length of the random base62 part after an identifier's prefix. */
 export const ID_RANDOM_LENGTH = 24;
 
+/**
+ * Order identifiers the element, the relay and the sandbox's lookup accept:
+ * spec §2 shows the `or_` prefix; the characters and the length bound are ours.
+ */
+export const ORDER_ID_PATTERN = /^or_[A-Za-z0-9_-]{1,64}$/;
+
 /** HTTP status of a successful `/orders/new`; the body is `{ order }`, the same order lookup returns. */
 export const ORDER_CREATED_STATUS = 200;
 
@@ -185,9 +195,16 @@ export const ORDER_CREATED_STATUS = 200;
  */
 export const PRODUCTS_COUNT_COUNTS = 'units';
 
+/**
+ * Longest customer name, trimmed. One limit for the element's form, the
+ * relay's wire schema and the service's order input: the checkout never
+ * sends on a name the service would refuse.
+ */
+export const CUSTOMER_NAME_MAX_LENGTH = 120;
+
 /** Limits of the order creation input (spec §2 does not show them). */
 export const ORDER_INPUT_LIMITS = {
-  customerNameMaxLength: 120,
+  customerNameMaxLength: CUSTOMER_NAME_MAX_LENGTH,
   lineItemsMax: 100,
   productNameMaxLength: 200,
   quantityMax: 1000,
@@ -198,6 +215,7 @@ export const PAYMENT_FAILURE_CODE = {
   declined: 'declined',
   insufficientFunds: 'insufficient_funds',
 } as const;
+/** One of the PAYMENT_FAILURE_CODE values. */
 export type PaymentFailureCode = (typeof PAYMENT_FAILURE_CODE)[keyof typeof PAYMENT_FAILURE_CODE];
 
 /** The one-time code of every test-mode OTP (spec §1.6, §5.7). */

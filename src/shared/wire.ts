@@ -4,11 +4,13 @@
  * validates with them. `zod/mini` keeps the browser free of `eval`.
  */
 import * as z from 'zod/mini';
-import { parseGhanaMobileNumber } from './ghana-mobile-money.js';
-import { IDEMPOTENCY_KEY_PATTERN, ISSUERS } from './service-contract.js';
-
-/** Longest customer name the checkout accepts. */
-export const CUSTOMER_NAME_MAX_LENGTH = 120;
+import { INTERNATIONAL_PHONE_PATTERN, isLocalMobileNumber } from './ghana-mobile-money.js';
+import {
+  CUSTOMER_NAME_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
+  ISSUERS,
+  ORDER_ID_PATTERN,
+} from './service-contract.js';
 
 const customerDataSchema = z.object({
   name: z
@@ -20,19 +22,16 @@ const customerDataSchema = z.object({
     ),
   phone_number: z
     .string('Enter the phone number in international form.')
-    .check(z.regex(/^\+233\d{9}$/, 'Enter the phone number in international form, +233XXXXXXXXX.')),
+    .check(
+      z.regex(INTERNATIONAL_PHONE_PATTERN, 'Enter the phone number in international form, +233XXXXXXXXX.'),
+    ),
 });
 
 const mobileMoneySchema = z.object({
   issuer: z.enum(ISSUERS, 'Choose the mobile-money network: mtn, telecel or at.'),
   number: z
     .string('Enter the mobile-money number.')
-    .check(
-      z.refine(
-        (number) => /^0\d{9}$/.test(number) && parseGhanaMobileNumber(number) !== null,
-        'Enter a Ghanaian mobile-money number, like 024 123 4567.',
-      ),
-    ),
+    .check(z.refine(isLocalMobileNumber, 'Enter a Ghanaian mobile-money number, like 024 123 4567.')),
 });
 
 /**
@@ -79,10 +78,8 @@ export const createAnswerSchema = z.object({
   }),
   lookup_token: z.string(),
 });
+/** The relay's answer to a create, as read. */
 export type CreateAnswer = z.infer<typeof createAnswerSchema>;
-
-/** Order identifiers as the service shapes them (spec §2). */
-export const ORDER_ID_PATTERN = /^or_[A-Za-z0-9_-]{1,64}$/;
 
 /** What the element sends to `lookup-url`. */
 export const lookupRequestSchema = z.object({
@@ -91,6 +88,7 @@ export const lookupRequestSchema = z.object({
     .string('Give the lookup_token.')
     .check(z.minLength(1, 'Give the lookup_token.'), z.maxLength(256, 'The lookup_token is too long.')),
 });
+/** A lookup request as sent on the wire. */
 export type LookupRequest = z.infer<typeof lookupRequestSchema>;
 
 /** The relay's answer to a lookup: status fields only, never customer data. */
@@ -102,6 +100,7 @@ export const lookupAnswerSchema = z.object({
     payment: paymentSummarySchema,
   }),
 });
+/** The relay's answer to a lookup, as read. */
 export type LookupAnswer = z.infer<typeof lookupAnswerSchema>;
 
 /** Error bodies from the relay and the service (spec §7, `param` for invalid input). */

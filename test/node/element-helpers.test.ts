@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CREATE_RETRY_MAX_MS, jitteredBackoff, parseRetryAfter } from '../../src/element/checkout-api.js';
+import { CREATE_RETRY_MAX_MS, parseRetryAfter } from '../../src/element/checkout-api.js';
 import { formatCountdown } from '../../src/element/countdown-controller.js';
 import { formatAmount } from '../../src/element/format-amount.js';
 import { allowedIssuers, ISSUER_DISPLAY } from '../../src/element/issuers.js';
 import { clampPollInterval } from '../../src/element/poll-controller.js';
 import { containsSecretKey } from '../../src/element/secret-key-guard.js';
 import { builtInLocale, EN_STRINGS, FR_STRINGS, resolveStrings } from '../../src/element/strings.js';
+import { equalJitterDelay } from '../../src/shared/backoff.js';
 import { ISSUERS } from '../../src/shared/service-contract.js';
 
 const normalise = (text: string) => text.replace(/\s/g, ' ');
@@ -32,7 +33,7 @@ describe('element helpers', () => {
 
   it('backs off exponentially with jitter, within its cap', () => {
     for (let attempt = 0; attempt < 10; attempt++) {
-      const delay = jitteredBackoff(700, attempt, CREATE_RETRY_MAX_MS);
+      const delay = equalJitterDelay(attempt, 700, CREATE_RETRY_MAX_MS);
       const ceiling = Math.min(CREATE_RETRY_MAX_MS, 700 * 2 ** attempt);
       assert.ok(delay >= ceiling / 2 - 1 && delay <= ceiling, `${attempt}: ${delay}`);
     }

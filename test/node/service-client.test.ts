@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
-import { fullJitterDelay, parseRetryAfter } from '../../src/server/backoff.js';
 import {
   createNodeFetch,
   createServiceClient,
@@ -26,6 +25,9 @@ import {
   ServiceRateLimitError,
   ServiceTimeoutError,
 } from '../../src/server/index.js';
+import { parseRetryAfter } from '../../src/server/retry-after.js';
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS } from '../../src/server/service-client.js';
+import { fullJitterDelay } from '../../src/shared/backoff.js';
 import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
 
 const SECRET = SANDBOX_KEYS.secret;
@@ -686,11 +688,13 @@ describe('createServiceClient', () => {
   describe('backoff', () => {
     it('draws full jitter under an exponential, capped ceiling', () => {
       assert.deepEqual(
-        [0, 1, 2, 3, 10].map((retry) => fullJitterDelay(retry, () => 0.999999)),
+        [0, 1, 2, 3, 10].map((retry) =>
+          fullJitterDelay(retry, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS, () => 0.999999),
+        ),
         [199, 399, 799, 1599, 4999],
       );
       assert.equal(
-        fullJitterDelay(4, () => 0),
+        fullJitterDelay(4, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS, () => 0),
         0,
       );
     });
