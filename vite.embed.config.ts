@@ -1,6 +1,6 @@
 /**
  * Builds the one-file embed: `dist/pay-checkout.embed.js`, the element with
- * Lit and zod/mini bundled, for a single `<script>` tag. The unbundled ES
+ * Lit bundled, for a single `<script>` tag. The unbundled ES
  * modules for npm come from `tsc -p tsconfig.build.json`.
  */
 import { defineConfig, type Plugin } from 'vite';

@@ -5,14 +5,23 @@
  */
 import type { CheckoutRelayEvent } from '../../src/server/index.js';
 
-/** Makes a formatter that remembers the last status of each order it printed. */
+/** Orders whose last status the log remembers; a demo left running for days stays bounded. */
+const REMEMBERED_ORDERS = 1000;
+
+/** Makes a formatter that remembers the last status of the orders it printed most recently. */
 export function createRelayLogFormatter(): (event: CheckoutRelayEvent) => string | undefined {
   const lastStatus = new Map<string, string>();
+  const remember = (orderId: string, status: string): void => {
+    lastStatus.delete(orderId);
+    lastStatus.set(orderId, status);
+    // Maps keep insertion order: the first key is the order printed longest ago.
+    if (lastStatus.size > REMEMBERED_ORDERS) lastStatus.delete(lastStatus.keys().next().value as string);
+  };
   return (event) => {
     switch (event.type) {
       case 'order_created': {
         const replayed = lastStatus.has(event.orderId);
-        lastStatus.set(event.orderId, event.paymentStatus);
+        remember(event.orderId, event.paymentStatus);
         const total = event.lineItems.reduce(
           (sum, item) => sum + item.product.price.value * item.product.quantity,
           0,
@@ -22,7 +31,7 @@ export function createRelayLogFormatter(): (event: CheckoutRelayEvent) => string
       }
       case 'order_looked_up': {
         if (lastStatus.get(event.orderId) === event.paymentStatus) return undefined;
-        lastStatus.set(event.orderId, event.paymentStatus);
+        remember(event.orderId, event.paymentStatus);
         return `order ${event.orderId}: payment ${event.paymentStatus}`;
       }
       case 'request_rejected':

@@ -21,7 +21,12 @@ const moneySchema = z.object(
     currency: z.enum(CURRENCIES, `currency must be one of: ${CURRENCIES.join(', ')} (lowercase).`),
     value: z
       .int('value must be a whole number of minor units (pesewas).')
-      .check(z.positive('value must be more than 0.')),
+      .check(
+        z.gte(
+          ORDER_INPUT_LIMITS.priceValueMin,
+          `value must be at least ${ORDER_INPUT_LIMITS.priceValueMin}.`,
+        ),
+      ),
   },
   'price must be a money object { currency, value }.',
 );

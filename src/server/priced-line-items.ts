@@ -19,7 +19,7 @@ const pricedLineItemSchema = z.object({
     name: z.string().check(z.trim(), z.minLength(1), z.maxLength(ORDER_INPUT_LIMITS.productNameMaxLength)),
     price: z.object({
       currency: z.enum(CURRENCIES),
-      value: z.int().check(z.gte(0)),
+      value: z.int().check(z.gte(ORDER_INPUT_LIMITS.priceValueMin)),
     }),
     quantity: z.int().check(z.positive(), z.lte(ORDER_INPUT_LIMITS.quantityMax)),
   }),
@@ -34,10 +34,6 @@ const pricedLineItemsSchema = z.array(pricedLineItemSchema).check(
   z.refine(
     (items) => new Set(items.map((item) => item.product.price.currency)).size <= 1,
     'priceCart returned line items in more than one currency.',
-  ),
-  z.refine(
-    (items) => items.some((item) => item.product.price.value > 0),
-    'priceCart returned a cart that costs nothing.',
   ),
 );
 

@@ -208,6 +208,8 @@ export const ORDER_INPUT_LIMITS = {
   lineItemsMax: 100,
   productNameMaxLength: 200,
   quantityMax: 1000,
+  /** Every line item costs something: the service refuses a price of 0. */
+  priceValueMin: 1,
 } as const;
 
 /** Why a payment failed, in `order.payment.failure_code` (spec §3 shows no failure fields). */

@@ -289,6 +289,24 @@ describe('createCheckoutRelay', () => {
       const reported = events.filter((event) => event.type === 'price_cart_failed').at(-1);
       assert.ok(reported && reported.type === 'price_cart_failed' && /line_items\[0\]/.test(reported.reason));
     });
+
+    it('a free line item from priceCart is refused before the service is called, as the service would', async () => {
+      events = [];
+      const before = sandbox.createdOrderCount;
+      const free = relayWith({
+        priceCart: () => [
+          {
+            type: 'product',
+            product: { name: 'Gift wrap', price: { currency: 'ghs', value: 0 }, quantity: 1 },
+          },
+        ],
+      });
+      const answer = await free.create(createRequest(intent()), CLIENT);
+      assert.equal(answer.status, 500);
+      assert.equal(sandbox.createdOrderCount, before);
+      const reported = events.filter((event) => event.type === 'price_cart_failed').at(-1);
+      assert.ok(reported && reported.type === 'price_cart_failed' && /price\.value/.test(reported.reason));
+    });
   });
 
   describe('idempotency', () => {
