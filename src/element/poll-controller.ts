@@ -170,7 +170,8 @@ export class PollController implements ReactiveController {
     if (run.signal.aborted || this.#inFlight !== run) return;
     this.#inFlight = undefined;
     this.#failures = 0;
-    this.#setConnection('ok');
+    // An answer already on its way can land just after the device went offline: it stays offline.
+    this.#setConnection(navigator.onLine === false ? 'offline' : 'ok');
     if (this.#handlers.onAnswer(answer)) return this.stop();
     if (this.#timedOut()) return;
     this.#schedule(this.#intervalMs);
