@@ -10,12 +10,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { listen } from '../src/server/node-adapter.js';
 
 /** What a load run is given. */
 export interface LoadOptions {
@@ -110,7 +109,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
  * and answers a small JSON object, the least any JSON endpoint does.
  */
 export async function startBareJsonServer(): Promise<StartedServer> {
-  const server = createServer((request, response) => {
+  return listen((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -131,16 +130,6 @@ export async function startBareJsonServer(): Promise<StartedServer> {
         .end(answer);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 /**

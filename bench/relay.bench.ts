@@ -19,14 +19,7 @@
  * relays keep their rate limiter on (with a bucket too big to refuse) so its
  * cost is counted. Writes bench/results/relay.json.
  */
-import {
-  Agent,
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import {
   createCheckoutRelay,
@@ -143,7 +136,7 @@ export async function serveRelay({
 export async function serveBareProxy({ sandboxUrl }: { sandboxUrl: string }): Promise<StartedServer> {
   const target = new URL(sandboxUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  const server = createServer(
+  return listen(
     withCpuReport((incoming, outgoing) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -175,16 +168,6 @@ export async function serveBareProxy({ sandboxUrl }: { sandboxUrl: string }): Pr
       });
     }),
   );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 interface Call {

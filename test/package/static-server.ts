@@ -3,9 +3,8 @@
  * 127.0.0.1, a free port, nothing but files under one directory.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
+import { listen } from '../../src/server/node-adapter.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -24,7 +23,7 @@ export interface StaticServer {
 
 /** Serves the files under `root` (`/` is `index.html`); anything else is `404`. */
 export async function serveDirectory(root: string): Promise<StaticServer> {
-  const server = createServer((request, response) => {
+  return listen((request, response) => {
     const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
     const file = normalize(join(root, pathname === '/' ? 'index.html' : pathname));
     if (!file.startsWith(root + sep)) {
@@ -39,14 +38,4 @@ export async function serveDirectory(root: string): Promise<StaticServer> {
       () => response.writeHead(404).end(),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
