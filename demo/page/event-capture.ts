@@ -4,28 +4,14 @@
  * code has run. Imported first by `main.ts`; events are kept until
  * {@link onPayEvent} subscribes, then handed over in order.
  */
-
-/** Every event of contract §2, in the order the table lists them. */
-export const PAY_EVENT_NAMES = [
-  'pay-submit',
-  'pay-created',
-  'pay-requires-action',
-  'pay-paid',
-  'pay-failed',
-  'pay-timeout',
-  'pay-error',
-  'pay-state-change',
-] as const;
-
-/** The name of one of the element's events. */
-export type PayEventName = (typeof PAY_EVENT_NAMES)[number];
+import { PAY_CHECKOUT_EVENT_NAMES } from '../../src/element/events.js';
 
 type Listener = (event: CustomEvent<unknown>) => void;
 
 const early: CustomEvent<unknown>[] = [];
 let listener: Listener | undefined;
 
-for (const name of PAY_EVENT_NAMES) {
+for (const name of PAY_CHECKOUT_EVENT_NAMES) {
   // Capture on the document: the events bubble and are composed (contract §2).
   document.addEventListener(
     name,

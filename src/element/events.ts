@@ -72,6 +72,21 @@ export interface PayCheckoutEventDetails {
 /** The name of one of the element's events. */
 export type PayCheckoutEventName = keyof PayCheckoutEventDetails;
 
+/**
+ * Every event name, in the order of contract §2's table: for pages and tests
+ * that listen to them all. The record makes a missing or extra name a type error.
+ */
+export const PAY_CHECKOUT_EVENT_NAMES = Object.keys({
+  'pay-submit': true,
+  'pay-created': true,
+  'pay-requires-action': true,
+  'pay-paid': true,
+  'pay-failed': true,
+  'pay-timeout': true,
+  'pay-error': true,
+  'pay-state-change': true,
+} satisfies Record<PayCheckoutEventName, true>) as readonly PayCheckoutEventName[];
+
 /** Fired before the create call; cancelable. */
 export type PaySubmitEvent = CustomEvent<PaySubmitDetail>;
 /** Fired once the order exists. */

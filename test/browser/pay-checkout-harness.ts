@@ -5,7 +5,7 @@
  */
 
 import type { CheckoutState } from '../../src/element/checkout-machine.js';
-import type { PayCheckoutEventName } from '../../src/element/events.js';
+import { PAY_CHECKOUT_EVENT_NAMES, type PayCheckoutEventName } from '../../src/element/events.js';
 import type { PayCheckout } from '../../src/element/pay-checkout.component.js';
 import type { CreateRecord, Faults } from './checkout-test-server.js';
 
@@ -120,16 +120,7 @@ export class EventLog {
   readonly events: { type: PayCheckoutEventName; detail: Record<string, unknown> }[] = [];
 
   constructor(target: EventTarget) {
-    for (const type of [
-      'pay-submit',
-      'pay-created',
-      'pay-requires-action',
-      'pay-paid',
-      'pay-failed',
-      'pay-timeout',
-      'pay-error',
-      'pay-state-change',
-    ] as const) {
+    for (const type of PAY_CHECKOUT_EVENT_NAMES) {
       target.addEventListener(type, (event) => {
         this.events.push({ type, detail: (event as CustomEvent).detail });
       });

@@ -10,6 +10,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { build, type Rollup } from 'vite';
+import { PAY_CHECKOUT_EVENT_NAMES, type PayCheckoutEventName } from '../../src/element/events.js';
 import { createSandbox, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
 import {
   type CheckoutRelayEvent,
@@ -28,21 +29,9 @@ export const CHECKOUT_URLS = { create: '/api/checkout/orders', lookup: '/api/che
 /** The relay's lookup secret in every stack, so a test can sign a token for an order it seeded. */
 export const STACK_LOOKUP_SECRET = 'fault-suite-lookup-secret-0123456789';
 
-/** Every event name of contract §2, in the order an attempt fires them. */
-export const PAY_EVENT_NAMES = [
-  'pay-submit',
-  'pay-created',
-  'pay-requires-action',
-  'pay-paid',
-  'pay-failed',
-  'pay-timeout',
-  'pay-error',
-  'pay-state-change',
-] as const;
-
 /** One event as the page recorded it. */
 export interface RecordedPayEvent {
-  type: (typeof PAY_EVENT_NAMES)[number];
+  type: PayCheckoutEventName;
   detail: Record<string, unknown>;
 }
 
@@ -125,7 +114,7 @@ export function checkoutPageHtml(attributes: Record<string, string>, mountElemen
 <script>
 // Kept in sessionStorage, so the count spans reloads: an event fires once per attempt, reloads included.
 window.__payEvents = JSON.parse(sessionStorage.getItem('__payEvents') || '[]');
-for (const type of ${JSON.stringify(PAY_EVENT_NAMES)}) {
+for (const type of ${JSON.stringify(PAY_CHECKOUT_EVENT_NAMES)}) {
   document.addEventListener(type, (event) => {
     window.__payEvents.push({ type, detail: JSON.parse(JSON.stringify(event.detail ?? null)) });
     sessionStorage.setItem('__payEvents', JSON.stringify(window.__payEvents));
