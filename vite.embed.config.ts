@@ -4,42 +4,12 @@
  * modules for npm come from `tsc -p tsconfig.build.json`.
  */
 import { defineConfig, type Plugin } from 'vite';
-
-/** A `css` tagged template without `${…}`: the only kind whose text is all CSS. */
-const STATIC_CSS_TEMPLATE = /\bcss`([^`$\\]*)`/g;
-
-/** A quoted string in CSS, whose spaces are its content. */
-const QUOTED = /("[^"]*"|'[^']*')/;
+import { minifyStylesModule } from './scripts/minify-css.mjs';
 
 /**
- * Minifies the stylesheet text of Lit `css` templates. The JavaScript
- * minifier leaves template text alone, and the embed pays for every byte of
- * it against its gzip budget (scripts/check-size.mjs). Only comments and
- * whitespace that CSS ignores go: spaces after `:` (never before, where they
- * are a descendant combinator: `a :hover`) and around `{ } ; ,`, never
- * inside quotes.
- */
-function minifyCss(text: string): string {
-  return text
-    .replace(/\/\*[\s\S]*?\*\//g, '')
-    .split(QUOTED)
-    .map((part, index) =>
-      index % 2 === 1
-        ? part
-        : part
-            .replace(/\s+/g, ' ')
-            .replace(/\s*([{};,])\s*/g, '$1')
-            .replace(/:\s+/g, ':')
-            .replace(/;}/g, '}'),
-    )
-    .join('')
-    .trim();
-}
-
-/**
- * Applies `minifyCss` to the element's `*.styles.ts` modules. Shorter text
- * moves whatever follows it, so only a module that ends with its template is
- * touched: then no code moves and the sourcemap stays exact (`map: null`).
+ * Minifies the stylesheets of the element's `*.styles.ts` modules, as the
+ * build does for the npm modules (scripts/minify-css.mjs). Only a module that
+ * ends with its template is touched, so the source map stays exact (`map: null`).
  */
 function minifyElementStyles(): Plugin {
   return {
@@ -47,16 +17,31 @@ function minifyElementStyles(): Plugin {
     transform: {
       filter: { id: /\/src\/element\/[^/]+\.styles\.ts$/ },
       handler(code) {
-        if (!/`;?\s*$/.test(code)) return null;
-        const minified = code.replace(STATIC_CSS_TEMPLATE, (_, css: string) => `css\`${minifyCss(css)}\``);
-        return { code: minified, map: null };
+        const minified = minifyStylesModule(code);
+        return minified === null ? null : { code: minified, map: null };
       },
     },
   };
 }
 
+/**
+ * Puts French in the bundle: the element's `load-french-strings.ts` fetches
+ * French as a chunk of its own, and the embed is one file with nothing else
+ * to load (contract §1), so it takes `load-french-strings.embed.ts` instead.
+ */
+function bundleFrenchStrings(): Plugin {
+  return {
+    name: 'pay-checkout:bundle-french-strings',
+    enforce: 'pre',
+    async resolveId(source, importer) {
+      if (source !== './load-french-strings.js' || !importer?.includes('/src/element/')) return null;
+      return this.resolve('./load-french-strings.embed.js', importer);
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [minifyElementStyles()],
+  plugins: [minifyElementStyles(), bundleFrenchStrings()],
   build: {
     outDir: 'dist',
     emptyOutDir: false,

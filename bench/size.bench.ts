@@ -1,11 +1,13 @@
 /**
  * What the element costs a page, gzip -9 (issue #6): the one-file embed
  * (budget 16 KiB) and the npm entry `pay-checkout` bundled and minified with
- * Lit left out, as an app that already has Lit pays for it (budget 8 KiB).
- * Both are built here from the sources with Vite, the embed with its own
- * config, so the figures never come from a stale `dist/`. Writes
+ * Lit left out, as an app that already has Lit pays for it (budget 8 KiB);
+ * the French texts are a chunk of their own that only French pages fetch.
+ * It runs `npm run build` first and bundles the ES modules in `dist/` as
+ * npm ships them, so no figure comes from a stale build. Writes
  * bench/results/size.json, with the modules that weigh most in the ESM entry.
  */
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Rolldown } from 'vite';
@@ -42,13 +44,18 @@ function sizeOf(code: string, budgetGzipBytes?: number): BundleSize {
   return { ...figures, budgetGzipBytes, withinBudget: gzipBytes <= budgetGzipBytes };
 }
 
-function onlyChunk(result: Awaited<ReturnType<typeof build>>): Rolldown.OutputChunk {
+function chunksOf(result: Awaited<ReturnType<typeof build>>): Rolldown.OutputChunk[] {
   const outputs = Array.isArray(result) ? result : [result];
-  for (const output of outputs) {
-    if (!('output' in output)) continue;
-    for (const item of output.output) if (item.type === 'chunk') return item;
-  }
-  throw new Error('The build produced no JavaScript chunk.');
+  return outputs.flatMap((output) =>
+    'output' in output ? output.output.filter((item) => item.type === 'chunk') : [],
+  );
+}
+
+/** The chunk a page loads first; others (French) load only when needed. */
+function entryChunk(result: Awaited<ReturnType<typeof build>>): Rolldown.OutputChunk {
+  const entry = chunksOf(result).find((chunk) => chunk.isEntry);
+  if (!entry) throw new Error('The build produced no entry chunk.');
+  return entry;
 }
 
 function contributors(chunk: Rolldown.OutputChunk, count: number): Contributor[] {
@@ -72,12 +79,14 @@ async function buildEmbed(): Promise<string> {
     logLevel: 'silent',
     build: { write: false },
   });
-  return onlyChunk(result).code;
+  const chunks = chunksOf(result);
+  if (chunks.length !== 1) throw new Error(`The embed must be one file; the build made ${chunks.length}.`);
+  return entryChunk(result).code;
 }
 
-/** `src/index.ts` as an app's bundler would ship it: minified, with or without Lit. */
-async function buildEsmEntry(withLit: boolean): Promise<Rolldown.OutputChunk> {
-  const result = await build({
+/** `dist/index.js` as an app's bundler would ship it: minified, with or without Lit. */
+async function buildEsm(withLit: boolean): Promise<Awaited<ReturnType<typeof build>>> {
+  return build({
     root,
     configFile: false,
     logLevel: 'silent',
@@ -86,7 +95,7 @@ async function buildEsmEntry(withLit: boolean): Promise<Rolldown.OutputChunk> {
       target: 'es2022',
       minify: true,
       sourcemap: false,
-      lib: { entry: `${root}src/index.ts`, formats: ['es'], fileName: 'index' },
+      lib: { entry: `${root}dist/index.js`, formats: ['es'], fileName: 'index' },
       rollupOptions: {
         external: withLit ? [] : (id) => LIT.test(id),
         // Vite's library mode keeps the whitespace and comments of an ES build
@@ -96,23 +105,31 @@ async function buildEsmEntry(withLit: boolean): Promise<Rolldown.OutputChunk> {
       },
     },
   });
-  return onlyChunk(result);
 }
 
+execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
 const embed = sizeOf(await buildEmbed(), EMBED_BUDGET_GZIP_BYTES);
-const withoutLitChunk = await buildEsmEntry(false);
+const withoutLit = await buildEsm(false);
+const withoutLitChunk = entryChunk(withoutLit);
 const esmWithoutLit = sizeOf(withoutLitChunk.code, ESM_WITHOUT_LIT_BUDGET_GZIP_BYTES);
-const esmWithLit = sizeOf((await buildEsmEntry(true)).code);
+const esmWithLit = sizeOf(entryChunk(await buildEsm(true)).code);
+const frenchChunk = chunksOf(withoutLit).find((chunk) =>
+  chunk.moduleIds.some((id) => id.endsWith('/fr-strings.js')),
+);
+if (!frenchChunk || frenchChunk.isEntry) throw new Error('French should be a chunk of its own.');
+const esmFrenchChunk = sizeOf(frenchChunk.code);
 
 const path = await writeResults('size', {
   settings: {
     compression: 'gzip level 9 (node:zlib)',
     bundler: 'Vite (Rolldown), minified, target es2022',
-    esmEntry: 'src/index.ts, lit, lit-html, lit-element and @lit/* external',
+    esmEntry: 'dist/index.js (after npm run build), lit, lit-html, lit-element and @lit/* external',
   },
   embed,
   esmWithoutLit,
   esmWithLit,
+  /** Fetched only by a checkout that speaks French. */
+  esmFrenchChunk,
   esmWithoutLitContributors: contributors(withoutLitChunk, 12),
 });
 
@@ -125,4 +142,5 @@ const line = (name: string, size: BundleSize) =>
 console.log(line('embed', embed));
 console.log(line('ESM entry without Lit', esmWithoutLit));
 console.log(line('ESM entry with Lit', esmWithLit));
+console.log(line('French, fetched on demand', esmFrenchChunk));
 console.log(`written to ${path}`);

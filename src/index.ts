@@ -25,10 +25,9 @@ export type {
 } from './element/events.js';
 export { PayCheckout } from './element/pay-checkout.js';
 export {
-  BUILT_IN_STRINGS,
+  type BuiltInLocale,
   EN_STRINGS,
   type FailureReason,
-  FR_STRINGS,
   type PayCheckoutStrings,
 } from './element/strings.js';
 export type { CheckoutIntent } from './shared/wire.js';

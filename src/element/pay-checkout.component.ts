@@ -40,7 +40,7 @@ import { allowedIssuers, ISSUER_DISPLAY } from './issuers.js';
 import { payCheckoutStyles } from './pay-checkout.styles.js';
 import { PollController } from './poll-controller.js';
 import { containsSecretKey } from './secret-key-guard.js';
-import { type FailureReason, type PayCheckoutStrings, resolveStrings } from './strings.js';
+import { type FailureReason, loadStrings, type PayCheckoutStrings, resolveStrings } from './strings.js';
 
 /** `poll-timeout` when the attribute is missing or not a positive number: about five minutes to approve. */
 export const POLL_TIMEOUT_DEFAULT_MS = 360_000;
@@ -218,6 +218,13 @@ export class PayCheckout extends LitElement {
     // The create is resent with the same key on reconnect; the controllers stop themselves.
     this.#createRun?.abort();
     this.#createRun = undefined;
+  }
+
+  /** Holds each render until the locale's texts are here, so a French page never flashes English. */
+  protected override scheduleUpdate(): ReturnType<LitElement['scheduleUpdate']> {
+    const loading = loadStrings(this.#locale);
+    if (!loading) return super.scheduleUpdate();
+    return loading.then(() => super.scheduleUpdate());
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {

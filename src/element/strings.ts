@@ -1,8 +1,11 @@
 /**
- * Every word the element shows or announces, in English and French. A page
+ * Every word the element shows or announces: English here, French in
+ * `fr-strings.ts`, fetched the first time a checkout needs it. A page
  * overrides any of them through the `strings` property; the rest come from
  * the locale (contract §2: `locale`, else the nearest `lang`, else English).
  */
+
+import { loadFrenchStrings } from './load-french-strings.js';
 
 /** Why a payment ended without being paid, from its terminal status. */
 export type FailureReason = 'failed' | 'cancelled' | 'expired';
@@ -103,66 +106,39 @@ export const EN_STRINGS: PayCheckoutStrings = {
   errorConfiguration: 'This checkout is not set up correctly. Please contact the shop.',
 };
 
-/** French. */
-export const FR_STRINGS: PayCheckoutStrings = {
-  formTitle: 'Payer par mobile money',
-  amountLabel: 'Total',
-  nameLabel: 'Votre nom',
-  numberLabel: 'Numéro mobile money',
-  numberHint: 'Par exemple 024 123 4567',
-  issuerLabel: 'Réseau',
-  issuerPlaceholder: 'Choisissez votre réseau',
-  pay: (amount) => `Payer ${amount}`.trim(),
-  nameRequired: 'Saisissez votre nom.',
-  nameTooLong: (maxLength) => `${maxLength} caractères au plus.`,
-  nameInvalid: 'La boutique n’a pas pu accepter ce nom.',
-  numberRequired: 'Saisissez votre numéro mobile money.',
-  numberInvalid: 'Saisissez un numéro mobile money du Ghana, par exemple 024 123 4567.',
-  issuerRequired: 'Choisissez votre réseau.',
-  earlierRequestOpen: 'Si la demande précédente arrive sur l’autre téléphone, refusez-la.',
-  submitting: 'Envoi de la demande de paiement…',
-  requiresActionTitle: 'Approuvez la demande sur votre téléphone',
-  requiresActionBody: (number, network) =>
-    `Demande de paiement envoyée${number ? ` au ${number}` : ''}${network ? ` (${network})` : ''}. Saisissez votre code sur le téléphone pour l’approuver.`,
-  ussdFallback: (ussdCode) =>
-    `Pas de demande ? Composez ${ussdCode} et approuvez-la dans vos approbations en attente.`,
-  timeLeft: (time) => `Temps restant : ${time}`,
-  useAnotherNumber: 'Utiliser un autre numéro',
-  offline: 'Vous êtes hors ligne. Nous vérifierons dès votre retour.',
-  connectionTrouble: 'Connexion difficile. Vérification en cours.',
-  paidTitle: 'Paiement reçu',
-  paidBody: (amount) => `Merci. Vous avez payé ${amount || 'le montant dû'}.`,
-  orderLabel: 'Commande',
-  failedTitle: 'Paiement non effectué',
-  failedReason: (reason) =>
-    `${{ failed: 'Le paiement a été refusé ou a échoué.', cancelled: 'Le paiement a été annulé.', expired: 'La demande a expiré avant l’approbation.' }[reason]} Aucun argent n’a été prélevé.`,
-  tryAgain: 'Réessayer',
-  timeoutTitle: 'Pas encore de réponse',
-  timeoutBody: 'Votre paiement peut encore aboutir : ne payez pas de nouveau. Vérifiez dans un instant.',
-  checkAgain: 'Vérifier de nouveau',
-  errorTitle: 'Un problème est survenu',
-  errorRetryable: 'Le service de paiement est injoignable. Réessayez : vous ne serez pas débité deux fois.',
-  errorLookup:
-    'Impossible de vérifier votre paiement. Ne payez pas de nouveau : contactez la boutique avec votre numéro de commande.',
-  errorConfiguration: 'Ce paiement n’est pas configuré correctement. Veuillez contacter la boutique.',
-};
-
-/** Locales with built-in strings. */
-export const BUILT_IN_STRINGS: Readonly<Record<'en' | 'fr', PayCheckoutStrings>> = {
-  en: EN_STRINGS,
-  fr: FR_STRINGS,
-};
+/** The locales with texts of their own; any other tag gets English. */
+export type BuiltInLocale = 'en' | 'fr';
 
 /** The built-in locale for a BCP 47 tag: `fr-CI` → `fr`; anything unknown → `en`. */
-export function builtInLocale(tag: string | undefined | null): 'en' | 'fr' {
+export function builtInLocale(tag: string | undefined | null): BuiltInLocale {
   const language = (tag ?? '').trim().toLowerCase().split(/[-_]/)[0];
   return language === 'fr' ? 'fr' : 'en';
 }
 
-/** The strings of a locale with the page's overrides on top. */
+/** The texts of each locale loaded so far. English ships with the element. */
+const loadedStrings: Partial<Record<BuiltInLocale, PayCheckoutStrings>> = { en: EN_STRINGS };
+let frenchLoading: Promise<void> | undefined;
+
+/**
+ * Loads the texts of a tag's locale, once per page. Undefined when they are
+ * already here. Never rejects: if the file cannot be fetched the checkout
+ * speaks English rather than not at all.
+ */
+export function loadStrings(tag: string | undefined | null): Promise<void> | undefined {
+  if (loadedStrings[builtInLocale(tag)]) return undefined;
+  frenchLoading ??= loadFrenchStrings().then(
+    (french) => {
+      loadedStrings.fr = french;
+    },
+    () => undefined,
+  );
+  return frenchLoading;
+}
+
+/** The strings of a locale with the page's overrides on top; English until the locale's own are loaded. */
 export function resolveStrings(
   tag: string | undefined | null,
   overrides?: Partial<PayCheckoutStrings> | null,
 ): PayCheckoutStrings {
-  return { ...BUILT_IN_STRINGS[builtInLocale(tag)], ...overrides };
+  return { ...(loadedStrings[builtInLocale(tag)] ?? EN_STRINGS), ...overrides };
 }

@@ -8,6 +8,7 @@ import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
 import sinon from 'sinon';
 import '../../src/element/pay-checkout.js';
 import type { PayCheckout } from '../../src/element/pay-checkout.component.js';
+import { EN_STRINGS } from '../../src/element/strings.js';
 import {
   armFaults,
   createOrderThroughRelay,
@@ -851,6 +852,34 @@ describe('<pay-checkout>', () => {
   });
 
   describe('in French', () => {
+    it('waits for its French texts rather than flashing English', async () => {
+      // The first French checkout of the page: its texts are still to be fetched.
+      const el = document.createElement('pay-checkout');
+      el.setAttribute('create-url', CREATE_URL);
+      el.setAttribute('lookup-url', LOOKUP_URL);
+      el.setAttribute('locale', 'fr');
+      document.body.append(el);
+      mounted.push(el);
+      const shown: string[] = [];
+      const root = el.shadowRoot as ShadowRoot;
+      new MutationObserver(() => shown.push(root.textContent ?? '')).observe(root, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+      await el.updateComplete;
+      await new Promise((resolve) => setTimeout(resolve));
+      expect(shown.join('|')).to.contain('Payer par mobile money');
+      expect(shown.join('|')).not.to.contain(EN_STRINGS.formTitle);
+
+      // An English checkout switched to French follows at once.
+      const english = await mount();
+      expect(english.harness.headingText).to.equal(EN_STRINGS.formTitle);
+      english.el.locale = 'fr';
+      await english.el.updateComplete;
+      expect(english.harness.headingText).to.equal('Payer par mobile money');
+    });
+
     it('speaks French with locale="fr", from the nearest lang, and takes overridden strings', async () => {
       const { el, harness } = await mount({ locale: 'fr' });
       await expect(el).to.be.accessible();

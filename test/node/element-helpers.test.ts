@@ -3,10 +3,11 @@ import { describe, it } from 'node:test';
 import { CREATE_RETRY_MAX_MS, parseRetryAfter } from '../../src/element/checkout-api.js';
 import { formatCountdown } from '../../src/element/countdown-controller.js';
 import { formatAmount } from '../../src/element/format-amount.js';
+import { FR_STRINGS } from '../../src/element/fr-strings.js';
 import { allowedIssuers, ISSUER_DISPLAY } from '../../src/element/issuers.js';
 import { clampPollInterval } from '../../src/element/poll-controller.js';
 import { containsSecretKey } from '../../src/element/secret-key-guard.js';
-import { builtInLocale, EN_STRINGS, FR_STRINGS, resolveStrings } from '../../src/element/strings.js';
+import { builtInLocale, EN_STRINGS, loadStrings, resolveStrings } from '../../src/element/strings.js';
 import { equalJitterDelay } from '../../src/shared/backoff.js';
 import { ISSUERS } from '../../src/shared/service-contract.js';
 
@@ -73,7 +74,7 @@ describe('element helpers', () => {
     assert.equal(containsSecretKey(circular), false);
   });
 
-  it('has every string in French too, and picks the locale from a BCP 47 tag', () => {
+  it('has every string in French too, and picks the locale from a BCP 47 tag', async () => {
     assert.deepEqual(Object.keys(FR_STRINGS).sort(), Object.keys(EN_STRINGS).sort());
     for (const [key, value] of Object.entries(FR_STRINGS)) {
       if (typeof value === 'string') assert.notEqual(value, '', key);
@@ -83,6 +84,14 @@ describe('element helpers', () => {
     assert.equal(builtInLocale('en-GH'), 'en');
     assert.equal(builtInLocale('tw'), 'en');
     assert.equal(builtInLocale(undefined), 'en');
+    // French is fetched on first use; English stands in until it is here.
+    assert.equal(loadStrings('en-GH'), undefined);
+    assert.equal(resolveStrings('fr').checkAgain, EN_STRINGS.checkAgain);
+    const loading = loadStrings('fr-CI');
+    assert.ok(loading instanceof Promise);
+    assert.equal(loadStrings('fr'), loading, 'one download, however many checkouts ask');
+    await loading;
+    assert.equal(loadStrings('fr'), undefined);
     assert.equal(resolveStrings('fr', { formTitle: 'Payez' }).formTitle, 'Payez');
     assert.equal(resolveStrings('fr', { formTitle: 'Payez' }).checkAgain, FR_STRINGS.checkAgain);
   });

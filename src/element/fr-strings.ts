@@ -1,0 +1,49 @@
+/**
+ * The element's French texts. A module of their own, loaded the first time
+ * a checkout speaks French (`strings.ts`), so English pages never download them.
+ */
+import type { PayCheckoutStrings } from './strings.js';
+
+/** French, for `locale="fr"` or the nearest `lang="fr…"`. */
+export const FR_STRINGS: PayCheckoutStrings = {
+  formTitle: 'Payer par mobile money',
+  amountLabel: 'Total',
+  nameLabel: 'Votre nom',
+  numberLabel: 'Numéro mobile money',
+  numberHint: 'Par exemple 024 123 4567',
+  issuerLabel: 'Réseau',
+  issuerPlaceholder: 'Choisissez votre réseau',
+  pay: (amount) => `Payer ${amount}`.trim(),
+  nameRequired: 'Saisissez votre nom.',
+  nameTooLong: (maxLength) => `${maxLength} caractères au plus.`,
+  nameInvalid: 'La boutique n’a pas pu accepter ce nom.',
+  numberRequired: 'Saisissez votre numéro mobile money.',
+  numberInvalid: 'Saisissez un numéro mobile money du Ghana, par exemple 024 123 4567.',
+  issuerRequired: 'Choisissez votre réseau.',
+  earlierRequestOpen: 'Si la demande précédente arrive sur l’autre téléphone, refusez-la.',
+  submitting: 'Envoi de la demande de paiement…',
+  requiresActionTitle: 'Approuvez la demande sur votre téléphone',
+  requiresActionBody: (number, network) =>
+    `Demande de paiement envoyée${number ? ` au ${number}` : ''}${network ? ` (${network})` : ''}. Saisissez votre code sur le téléphone pour l’approuver.`,
+  ussdFallback: (ussdCode) =>
+    `Pas de demande ? Composez ${ussdCode} et approuvez-la dans vos approbations en attente.`,
+  timeLeft: (time) => `Temps restant : ${time}`,
+  useAnotherNumber: 'Utiliser un autre numéro',
+  offline: 'Vous êtes hors ligne. Nous vérifierons dès votre retour.',
+  connectionTrouble: 'Connexion difficile. Vérification en cours.',
+  paidTitle: 'Paiement reçu',
+  paidBody: (amount) => `Merci. Vous avez payé ${amount || 'le montant dû'}.`,
+  orderLabel: 'Commande',
+  failedTitle: 'Paiement non effectué',
+  failedReason: (reason) =>
+    `${{ failed: 'Le paiement a été refusé ou a échoué.', cancelled: 'Le paiement a été annulé.', expired: 'La demande a expiré avant l’approbation.' }[reason]} Aucun argent n’a été prélevé.`,
+  tryAgain: 'Réessayer',
+  timeoutTitle: 'Pas encore de réponse',
+  timeoutBody: 'Votre paiement peut encore aboutir : ne payez pas de nouveau. Vérifiez dans un instant.',
+  checkAgain: 'Vérifier de nouveau',
+  errorTitle: 'Un problème est survenu',
+  errorRetryable: 'Le service de paiement est injoignable. Réessayez : vous ne serez pas débité deux fois.',
+  errorLookup:
+    'Impossible de vérifier votre paiement. Ne payez pas de nouveau : contactez la boutique avec votre numéro de commande.',
+  errorConfiguration: 'Ce paiement n’est pas configuré correctement. Veuillez contacter la boutique.',
+};
