@@ -14,7 +14,6 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Context, Next } from 'koa';
-import { build, type Rollup } from 'vite';
 import { createSandbox, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
 import {
   type CheckoutRelay,
@@ -23,6 +22,7 @@ import {
   type PricedLineItem,
   toNodeListener,
 } from '../../src/server/index.js';
+import { embedBundleCode } from '../shared/embed-bundle.js';
 
 /** The sandbox's simulated payers answer this fast, so the tests do not wait. */
 export const TEST_APPROVE_AFTER_MS = 300;
@@ -236,23 +236,6 @@ async function ordersFor(state: TestServer, phoneNumber: string): Promise<string
   }
 }
 
-let embedBundle: Promise<string> | undefined;
-
-/** `dist/pay-checkout.embed.js` as `npm run build` makes it (same Vite config), built in memory. */
-function bundledEmbed(): Promise<string> {
-  embedBundle ??= build({
-    configFile: fileURLToPath(new URL('../../vite.embed.config.ts', import.meta.url)),
-    logLevel: 'silent',
-    build: { write: false, sourcemap: false },
-  }).then((result) => {
-    const outputs = (Array.isArray(result) ? result : [result]) as Rollup.RollupOutput[];
-    const chunk = outputs.flatMap((output) => output.output).find((file) => file.type === 'chunk');
-    if (chunk?.type !== 'chunk') throw new Error('The embed build made no script.');
-    return chunk.code;
-  });
-  return embedBundle;
-}
-
 const CSP_PAGE = readFileSync(fileURLToPath(new URL('./csp-page.html', import.meta.url)), 'utf8');
 const CSP_PROBE = readFileSync(fileURLToPath(new URL('./csp-probe.js', import.meta.url)), 'utf8');
 
@@ -292,7 +275,7 @@ async function serveTestRoute(context: Context, state: TestServer): Promise<void
       return;
     case 'embed.js':
       context.set('Content-Type', 'text/javascript');
-      context.body = await bundledEmbed();
+      context.body = await embedBundleCode();
       return;
   }
   context.status = 404;

@@ -8,8 +8,6 @@
  * on the same origin. The page records every event the element fires, so a
  * test can count them. Not a test file: the fault and lifecycle tests use it.
  */
-import { fileURLToPath } from 'node:url';
-import { build, type Rollup } from 'vite';
 import { PAY_CHECKOUT_EVENT_NAMES, type PayCheckoutEventName } from '../../src/element/events.js';
 import { createSandbox, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
 import {
@@ -21,6 +19,7 @@ import {
   toNodeListener,
 } from '../../src/server/index.js';
 import { SERVICE_MAX_BODY_BYTES } from '../../src/shared/service-contract.js';
+import { embedBundleCode } from '../shared/embed-bundle.js';
 import { type FaultPlanner, type FaultProxy, startFaultProxy } from './fault-proxy.js';
 
 /** The page's paths of the relay, as a merchant mounts it. */
@@ -69,28 +68,6 @@ export interface CheckoutStack {
 const PRICED: PricedLineItem[] = [
   { type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } },
 ];
-
-let embedBundle: Promise<string> | undefined;
-
-/**
- * `dist/pay-checkout.embed.js` as `npm run build` makes it (same Vite
- * config), built in memory once per process: a concurrent `npm run build`
- * emptying `dist/` cannot pull it from under a test.
- */
-export function embedBundleCode(): Promise<string> {
-  embedBundle ??= build({
-    configFile: fileURLToPath(new URL('../../vite.embed.config.ts', import.meta.url)),
-    root: fileURLToPath(new URL('../../', import.meta.url)),
-    logLevel: 'silent',
-    build: { write: false, sourcemap: false },
-  }).then((result) => {
-    const outputs = (Array.isArray(result) ? result : [result]) as Rollup.RollupOutput[];
-    const chunk = outputs.flatMap((output) => output.output).find((file) => file.type === 'chunk');
-    if (chunk?.type !== 'chunk') throw new Error('The embed build made no script.');
-    return chunk.code;
-  });
-  return embedBundle;
-}
 
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
