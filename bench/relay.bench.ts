@@ -9,9 +9,10 @@
  *   connections, each timed from its scheduled start. autocannon's own rate
  *   limit sends each second's requests in one burst, which would time the
  *   burst's queue rather than the relay.
- * - Paths: the sandbox direct; the relay with the runtime's global fetch (its
- *   default) and with `createNodeFetch()`; and a bare `node:http` proxy that
- *   forwards without any work, the ceiling for any extra hop on this machine.
+ * - Paths: the sandbox direct; the relay with its default transport on Node
+ *   (`createNodeFetch()`) and with the runtime's global fetch given as
+ *   `fetch`; and a bare `node:http` proxy that forwards without any work,
+ *   the ceiling for any extra hop on this machine.
  * - CPU time per request of every process on the path, read from each child.
  *
  * Targets: lookups through the relay at least 60 % of the direct rate, and at
@@ -24,7 +25,6 @@ import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import {
   createCheckoutRelay,
   createLookupTokens,
-  createNodeFetch,
   listen,
   type NodeListener,
   type PricedLineItem,
@@ -117,7 +117,8 @@ export async function serveRelay({
     priceCart: () => lineItems,
     rateLimit: { create: UNLIMITED, lookup: UNLIMITED },
     onEvent: () => undefined,
-    ...(transport === 'relayNodeFetch' ? { fetch: createNodeFetch() } : {}),
+    // No fetch option is the default on Node, createNodeFetch(); undici's is given explicitly.
+    ...(transport === 'relayGlobalFetch' ? { fetch: globalThis.fetch } : {}),
   });
   const server = await listen(withCpuReport(relay.node));
   return {
@@ -466,8 +467,9 @@ async function main(): Promise<void> {
       transport: 'loopback HTTP/1.1; the sandbox, each relay and the bare proxy in a child process each',
       paths: {
         direct: 'autocannon → sandbox',
-        relayGlobalFetch: 'autocannon → createCheckoutRelay().node (default: global fetch) → sandbox',
-        relayNodeFetch: 'autocannon → createCheckoutRelay({ fetch: createNodeFetch() }).node → sandbox',
+        relayGlobalFetch: 'autocannon → createCheckoutRelay({ fetch: globalThis.fetch }).node → sandbox',
+        relayNodeFetch:
+          'autocannon → createCheckoutRelay().node (default on Node: createNodeFetch()) → sandbox',
         bareProxy: 'autocannon → node:http server forwarding with http.request, no work → sandbox',
       },
       pacedLatency:

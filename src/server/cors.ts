@@ -4,7 +4,7 @@
  * Nothing by default: same-origin needs no CORS.
  */
 import { IDEMPOTENCY_KEY_HEADER, RETRY_AFTER_HEADER } from '../shared/service-contract.js';
-import { errorResponse } from './http.js';
+import { errorResponse, headerOf } from './http.js';
 
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
@@ -27,7 +27,9 @@ export function createCorsPolicy(allowedOrigins: readonly string[] = []): CorsPo
   const vary: Record<string, string> = allowed.size > 0 ? { vary: 'Origin' } : {};
 
   function allowedOrigin(request: Request): string | undefined {
-    const origin = request.headers.get('origin');
+    // Same-origin only (the default): no header to read.
+    if (allowed.size === 0) return undefined;
+    const origin = headerOf(request, 'origin');
     return origin !== null && allowed.has(origin) ? origin : undefined;
   }
 

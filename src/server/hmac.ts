@@ -1,18 +1,49 @@
 /**
- * HMAC-SHA-256 through WebCrypto (`crypto.subtle`), so the relay signs and
- * checks on Node and on edge runtimes alike.
+ * HMAC-SHA-256 for the relay's lookup tokens and idempotency scope, on Node
+ * and on edge runtimes alike. Where the runtime hands out `node:crypto`
+ * through `process.getBuiltinModule` (Node 20.16 and later, and runtimes that
+ * copy it), its synchronous `createHmac` is used: WebCrypto's
+ * `crypto.subtle.sign` runs as an async job that costs about five times the
+ * CPU on Node 20 (31 µs against 6). Everywhere else, WebCrypto.
+ * Nothing here imports a `node:` module, so edge bundles stay clean.
  */
+import type * as NodeCrypto from 'node:crypto';
+
+/** Signs a message (UTF-8) with one secret: the 32-byte HMAC-SHA-256. */
+export type HmacSha256 = (message: string) => Promise<Uint8Array<ArrayBuffer>>;
 
 const encoder = new TextEncoder();
 const HMAC_SHA_256 = { name: 'HMAC', hash: 'SHA-256' } as const;
 
-/** Imports `secret` (text or raw bytes) as a non-extractable HMAC-SHA-256 key. */
-export function importHmacKey(secret: string | Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
-  const raw = typeof secret === 'string' ? encoder.encode(secret) : secret;
-  return crypto.subtle.importKey('raw', raw, HMAC_SHA_256, false, ['sign', 'verify']);
+/** `node:crypto` when the runtime hands it out without an import; otherwise undefined. */
+function builtinNodeCrypto(): typeof NodeCrypto | undefined {
+  const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const module = process?.getBuiltinModule?.('node:crypto') as Partial<typeof NodeCrypto> | undefined;
+  return typeof module?.createHmac === 'function' && typeof module.createSecretKey === 'function'
+    ? (module as typeof NodeCrypto)
+    : undefined;
 }
 
-/** The 32-byte HMAC-SHA-256 of `message` (UTF-8) under `key`. */
-export async function hmacSha256(key: CryptoKey, message: string): Promise<Uint8Array<ArrayBuffer>> {
-  return new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
+/** The HMAC-SHA-256 under `secret` (text as UTF-8, or raw bytes): `node:crypto` where available. */
+export function createHmacSha256(secret: string | Uint8Array<ArrayBuffer>): HmacSha256 {
+  const nodeCrypto = builtinNodeCrypto();
+  if (!nodeCrypto) return createWebCryptoHmacSha256(secret);
+  const key = nodeCrypto.createSecretKey(typeof secret === 'string' ? encoder.encode(secret) : secret);
+  return async (message) =>
+    new Uint8Array(nodeCrypto.createHmac('sha256', key).update(message, 'utf8').digest());
+}
+
+/** The HMAC-SHA-256 under `secret` through WebCrypto only, as on an edge runtime. The key is imported once. */
+export function createWebCryptoHmacSha256(secret: string | Uint8Array<ArrayBuffer>): HmacSha256 {
+  let key: Promise<CryptoKey> | undefined;
+  return async (message) => {
+    key ??= crypto.subtle.importKey(
+      'raw',
+      typeof secret === 'string' ? encoder.encode(secret) : secret,
+      HMAC_SHA_256,
+      false,
+      ['sign'],
+    );
+    return new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(message)));
+  };
 }

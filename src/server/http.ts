@@ -20,6 +20,13 @@ export const TAKE_BUFFERED_BODY: unique symbol = Symbol.for('pay-checkout.http.t
  */
 export const NODE_ADAPTER_REQUEST: unique symbol = Symbol.for('pay-checkout.http.nodeAdapterRequest');
 
+/**
+ * On a Request made by the Node adapter: a function answering one header as
+ * `request.headers.get(name)` would, read from the Node request without
+ * building a Headers. See {@link headerOf}.
+ */
+export const READ_HEADER: unique symbol = Symbol.for('pay-checkout.http.readHeader');
+
 /** On a {@link jsonResponse} whose body is untouched: the body text, for the Node adapter to write. */
 export const RESPONSE_TEXT: unique symbol = Symbol.for('pay-checkout.http.responseText');
 
@@ -33,6 +40,7 @@ export const RESPONSE_HEADER_RECORD: unique symbol = Symbol.for('pay-checkout.ht
 export type NodeAdapterAwareRequest = Request & {
   [TAKE_BUFFERED_BODY]?: () => Uint8Array | undefined;
   [NODE_ADAPTER_REQUEST]?: boolean;
+  [READ_HEADER]?: (name: string) => string | null;
 };
 
 /** A response that may carry its body text and header record. */
@@ -162,9 +170,35 @@ export class RequestBodyError extends Error {
   }
 }
 
+/**
+ * `request.headers.get(name)`. On a Request from the Node adapter it reads the
+ * Node request's own headers: building a web Headers costs more than the
+ * rest of a small handler's reading.
+ */
+export function headerOf(request: Request, name: string): string | null {
+  const readHeader = (request as NodeAdapterAwareRequest)[READ_HEADER];
+  return readHeader ? readHeader.call(request, name) : request.headers.get(name);
+}
+
+/**
+ * The path of an absolute URL such as `Request.url`, as `new URL(url).pathname`
+ * gives it, without parsing the URL again: a Request's URL is already parsed
+ * and serialised.
+ */
+export function pathnameOf(url: string): string {
+  const pathStart = url.indexOf('/', url.indexOf('://') + 3);
+  if (pathStart === -1) return '/';
+  let end = url.length;
+  const query = url.indexOf('?', pathStart);
+  if (query !== -1) end = query;
+  const fragment = url.indexOf('#', pathStart);
+  if (fragment !== -1 && fragment < end) end = fragment;
+  return url.slice(pathStart, end);
+}
+
 /** True when the request says its body is JSON. */
 export function isJsonContentType(request: Request): boolean {
-  const type = request.headers.get('content-type') ?? '';
+  const type = headerOf(request, 'content-type') ?? '';
   return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type);
 }
 
@@ -177,7 +211,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   if (!isJsonContentType(request)) {
     throw new RequestBodyError('unsupportedMediaType', 'Send the body as application/json.');
   }
-  const declared = Number(request.headers.get('content-length'));
+  const declared = Number(headerOf(request, 'content-length'));
   if (declared > maxBytes) {
     throw new RequestBodyError('payloadTooLarge', `The body is over ${maxBytes} bytes.`);
   }

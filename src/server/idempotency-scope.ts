@@ -12,7 +12,7 @@
  * break exactly that.
  */
 import { base64UrlEncode } from './base64url.js';
-import { hmacSha256, importHmacKey } from './hmac.js';
+import { createHmacSha256, type HmacSha256 } from './hmac.js';
 
 /** Label of the derivation: a new version gives new scoped keys, on purpose. */
 const SCOPE_LABEL = 'pay-checkout relay idempotency scope v1';
@@ -20,15 +20,12 @@ const SCOPE_LABEL = 'pay-checkout relay idempotency scope v1';
 /** Maps shopper keys to scoped keys for the relay holding `secretKey`. */
 export type IdempotencyScope = (shopperKey: string) => Promise<string>;
 
-/** The scope of the relay holding `secretKey`; derived keys are made once and reused. */
+/** The scope of the relay holding `secretKey`; the scope key is derived once and reused. */
 export function createIdempotencyScope(secretKey: string): IdempotencyScope {
-  let scopeKey: Promise<CryptoKey> | undefined;
-  const getScopeKey = () => {
-    scopeKey ??= importHmacKey(secretKey).then(async (rootKey) =>
-      importHmacKey(await hmacSha256(rootKey, SCOPE_LABEL)),
-    );
-    return scopeKey;
+  let scopedHmac: Promise<HmacSha256> | undefined;
+  return async (shopperKey) => {
+    scopedHmac ??= createHmacSha256(secretKey)(SCOPE_LABEL).then(createHmacSha256);
+    const sign = await scopedHmac;
+    return base64UrlEncode(await sign(`idempotency:${shopperKey}`));
   };
-  return async (shopperKey) =>
-    base64UrlEncode(await hmacSha256(await getScopeKey(), `idempotency:${shopperKey}`));
 }

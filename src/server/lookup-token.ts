@@ -5,7 +5,7 @@
  * guessed or leaked, reads nothing.
  */
 import { base64UrlDecode, base64UrlEncode } from './base64url.js';
-import { hmacSha256, importHmacKey } from './hmac.js';
+import { createHmacSha256, type HmacSha256 } from './hmac.js';
 
 /** Signs and checks lookup tokens under one secret. */
 export interface LookupTokens {
@@ -17,7 +17,7 @@ export interface LookupTokens {
 
 /** Options of {@link createLookupTokens}. */
 export interface LookupTokensOptions {
-  /** Order ids whose HMAC is remembered; past it the least recently used is dropped. Default 10 000. */
+  /** Order ids whose HMAC is remembered; past it the least recently used are dropped, a hundredth at a time. Default 10 000. */
   maxRememberedOrders?: number;
 }
 
@@ -25,15 +25,15 @@ export interface LookupTokensOptions {
 const SIGNATURE_BYTES = 32;
 
 /**
- * Lookup tokens under `secret`. The imported key is made once; and since an
- * element polls the same order every few seconds, the HMAC of a recent order
- * id is remembered (bounded), so a poll costs a constant-time compare instead
- * of a WebCrypto call.
+ * Lookup tokens under `secret`. The key is made once; and since an element
+ * polls the same order every few seconds, the HMAC of a recent order id is
+ * remembered (bounded), so a poll costs a constant-time compare instead of an
+ * HMAC.
  */
 export function createLookupTokens(secret: string, options: LookupTokensOptions = {}): LookupTokens {
   const maxRemembered = options.maxRememberedOrders ?? 10_000;
   const remembered = new Map<string, Uint8Array>();
-  let key: Promise<CryptoKey> | undefined;
+  let hmac: HmacSha256 | undefined;
 
   async function macOf(orderId: string): Promise<Uint8Array> {
     let mac = remembered.get(orderId);
@@ -41,12 +41,9 @@ export function createLookupTokens(secret: string, options: LookupTokensOptions 
       // Re-inserting keeps the Map in least-recently-used order.
       remembered.delete(orderId);
     } else {
-      key ??= importHmacKey(secret);
-      mac = await hmacSha256(await key, orderId);
-      if (remembered.size >= maxRemembered) {
-        const oldest = remembered.keys().next();
-        if (!oldest.done) remembered.delete(oldest.value);
-      }
+      hmac ??= createHmacSha256(secret);
+      mac = await hmac(orderId);
+      if (remembered.size >= maxRemembered) dropOldest(remembered, Math.ceil(maxRemembered / 100));
     }
     remembered.set(orderId, mac);
     return mac;
@@ -62,6 +59,19 @@ export function createLookupTokens(secret: string, options: LookupTokensOptions 
       return constantTimeEqual(await macOf(orderId), signature);
     },
   };
+}
+
+/**
+ * Drops the `count` least recently used entries in one pass. One at a time,
+ * each drop would walk past the holes every earlier drop left at the front of
+ * the Map (V8 compacts it only as it grows): about 14 µs a drop at 10 000
+ * entries, more than the HMAC it saves.
+ */
+function dropOldest(map: Map<string, unknown>, count: number): void {
+  for (const key of map.keys()) {
+    if (count-- <= 0) return;
+    map.delete(key);
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import {
   errorResponse,
   NODE_ADAPTER_REQUEST,
+  READ_HEADER,
   RESPONSE_HEADER_RECORD,
   RESPONSE_TEXT,
   TAKE_BUFFERED_BODY,
@@ -129,6 +130,24 @@ function takeBufferedBody(this: NodeRequestTarget): Uint8Array | undefined {
   return state.body ?? new Uint8Array(0);
 }
 
+// Called as `request[READ_HEADER](name)`, so `this` is the request (the Proxy).
+function readHeader(this: NodeRequestTarget, name: string): string | null {
+  const state = this[NODE_REQUEST_STATE];
+  // Once built, the Headers is the truth: a middleware may have changed it.
+  if (state.headers) return state.headers.get(name);
+  const wanted = name.toLowerCase();
+  if (isHiddenHeader(wanted)) return null;
+  // As Headers.get answers: every value of the name, joined by ", " (Node has trimmed each).
+  const raw = state.incoming.rawHeaders;
+  let value: string | null = null;
+  for (let index = 0; index < raw.length; index += 2) {
+    if ((raw[index] as string).toLowerCase() !== wanted) continue;
+    const next = raw[index + 1] as string;
+    value = value === null ? next : `${value}, ${next}`;
+  }
+  return value;
+}
+
 // One handler for every request: no closures per request.
 const nodeRequestHandler: ProxyHandler<NodeRequestTarget> = {
   get(target, key) {
@@ -146,6 +165,8 @@ const nodeRequestHandler: ProxyHandler<NodeRequestTarget> = {
         return state;
       case TAKE_BUFFERED_BODY:
         return takeBufferedBody;
+      case READ_HEADER:
+        return readHeader;
       case NODE_ADAPTER_REQUEST:
         return true;
     }
@@ -156,6 +177,7 @@ const nodeRequestHandler: ProxyHandler<NodeRequestTarget> = {
   has(target, key) {
     return (
       key === TAKE_BUFFERED_BODY ||
+      key === READ_HEADER ||
       key === NODE_ADAPTER_REQUEST ||
       Reflect.has(target[NODE_REQUEST_STATE].real ?? Request.prototype, key)
     );
@@ -181,10 +203,11 @@ function onResponseClose(this: StatefulResponse): void {
  * with a body and a signal costs tens of microseconds (a web stream, a signal
  * follower): more than a small handler's own work (bench/results/sandbox.json).
  * This Proxy answers `method`, `url`, `headers` and `signal` from the Node
- * request, hands `readJsonBody` the buffered body, and builds the real
- * `Request` the first time anything else is touched, undici's internal fields
- * included, so `clone()`, `text()`, `new Request(request)` and `fetch(request)`
- * still work. It is `instanceof Request`. The idea is `@hono/node-server`'s.
+ * request, hands `readJsonBody` the buffered body and `headerOf` single
+ * headers (no web Headers built), and builds the real `Request` the first
+ * time anything else is touched, undici's internal fields included, so
+ * `clone()`, `text()`, `new Request(request)` and `fetch(request)` still
+ * work. It is `instanceof Request`. The idea is `@hono/node-server`'s.
  */
 function nodeRequest(incoming: IncomingMessage, outgoing: ServerResponse, body: Buffer | undefined): Request {
   const state: NodeRequestState = {
@@ -207,12 +230,16 @@ function nodeRequest(incoming: IncomingMessage, outgoing: ServerResponse, body: 
   return new Proxy(target, nodeRequestHandler);
 }
 
+/** HTTP/2 pseudo-headers and hop-by-hop fields are not for the handler. */
+function isHiddenHeader(name: string): boolean {
+  return name.startsWith(':') || /^(?:connection|keep-alive|transfer-encoding|upgrade)$/i.test(name);
+}
+
 function requestHeaders(incoming: IncomingMessage): Headers {
   const headers = new Headers();
   for (let index = 0; index < incoming.rawHeaders.length; index += 2) {
     const name = incoming.rawHeaders[index] as string;
-    // HTTP/2 pseudo-headers and hop-by-hop fields are not for the handler.
-    if (name.startsWith(':') || /^(?:connection|keep-alive|transfer-encoding|upgrade)$/i.test(name)) continue;
+    if (isHiddenHeader(name)) continue;
     headers.append(name, incoming.rawHeaders[index + 1] as string);
   }
   return headers;
