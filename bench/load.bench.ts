@@ -1,6 +1,7 @@
 /**
  * Throughput and latency under load (issue #7): the sandbox and the relay
- * (with the default fetch, and with `createNodeFetch()`), lookups and
+ * (with Node's global fetch, and with `createNodeFetch()`, its default on
+ * Node), lookups and
  * creates, at 10, 100 and 500 connections with autocannon, each beside a bare
  * `node:http` JSON server measured in the same run at the same connections
  * just before (the baseline: the least any JSON endpoint does). Lookups run
@@ -56,7 +57,7 @@ export async function serveLoadSandbox(): Promise<StartedServer<{ orderId: strin
   return { url: server.url, info: { orderId: orderId as string }, close: server.close };
 }
 
-/** Child-process starter: the relay on `node:http` in front of the sandbox, with the default fetch or the Node one. */
+/** Child-process starter: the relay on `node:http` in front of the sandbox, with Node's global fetch or the Node transport. */
 export async function serveLoadRelay(options: {
   sandboxUrl: string;
   orderId: string;
@@ -69,7 +70,7 @@ export async function serveLoadRelay(options: {
     priceCart: () => lineItems,
     rateLimit: { create: UNLIMITED, lookup: UNLIMITED },
     onEvent: () => undefined,
-    ...(options.nodeFetch ? { fetch: createNodeFetch() } : {}),
+    fetch: options.nodeFetch ? createNodeFetch() : globalThis.fetch,
   });
   const server = await listen(relay.node);
   return {
@@ -211,7 +212,7 @@ async function main(): Promise<void> {
       baseline:
         'bench/lib.ts startBareJsonServer: node:http, reads and parses the JSON body, answers a small JSON object; measured just before the paths at each level',
       relay:
-        'createCheckoutRelay().node in front of the sandbox child, rate limiter on (a bucket too big to refuse); relay = the default fetch, relayNodeFetch = fetch: createNodeFetch()',
+        'createCheckoutRelay().node in front of the sandbox child, rate limiter on (a bucket too big to refuse); relay = fetch: globalThis.fetch, relayNodeFetch = fetch: createNodeFetch() (the default on Node)',
       order:
         'lookups at 10, 100, 500 connections, then creates at 10, 100, 500 (creates never evict the order looked up)',
       versusBare: 'requests/s of the path ÷ requests/s of the bare server at the same connections, same run',

@@ -284,7 +284,7 @@ async function main(): Promise<void> {
       warmUpSeconds: WARM_UP_SECONDS,
       sampleEverySeconds: SAMPLE_SECONDS,
       sandbox: `child process; approveAfterMs ${APPROVE_AFTER_MS}; maxOrders and maxIdempotencyRecords ${SANDBOX_CAP}`,
-      relay: `child process; default fetch; per-address rate limits (product defaults); lookup-HMAC memory and rate buckets filled to ${RELAY_CACHE_SIZE} and used ${RELAY_CHURN_ROUNDS} more rounds at start`,
+      relay: `child process; default transport (on Node, createNodeFetch()); per-address rate limits (product defaults); lookup-HMAC memory and rate buckets filled to ${RELAY_CACHE_SIZE} and used ${RELAY_CHURN_ROUNDS} more rounds at start`,
       shoppers: `test/faults/simulated-shopper.ts: create, then a lookup every 2 s until paid; ${SANDBOX_CAP} numbers and addresses, reused in turn`,
       memory: 'process.memoryUsage() in each child after a full GC (global.gc exposed at run time)',
       noGrowthTrend: `the least-squares line through the samples after the warm-up rises less than ${mib(GROWTH_LIMIT_BYTES)} MiB over the window`,
