@@ -16,10 +16,10 @@ import {
   createLookupTokens,
   createNodeFetch,
   listen,
-  type PricedLineItem,
   toNodeListener,
 } from '../src/server/index.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
+import { creationInput, intent, lineItems, UNLIMITED } from './checkout-fixture.js';
 import {
   type ChildServer,
   isMainModule,
@@ -34,21 +34,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WARM_UP_SECONDS = 4;
 const CONNECTION_LEVELS = [10, 100, 500] as const;
 const LOOKUP_SECRET = 'load-bench-lookup-secret-0123456789';
-/** A bucket too big to refuse: the limiter's cost is counted, its refusals are not measured. */
-const UNLIMITED = { capacity: 1e12, refillPerMinute: 1e12 };
-
-const customer = {
-  customer_data: { name: 'Ama Mensah', phone_number: '+233241234567' },
-  payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234567' } },
-};
-const lineItems: PricedLineItem[] = [
-  {
-    type: 'product',
-    product: { name: 'Kente scarf', price: { currency: 'ghs', value: 12_000 }, quantity: 1 },
-  },
-];
-const creationInput = { execute_payment: true, ...customer, line_items: lineItems };
-
 /** Child-process starter: a sandbox holding one order (its payer slow to answer), whose id it reports. */
 export async function serveLoadSandbox(): Promise<StartedServer<{ orderId: string }>> {
   const sandbox = createSandbox({ approveAfterMs: 3_600_000 });
@@ -146,7 +131,7 @@ async function main(): Promise<void> {
   const relayCreate = (server: ChildServer, name: string): Target => ({
     server,
     path: '/api/checkout/orders',
-    body: { ...customer, cart: { items: [{ sku: 'scarf', quantity: 1 }] } },
+    body: intent,
     headers: { 'idempotency-key': `load-${name}-000000-[<id>]` },
   });
   const baseline: Target = { server: bare, path: '/orders/lookup', body: { order_id: orderId }, headers: {} };

@@ -27,10 +27,10 @@ import {
   createLookupTokens,
   listen,
   type NodeListener,
-  type PricedLineItem,
   toNodeListener,
 } from '../src/server/index.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
+import { creationInput, intent, lineItems, UNLIMITED } from './checkout-fixture.js';
 import {
   isMainModule,
   type LoadResult,
@@ -46,25 +46,8 @@ const WARM_UP_SECONDS = 2;
 const PRIME_SECONDS = 6;
 const CONNECTIONS = 100;
 const LOOKUP_SECRET = 'bench-lookup-secret-0123456789abcdef';
-const UNLIMITED = { capacity: 1e12, refillPerMinute: 1e12 };
 const TARGET_LOOKUP_RATIO = 0.6;
 const TARGET_ADDED_P99_MS = 5;
-
-const customer = {
-  customer_data: { name: 'Ama Mensah', phone_number: '+233241234567' },
-  payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234567' } },
-};
-
-const lineItems: PricedLineItem[] = [
-  {
-    type: 'product',
-    product: { name: 'Kente scarf', price: { currency: 'ghs', value: 12_000 }, quantity: 1 },
-  },
-];
-
-/** What the browser sends the relay, and what the relay sends the service for it. */
-const intent = { ...customer, cart: { items: [{ sku: 'scarf', quantity: 1 }] } };
-const creationInput = { execute_payment: true, ...customer, line_items: lineItems };
 
 /** The paths compared with the direct one. */
 type Path = 'relayGlobalFetch' | 'relayNodeFetch' | 'bareProxy';

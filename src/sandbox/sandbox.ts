@@ -6,7 +6,14 @@
  * decline a payment. Web-only on purpose: no `node:` import in this module's
  * graph, so it runs on edge runtimes as well as on Node.
  */
-import { errorResponse, isJsonObject, jsonResponse, RequestBodyError, readJsonBody } from '../server/http.js';
+import {
+  errorResponse,
+  isJsonObject,
+  jsonResponse,
+  pathnameOf,
+  RequestBodyError,
+  readJsonBody,
+} from '../server/http.js';
 import { sleep } from '../shared/backoff.js';
 import {
   ID_PREFIX,
@@ -522,18 +529,6 @@ function failure(
 
 function invalidRequest(request: Request, problem: BodyParseResult<unknown> & { ok: false }): Response {
   return failure(request, 'invalidRequest', problem.message, { param: problem.param });
-}
-
-/** The path of an absolute URL, without parsing the whole URL (the handler's hot path). */
-function pathnameOf(url: string): string {
-  const pathStart = url.indexOf('/', url.indexOf('://') + 3);
-  if (pathStart === -1) return '/';
-  let end = url.length;
-  const query = url.indexOf('?', pathStart);
-  if (query !== -1) end = query;
-  const fragment = url.indexOf('#', pathStart);
-  if (fragment !== -1 && fragment < end) end = fragment;
-  return url.slice(pathStart, end);
 }
 
 function normaliseBasePath(basePath: string): string {
