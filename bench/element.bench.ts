@@ -18,7 +18,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
-import { embedBundleCode } from '../test/shared/embed-bundle.js';
+import { embedBundleCode } from '../test/fixtures/embed-bundle.js';
 import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
 
 const LOADS = Number(process.env.ELEMENT_BENCH_LOADS ?? 20);

@@ -6,7 +6,7 @@
  * line is fitted to each series; its slope is the growth trend.
  *
  * Shoppers speak the element's wire with its polling schedule
- * (test/faults/simulated-shopper.ts): `SOAK_RATE` new checkouts a second
+ * (test/fixtures/simulated-shopper.ts): `SOAK_RATE` new checkouts a second
  * (default 10), each a create then a lookup every 2 s until paid.
  *
  * Both servers hold bounded caches by design, and a growing cache is not a
@@ -29,7 +29,7 @@ import {
   toNodeListener,
 } from '../src/server/index.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
-import { payAsShopper, payingNumber } from '../test/faults/simulated-shopper.js';
+import { payAsShopper, payingNumber } from '../test/fixtures/simulated-shopper.js';
 import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
@@ -285,7 +285,7 @@ async function main(): Promise<void> {
       sampleEverySeconds: SAMPLE_SECONDS,
       sandbox: `child process; approveAfterMs ${APPROVE_AFTER_MS}; maxOrders and maxIdempotencyRecords ${SANDBOX_CAP}`,
       relay: `child process; default transport (on Node, createNodeFetch()); per-address rate limits (product defaults); lookup-HMAC memory and rate buckets filled to ${RELAY_CACHE_SIZE} and used ${RELAY_CHURN_ROUNDS} more rounds at start`,
-      shoppers: `test/faults/simulated-shopper.ts: create, then a lookup every 2 s until paid; ${SANDBOX_CAP} numbers and addresses, reused in turn`,
+      shoppers: `test/fixtures/simulated-shopper.ts: create, then a lookup every 2 s until paid; ${SANDBOX_CAP} numbers and addresses, reused in turn`,
       memory: 'process.memoryUsage() in each child after a full GC (global.gc exposed at run time)',
       noGrowthTrend: `the least-squares line through the samples after the warm-up rises less than ${mib(GROWTH_LIMIT_BYTES)} MiB over the window`,
     },

@@ -22,7 +22,7 @@ import {
   type PricedLineItem,
   toNodeListener,
 } from '../../src/server/index.js';
-import { embedBundleCode } from '../shared/embed-bundle.js';
+import { embedBundleCode } from '../fixtures/embed-bundle.js';
 
 /** The sandbox's simulated payers answer this fast, so the tests do not wait. */
 export const TEST_APPROVE_AFTER_MS = 300;

@@ -9,6 +9,7 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { type RunningDemoServer, startDemoServer } from '../../demo/server/start-demo-server.js';
+import { SHOPPER } from '../fixtures/checkout-data.js';
 import { launchChromium, newDemoContext } from './helpers/browser.js';
 import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 import { DemoPage } from './helpers/demo-page.js';
@@ -41,8 +42,15 @@ async function openDemo(t: TestContext, query: string, options: { phone?: boolea
 
 /** Runs axe and fails with a readable list of every serious or critical violation. */
 async function assertNoSeriousViolations(demo: DemoPage, what: string): Promise<void> {
-  // Let entrance animations finish so colour contrast is measured on final colours.
-  await demo.page.waitForTimeout(300);
+  // Entrance animations end first, so colour contrast is measured on final colours (spinners never end).
+  await demo.page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().endTime !== Number.POSITIVE_INFINITY)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
   const results = await new AxeBuilder({ page: demo.page }).analyze();
   const serious = results.violations.filter(
     (violation) => violation.impact === 'serious' || violation.impact === 'critical',
@@ -73,7 +81,7 @@ describe('accessibility of the demo page (axe)', () => {
 
   it('requires_action, with the prompt on the phone', async (t) => {
     const demo = await openDemo(t, '?theme=light');
-    await demo.pay({ name: 'Ama Mensah', number: '0241234567' });
+    await demo.pay(SHOPPER);
     await demo.waitForState('requires_action');
     await demo.waitForPhone('prompt');
     await assertNoSeriousViolations(demo, 'requires_action');
@@ -81,7 +89,7 @@ describe('accessibility of the demo page (axe)', () => {
 
   it('paid, in French and dark', async (t) => {
     const demo = await openDemo(t, '?theme=dark&locale=fr&poll-interval=2000');
-    await demo.pay({ name: 'Ama Mensah', number: '0241234567' });
+    await demo.pay(SHOPPER);
     await demo.waitForPhone('prompt');
     await demo.phoneButton('approve').click();
     await demo.waitForState('paid');
@@ -114,9 +122,9 @@ describe('accessibility of the demo page (axe)', () => {
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'quantity');
     await page.keyboard.press('Tab');
-    await page.keyboard.type('Ama Mensah');
+    await page.keyboard.type(SHOPPER.name);
     await page.keyboard.press('Tab');
-    await page.keyboard.type('0241234567');
+    await page.keyboard.type(SHOPPER.number);
     await page.keyboard.press('Enter');
     await demo.waitForPhone('prompt');
     await demo.phoneButton('approve').focus();

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startDemoServer } from '../../demo/server/start-demo-server.js';
 import type { CheckoutRelayEvent } from '../../src/server/index.js';
+import { SHOPPER } from '../fixtures/checkout-data.js';
 import { launchChromium, newDemoContext } from './helpers/browser.js';
 import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 import { DemoPage, STATE_TIMEOUT_MS } from './helpers/demo-page.js';
@@ -43,7 +44,7 @@ describe('the demo page on a bad network', () => {
     });
     const demo = new DemoPage(await context.newPage());
     await demo.open(proxy.url, FAST_POLLS);
-    await demo.pay({ name: 'Ama Mensah', number: '0241234567' });
+    await demo.pay(SHOPPER);
 
     // The element retries the create by itself with the same key; if it gives
     // up first, "Try again" is the shopper's retry, with the same key too.
@@ -80,10 +81,7 @@ describe('the demo page on a bad network', () => {
       contexts.map(async (context) => new DemoPage(await context.newPage()).watch()),
     );
     await Promise.all(tabs.map((tab) => tab.open(server.url, FAST_POLLS)));
-    const shoppers = [
-      { name: 'Ama Mensah', number: '0241234567' },
-      { name: 'Kwame Nkrumah', number: '0201234567' },
-    ];
+    const shoppers = [SHOPPER, { name: 'Kwame Nkrumah', number: '0201234567' }];
     await Promise.all(tabs.map((tab, index) => tab.fill(shoppers[index] as (typeof shoppers)[number])));
     await Promise.all(tabs.map((tab) => tab.submitButton().click()));
     await Promise.all(tabs.map((tab) => tab.waitForState('paid')));

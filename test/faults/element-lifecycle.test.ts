@@ -19,7 +19,7 @@ import {
   type CheckoutStack,
   STACK_LOOKUP_SECRET,
   startCheckoutStack,
-} from './checkout-stack.js';
+} from '../fixtures/checkout-stack.js';
 
 const CYCLES = 1000;
 const BATCH = 100;

@@ -16,13 +16,14 @@ import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { REQUEST_TIMEOUT_MS } from '../../src/element/checkout-api.js';
 import { EN_STRINGS } from '../../src/element/strings.js';
 import { SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
+import { SHOPPER } from '../fixtures/checkout-data.js';
 import {
   CHECKOUT_URLS,
   type CheckoutStack,
   type RecordedPayEvent,
   startCheckoutStack,
-} from './checkout-stack.js';
-import { type FaultPlan, type RouteFaults, scriptedFaults } from './fault-proxy.js';
+} from '../fixtures/checkout-stack.js';
+import { type FaultPlan, type RouteFaults, scriptedFaults } from '../fixtures/fault-proxy.js';
 
 type FinalState = 'paid' | 'failed' | 'timeout';
 type EventName = RecordedPayEvent['type'];
@@ -57,7 +58,6 @@ interface RunningCase {
   stack: CheckoutStack;
 }
 
-const PAYER = { name: 'Ama Mensah', number: '0241234567' };
 const DECLINES = '0244000002';
 const NEVER_ANSWERS = '0244000003';
 const FAST_POLLS = { 'poll-interval': '2000' };
@@ -330,8 +330,8 @@ describe('faults on the wire: one order per attempt, the right final state, each
       });
       await page.goto(stack.pageUrl);
       const checkout = page.locator('pay-checkout');
-      await checkout.locator('[name="customer_name"]').fill(PAYER.name);
-      await checkout.locator('[name="number"]').fill(row.number ?? PAYER.number);
+      await checkout.locator('[name="customer_name"]').fill(SHOPPER.name);
+      await checkout.locator('[name="number"]').fill(row.number ?? SHOPPER.number);
       if (row.startsOffline)
         (row.startsOffline === 'relay' ? stack.relayProxy : stack.sandboxProxy).setOffline(true);
       await checkout.locator('button[type="submit"]').click();

@@ -22,7 +22,7 @@ import {
   type PricedLineItem,
 } from '../../src/server/index.js';
 import { createAnswerSchema, errorBodySchema, lookupAnswerSchema } from '../../src/shared/wire.js';
-import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
+import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
 
 const SECRET = SANDBOX_KEYS.secret;
 const LOOKUP_SECRET = 'test-lookup-secret-0123456789abcdef';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { CheckoutRequestError, createOrder, lookupOrder } from '../../src/element/checkout-api.js';
 import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
 import { createCheckoutRelay, listen, type PricedLineItem } from '../../src/server/index.js';
-import { type FaultPlan, type FaultProxy, startFaultProxy } from './wire-fault-proxy.js';
+import { type FaultPlan, type FaultProxy, startFaultProxy } from '../fixtures/fault-proxy.js';
 
 const priceCart = (): PricedLineItem[] => [
   { type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } },

@@ -18,7 +18,7 @@ import {
 } from '../../src/server/index.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../src/shared/service-contract.js';
 import { createAnswerSchema, errorBodySchema } from '../../src/shared/wire.js';
-import { payAsShopper, payingNumber, shopperIntent } from '../faults/simulated-shopper.js';
+import { payAsShopper, payingNumber, shopperIntent } from '../fixtures/simulated-shopper.js';
 
 const LOOKUP_SECRET = 'concurrency-lookup-secret-0123456789';
 const PRICED: PricedLineItem[] = [

@@ -40,8 +40,8 @@ import {
   parsedAsServerSees,
   prototypeSnapshot,
   unicodeString,
-} from '../faults/hostile-json.js';
-import { shopperIntent } from '../faults/simulated-shopper.js';
+} from '../fixtures/hostile-json.js';
+import { shopperIntent } from '../fixtures/simulated-shopper.js';
 
 const LOOKUP_SECRET = 'property-lookup-secret-0123456789ab';
 /** The Node adapter's own cap in front of the relay (four times the relay's). */

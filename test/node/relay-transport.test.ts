@@ -19,7 +19,7 @@ import {
 } from '../../src/server/index.js';
 import { isNodeRuntime } from '../../src/server/is-node-runtime.js';
 import { createAnswerSchema, errorBodySchema, lookupAnswerSchema } from '../../src/shared/wire.js';
-import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
+import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
 
 const CLIENT = { clientAddress: '198.51.100.9' };
 const LOOKUP_SECRET = 'transport-test-lookup-secret-0123';

@@ -36,7 +36,7 @@ import {
   parsedAsServerSees,
   prototypeSnapshot,
   unicodeString,
-} from '../faults/hostile-json.js';
+} from '../fixtures/hostile-json.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 const JSON_TYPES = new Set([

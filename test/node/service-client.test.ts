@@ -28,7 +28,7 @@ import {
 import { parseRetryAfter } from '../../src/server/retry-after.js';
 import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS } from '../../src/server/service-client.js';
 import { fullJitterDelay } from '../../src/shared/backoff.js';
-import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
+import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
 
 const SECRET = SANDBOX_KEYS.secret;
 
