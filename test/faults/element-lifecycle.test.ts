@@ -13,7 +13,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
+import { SANDBOX_TEST_NUMBERS } from '../../src/sandbox/index.js';
 import { createLookupTokens } from '../../src/server/index.js';
+import { creationInputFor } from '../fixtures/checkout-data.js';
 import {
   CHECKOUT_URLS,
   type CheckoutStack,
@@ -279,17 +281,7 @@ describe('<pay-checkout> mounted and unmounted 1,000 times', () => {
     await cdp.send('DOM.enable');
 
     // The payer of this order never answers: it stays pending, so following it polls.
-    const [orderId] = stack.sandbox.seedOrders(1, {
-      execute_payment: true,
-      customer_data: { name: 'Kofi Boateng', phone_number: '+233244000003' },
-      payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0244000003' } },
-      line_items: [
-        {
-          type: 'product',
-          product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 },
-        },
-      ],
-    });
+    const [orderId] = stack.sandbox.seedOrders(1, creationInputFor(SANDBOX_TEST_NUMBERS.neverAnswers));
     assert.ok(orderId);
     const order = { orderId, lookupToken: await createLookupTokens(STACK_LOOKUP_SECRET).sign(orderId) };
 
