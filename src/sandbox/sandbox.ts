@@ -6,14 +6,10 @@
  * decline a payment. Web-only on purpose: no `node:` import in this module's
  * graph, so it runs on edge runtimes as well as on Node.
  */
-import {
-  errorResponse,
-  isJsonObject,
-  jsonResponse,
-  pathnameOf,
-  RequestBodyError,
-  readJsonBody,
-} from '../server/http.js';
+import { answerFor } from '../http/answer-errors.js';
+import { HttpError } from '../http/http-error.js';
+import { jsonResponse } from '../http/json-response.js';
+import { pathnameOf } from '../http/pathname.js';
 import { sleep } from '../shared/backoff.js';
 import {
   ID_PREFIX,
@@ -25,9 +21,6 @@ import {
   PAYMENT_STATUS,
   type PaymentFailureCode,
   SERVICE_IDEMPOTENCY_KEY_PATTERN,
-  SERVICE_MAX_BODY_BYTES,
-  SERVICE_MAX_JSON_DEPTH,
-  type ServiceErrorKind,
 } from '../shared/service-contract.js';
 import {
   type ApiKeyInput,
@@ -46,7 +39,6 @@ import {
   settleDuePayment,
 } from './order-record.js';
 import {
-  type BodyParseResult,
   chimeLookupSchema,
   controlDeclineSchema,
   controlOrderSchema,
@@ -66,9 +58,12 @@ import {
   orderPageItemJson,
   orderStatusJson,
   otpJson,
+  type PaymentPromptJson,
   paymentPromptJson,
 } from './order-views.js';
 import { randomId } from './random-id.js';
+import { parsedBody, readServiceBody } from './read-service-body.js';
+import { SandboxControlError } from './sandbox-control-error.js';
 
 /** Options of {@link createSandbox}. */
 export interface SandboxOptions {
@@ -124,17 +119,6 @@ export interface Sandbox {
   readonly keys: SandboxKeys;
 }
 
-/** Why a control action could not be done: an unknown order, or a payment no longer waiting. */
-export class SandboxControlError extends Error {
-  constructor(
-    readonly kind: 'resourceNotFound' | 'paymentNotPending',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SandboxControlError';
-  }
-}
-
 const DEFAULT_APPROVE_AFTER_MS = 6000;
 const DEFAULT_MAX_ORDERS = 100_000;
 const DEFAULT_MAX_IDEMPOTENCY_RECORDS = 100_000;
@@ -143,7 +127,7 @@ const DEFAULT_MAX_IDEMPOTENCY_RECORDS = 100_000;
 export const SANDBOX_CONTROL_PATH = '/_sandbox/payments';
 
 /** The answer of a read endpoint, once its key and body are checked. */
-type ReadAnswer = (request: Request, body: object, session: Session) => Response;
+type ReadAnswer = (body: object, session: Session) => Response;
 
 type ServiceRoute =
   | { kind: 'read'; permission: Permission; answer: ReadAnswer }
@@ -216,8 +200,8 @@ class SandboxService implements Sandbox {
   async handle(request: Request): Promise<Response> {
     try {
       return await this.#route(request);
-    } catch {
-      return failure(request, 'internalError', 'The sandbox failed to answer.');
+    } catch (error) {
+      return answerFor(error, request, { unexpectedMessage: 'The sandbox failed to answer.' });
     }
   }
 
@@ -250,10 +234,10 @@ class SandboxService implements Sandbox {
         ? localPath.slice(SANDBOX_CONTROL_PATH.length + 1)
         : undefined;
     if (!route && !isControlAction(controlAction)) {
-      return failure(request, 'resourceNotFound', 'There is no endpoint at this path.');
+      throw new HttpError('resourceNotFound', 'There is no endpoint at this path.');
     }
     if (request.method !== 'POST') {
-      return failure(request, 'methodNotAllowed', 'Use POST: every endpoint here takes a JSON body.', {
+      throw new HttpError('methodNotAllowed', 'Use POST: every endpoint here takes a JSON body.', {
         headers: { allow: 'POST' },
       });
     }
@@ -264,10 +248,9 @@ class SandboxService implements Sandbox {
       request.headers.get('authorization'),
       route.permission,
     );
-    if (!authentication.ok) return failure(request, authentication.kind, authentication.message);
-    const body = await readObjectBody(request);
-    if (body instanceof Response) return body;
-    if (route.kind === 'read') return route.answer(request, body, authentication.session);
+    if (!authentication.ok) throw new HttpError(authentication.kind, authentication.message);
+    const body = await readServiceBody(request);
+    if (route.kind === 'read') return route.answer(body, authentication.session);
     return this.#createOrderIdempotently(request, localPath as string, body, authentication);
   }
 
@@ -284,14 +267,9 @@ class SandboxService implements Sandbox {
   ): Promise<Response> {
     const idempotencyKey = request.headers.get(IDEMPOTENCY_KEY_HEADER);
     if (idempotencyKey !== null && !SERVICE_IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-      return failure(
-        request,
-        'invalidRequest',
-        'Idempotency-Key must be 1 to 255 visible ASCII characters.',
-        {
-          param: IDEMPOTENCY_KEY_HEADER,
-        },
-      );
+      throw new HttpError('invalidRequest', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
+        param: IDEMPOTENCY_KEY_HEADER,
+      });
     }
     const now = this.#now();
     const fingerprint = idempotencyKey === null ? '' : requestFingerprint(path, body);
@@ -299,21 +277,16 @@ class SandboxService implements Sandbox {
       const earlier = this.#idempotency.check(authentication.apiKey, idempotencyKey, fingerprint, now);
       switch (earlier.kind) {
         case 'replay':
-          return jsonResponse(
-            earlier.answer.body,
-            earlier.answer.status,
-            { [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
-            request,
-          );
+          return jsonResponse(earlier.answer.body, earlier.answer.status, {
+            [IDEMPOTENT_REPLAYED_HEADER]: 'true',
+          });
         case 'in_flight':
-          return failure(
-            request,
+          throw new HttpError(
             'idempotencyRequestInProgress',
             'A request with this Idempotency-Key is still being processed; retry shortly.',
           );
         case 'reused_with_other_body':
-          return failure(
-            request,
+          throw new HttpError(
             'idempotencyKeyReused',
             'This Idempotency-Key was used with a different request body; use a new key for a new request.',
           );
@@ -322,18 +295,17 @@ class SandboxService implements Sandbox {
       }
     }
     // Invalid input is answered before the key is claimed: a 400 is not kept (IDEMPOTENCY_STORES_ERROR_ANSWERS).
-    const input = parseBody(orderCreationSchema, body);
-    if (!input.ok) return invalidRequest(request, input);
+    const input = parsedBody(orderCreationSchema, body);
     const reservation =
       idempotencyKey === null
         ? undefined
         : this.#idempotency.reserve(authentication.apiKey, idempotencyKey, fingerprint, now);
     try {
       if (this.#processingDelayMs > 0) await sleep(this.#processingDelayMs);
-      const order = this.#createOrder(input.value, authentication.session);
+      const order = this.#createOrder(input, authentication.session);
       const answer: StoredAnswer = { status: ORDER_CREATED_STATUS, body: { order: orderJson(order) } };
       reservation?.complete(answer);
-      return jsonResponse(answer.body, answer.status, undefined, request);
+      return jsonResponse(answer.body, answer.status);
     } catch (error) {
       reservation?.release();
       throw error;
@@ -383,80 +355,62 @@ class SandboxService implements Sandbox {
     return id;
   }
 
-  #lookupOrder(request: Request, body: object, session: Session): Response {
-    const input = parseBody(orderLookupSchema, body);
-    if (!input.ok) return invalidRequest(request, input);
-    const order = this.#orders.getForApplication(input.value.order_id, session.application.id);
-    if (!order)
-      return failure(request, 'resourceNotFound', 'No order has this order_id.', { param: 'order_id' });
+  #lookupOrder(body: object, session: Session): Response {
+    const input = parsedBody(orderLookupSchema, body);
+    const order = this.#orders.getForApplication(input.order_id, session.application.id);
+    if (!order) throw new HttpError('resourceNotFound', 'No order has this order_id.', { param: 'order_id' });
     settleDuePayment(order, this.#now());
-    return json(request, { order: orderJson(order) });
+    return jsonResponse({ order: orderJson(order) });
   }
 
-  #pageOrders(request: Request, body: object, session: Session): Response {
-    const input = parseBody(orderPageSchema, body);
-    if (!input.ok) return invalidRequest(request, input);
-    const { page_number, page_size } = input.value;
+  #pageOrders(body: object, session: Session): Response {
+    const { page_number, page_size } = parsedBody(orderPageSchema, body);
     const now = this.#now();
     const orders = this.#orders.page(session.application.id, page_number, page_size).map((order) => {
       settleDuePayment(order, now);
       return orderPageItemJson(order);
     });
-    return json(request, { page: { page_number, page_size, orders } });
+    return jsonResponse({ page: { page_number, page_size, orders } });
   }
 
-  #lookupOtp(request: Request, body: object, session: Session): Response {
-    const input = parseBody(otpLookupSchema, body);
-    if (!input.ok) return invalidRequest(request, input);
-    const order = this.#orders.getByOtpId(input.value.otp_id, session.application.id);
-    if (!order) return failure(request, 'resourceNotFound', 'No OTP has this otp_id.', { param: 'otp_id' });
+  #lookupOtp(body: object, session: Session): Response {
+    const input = parsedBody(otpLookupSchema, body);
+    const order = this.#orders.getByOtpId(input.otp_id, session.application.id);
+    if (!order) throw new HttpError('resourceNotFound', 'No OTP has this otp_id.', { param: 'otp_id' });
     settleDuePayment(order, this.#now());
-    return json(request, { otp: otpJson(order) });
+    return jsonResponse({ otp: otpJson(order) });
   }
 
-  #lookupChime(request: Request, body: object, session: Session): Response {
-    const input = parseBody(chimeLookupSchema, body);
-    if (!input.ok) return invalidRequest(request, input);
-    const order = this.#orders.getByChimeId(input.value.chime_id, session.application.id);
+  #lookupChime(body: object, session: Session): Response {
+    const input = parsedBody(chimeLookupSchema, body);
+    const order = this.#orders.getByChimeId(input.chime_id, session.application.id);
     if (order) settleDuePayment(order, this.#now());
     // A chime exists once its payment is paid; before that its id is unknown.
     const chime = order && chimeJson(order);
-    if (!chime)
-      return failure(request, 'resourceNotFound', 'No chime has this chime_id.', { param: 'chime_id' });
-    return json(request, { chime });
+    if (!chime) throw new HttpError('resourceNotFound', 'No chime has this chime_id.', { param: 'chime_id' });
+    return jsonResponse({ chime });
   }
 
   /** The control surface: no key (test mode only), and no customer name or full number in any answer. */
   async #control(request: Request, action: ControlAction): Promise<Response> {
-    const body = await readObjectBody(request);
-    if (body instanceof Response) return body;
-    if (action === 'prompt') {
-      const input = parseBody(controlOrderSchema, body);
-      if (!input.ok) return invalidRequest(request, input);
-      const order = this.#orders.get(input.value.order_id);
-      if (!order)
-        return failure(request, 'resourceNotFound', 'No order has this order_id.', { param: 'order_id' });
-      settleDuePayment(order, this.#now());
-      const prompt = paymentPromptJson(order);
-      if (!prompt) {
-        return failure(request, 'resourceNotFound', 'This order has no mobile-money payment to prompt for.', {
-          param: 'order_id',
-        });
-      }
-      return json(request, { prompt });
-    }
-    const input = parseBody(controlDeclineSchema, body);
-    if (!input.ok) return invalidRequest(request, input);
-    try {
-      const order =
-        action === 'approve'
-          ? this.approve(input.value.order_id)
-          : this.decline(input.value.order_id, input.value.reason);
-      return json(request, { order });
-    } catch (error) {
-      if (error instanceof SandboxControlError) return failure(request, error.kind, error.message);
-      throw error;
-    }
+    const body = await readServiceBody(request);
+    if (action === 'prompt')
+      return jsonResponse({ prompt: this.#prompt(parsedBody(controlOrderSchema, body).order_id) });
+    const input = parsedBody(controlDeclineSchema, body);
+    const order =
+      action === 'approve' ? this.approve(input.order_id) : this.decline(input.order_id, input.reason);
+    return jsonResponse({ order });
+  }
+
+  #prompt(orderId: string): PaymentPromptJson {
+    const order = this.#orders.get(orderId);
+    if (!order) throw new HttpError('resourceNotFound', 'No order has this order_id.', { param: 'order_id' });
+    settleDuePayment(order, this.#now());
+    const prompt = paymentPromptJson(order);
+    if (prompt) return prompt;
+    throw new HttpError('resourceNotFound', 'This order has no mobile-money payment to prompt for.', {
+      param: 'order_id',
+    });
   }
 
   #answerPayer(
@@ -480,55 +434,6 @@ type ControlAction = (typeof CONTROL_ACTIONS)[number];
 
 function isControlAction(action: string | undefined): action is ControlAction {
   return (CONTROL_ACTIONS as readonly (string | undefined)[]).includes(action);
-}
-
-/** Reads the body as a JSON object, or gives the error answer (415, 413, 400). */
-async function readObjectBody(request: Request): Promise<object | Response> {
-  let body: unknown;
-  try {
-    body = await readJsonBody(request, SERVICE_MAX_BODY_BYTES);
-  } catch (error) {
-    if (error instanceof RequestBodyError) return error.toResponse(request);
-    throw error;
-  }
-  if (!isJsonObject(body)) return failure(request, 'invalidRequest', 'The body must be a JSON object.');
-  if (nestsDeeperThan(body, SERVICE_MAX_JSON_DEPTH)) {
-    return failure(
-      request,
-      'invalidRequest',
-      `The body nests more than ${SERVICE_MAX_JSON_DEPTH} levels deep.`,
-    );
-  }
-  return body;
-}
-
-/** True when objects and arrays in `value` nest deeper than `maxDepth`; iterative, so any body is safe to check. */
-function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
-  const pending: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    if (next.node === null || typeof next.node !== 'object') continue;
-    if (next.depth > maxDepth) return true;
-    for (const child of Object.values(next.node)) pending.push({ node: child, depth: next.depth + 1 });
-  }
-  return false;
-}
-
-// Every answer names its request: behind the Node adapter that makes it a lightweight Response.
-function json(request: Request, body: unknown): Response {
-  return jsonResponse(body, 200, undefined, request);
-}
-
-function failure(
-  request: Request,
-  kind: ServiceErrorKind,
-  message: string,
-  options: { param?: string; headers?: HeadersInit } = {},
-): Response {
-  return errorResponse(kind, message, { ...options, request });
-}
-
-function invalidRequest(request: Request, problem: BodyParseResult<unknown> & { ok: false }): Response {
-  return failure(request, 'invalidRequest', problem.message, { param: problem.param });
 }
 
 function normaliseBasePath(basePath: string): string {

@@ -16,11 +16,11 @@ import {
   createCheckoutRelay,
   createLookupTokens,
   createMemoryRateLimitStore,
-  createNodeFetch,
   createServiceClient,
   listen,
   type PricedLineItem,
 } from '../../src/server/index.js';
+import { createCheckoutRelay as createNodeCheckoutRelay } from '../../src/server/node.js';
 import { createAnswerSchema, errorBodySchema, lookupAnswerSchema } from '../../src/shared/wire.js';
 import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
 
@@ -210,9 +210,20 @@ describe('createCheckoutRelay', () => {
     });
   });
 
-  describe('over the Node transport (fetch: createNodeFetch())', () => {
+  describe("over undici's transport (the Node entry's default)", () => {
+    const nodeRelayWith = (options: Partial<CheckoutRelayOptions> = {}) =>
+      createNodeCheckoutRelay({
+        secretKey: SECRET,
+        baseUrl: sandboxUrl,
+        priceCart,
+        lookupSecret: LOOKUP_SECRET,
+        onEvent: (event) => {
+          events.push(event);
+        },
+        ...options,
+      });
     it('creates, looks up, and answers 502 when the service is down', async () => {
-      const relay = relayWith({ fetch: createNodeFetch() });
+      const relay = nodeRelayWith();
       const created = await relay.create(createRequest(intent()), CLIENT);
       assert.equal(created.status, 200);
       const answer = createAnswerSchema.parse(await created.json());
@@ -222,7 +233,7 @@ describe('createCheckoutRelay', () => {
       );
       assert.equal(looked.status, 200);
       assertNoCustomerData(await looked.text());
-      const down = relayWith({ baseUrl: 'http://127.0.0.1:9', fetch: createNodeFetch() });
+      const down = nodeRelayWith({ baseUrl: 'http://127.0.0.1:9' });
       assert.equal((await down.create(createRequest(intent()), CLIENT)).status, 502);
     });
   });

@@ -18,9 +18,9 @@ import {
   createLookupTokens,
   listen,
   type PricedLineItem,
-  RELAY_MAX_BODY_BYTES,
   type RunningServer,
 } from '../../src/server/index.js';
+import { RELAY_MAX_BODY_BYTES } from '../../src/server/relay-config.js';
 import { SERVICE_ERRORS } from '../../src/shared/service-contract.js';
 import {
   checkoutIntentSchema,

@@ -1,6 +1,6 @@
 /**
- * The relay's transport to the service: on Node, with no `fetch` option, it
- * is `createNodeFetch()`'s keep-alive `node:http`; a given fetch wins; other
+ * The relay's transport to the service: from the Node entry, on Node, with no
+ * `fetch` option, it is undici's `request` over a keep-alive pool; a given fetch wins; other
  * runtimes keep the global fetch. The real sandbox behind a real fault proxy,
  * which records what arrives on the wire and breaks it where needed. Also the
  * Node adapter's cheap header reading, which must answer as `Headers.get`.
@@ -12,12 +12,12 @@ import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
 import {
   type CheckoutRelayEvent,
   type CheckoutRelayOptions,
-  createCheckoutRelay,
   createLookupTokens,
   listen,
   type PricedLineItem,
 } from '../../src/server/index.js';
 import { isNodeRuntime } from '../../src/server/is-node-runtime.js';
+import { createCheckoutRelay } from '../../src/server/node.js';
 import { createAnswerSchema, errorBodySchema, lookupAnswerSchema } from '../../src/shared/wire.js';
 import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
 
@@ -97,7 +97,7 @@ describe('the relay’s transport to the service', () => {
   });
   after(() => closeSandbox());
 
-  it('on Node with no fetch option is node:http: none of undici’s own headers reach the service', async () => {
+  it('on Node with no fetch option is undici’s request: none of fetch’s own headers reach the service', async () => {
     assert.equal(isNodeRuntime(), true);
     const proxy = await startFaultProxy(sandboxUrl);
     try {
@@ -113,8 +113,8 @@ describe('the relay’s transport to the service', () => {
         ['/orders/new', '/orders/lookup'],
       );
       for (const request of proxy.requests) {
-        assert.equal(request.headers['sec-fetch-mode'], undefined, 'undici sends sec-fetch-mode');
-        assert.equal(request.headers['user-agent'], undefined, 'undici sends user-agent: node');
+        assert.equal(request.headers['sec-fetch-mode'], undefined, 'fetch sends sec-fetch-mode');
+        assert.equal(request.headers['user-agent'], undefined, 'fetch sends user-agent: node');
         assert.equal(request.headers.authorization, `Bearer ${SANDBOX_KEYS.secret}`);
         assert.equal(request.headers.connection, 'keep-alive');
       }

@@ -8,13 +8,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { inspect } from 'node:util';
+import { createUndiciTransport } from '../../src/http/node/undici-transport.js';
 import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
 import {
-  createNodeFetch,
   createServiceClient,
   type OrderCreateInput,
   ServiceApiError,
   ServiceAuthenticationError,
+  type ServiceClient,
   type ServiceClientOptions,
   ServiceError,
   ServiceIdempotencyError,
@@ -26,16 +27,20 @@ import {
   ServiceTimeoutError,
 } from '../../src/server/index.js';
 import { parseRetryAfter } from '../../src/server/retry-after.js';
-import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS } from '../../src/server/service-client.js';
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS } from '../../src/server/service-call.js';
+import { createServiceClientOn } from '../../src/server/service-client.js';
 import { fullJitterDelay } from '../../src/shared/backoff.js';
 import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
 
 const SECRET = SANDBOX_KEYS.secret;
 
-/** Every test of calls runs over the global fetch and over the optional Node transport. */
-const TRANSPORTS: { name: string; fetch?: () => typeof fetch }[] = [
-  { name: 'the global fetch' },
-  { name: 'createNodeFetch()', fetch: () => createNodeFetch() },
+/** Every test of calls runs over the global fetch and over undici's transport, the relay's default on Node. */
+const TRANSPORTS: { name: string; client: (options: ServiceClientOptions) => ServiceClient }[] = [
+  { name: 'the global fetch', client: createServiceClient },
+  {
+    name: "undici's transport",
+    client: (options) => createServiceClientOn(options, createUndiciTransport()),
+  },
 ];
 const NUMBER = '0241234567';
 
@@ -145,8 +150,7 @@ describe('createServiceClient', () => {
 
   for (const transport of TRANSPORTS) {
     describe(`over ${transport.name}`, () => {
-      const newClient = (options: ServiceClientOptions) =>
-        createServiceClient({ ...(transport.fetch ? { fetch: transport.fetch() } : {}), ...options });
+      const newClient = transport.client;
 
       describe('against the sandbox', () => {
         it('creates an order, validates the answer and keeps fields the spec does not show', async () => {
@@ -648,36 +652,46 @@ describe('createServiceClient', () => {
     });
   });
 
-  describe('createNodeFetch', () => {
-    it('answers like fetch: status, headers, a body read once, clone, null-body statuses', async () => {
+  describe("undici's transport", () => {
+    it('answers status, headers as Headers.get reads them, the whole body, and null-body statuses', async () => {
       const server = createServer((request, response) => {
-        response.writeHead(request.url === '/empty' ? 204 : 201, {
-          'x-echo': String(request.headers['x-test']),
-        });
+        response.writeHead(request.url === '/empty' ? 204 : 201, [
+          ['x-echo', String(request.headers['x-test'])],
+          ['x-twice', 'a'],
+          ['x-twice', 'b'],
+        ]);
         response.end(request.url === '/empty' ? undefined : '{"created":true}');
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      try {
-        const nodeFetch = createNodeFetch();
-        const answer = await nodeFetch(`${url}/things`, {
+      const transport = createUndiciTransport();
+      const exchange = (path: string) =>
+        transport({
+          url: `${url}${path}`,
           method: 'POST',
-          body: '{}',
           headers: { 'X-Test': 'yes' },
+          body: '{}',
+          signal: new AbortController().signal,
         });
-        assert.ok(answer instanceof Response);
+      try {
+        const answer = await exchange('/things');
         assert.equal(answer.status, 201);
-        assert.equal(answer.ok, true);
-        assert.equal(answer.headers.get('x-echo'), 'yes');
-        const copy = answer.clone();
-        assert.deepEqual(await answer.json(), { created: true });
-        assert.equal(answer.bodyUsed, true);
-        await assert.rejects(answer.text(), TypeError);
-        assert.equal(await new Response(copy.body).text(), '{"created":true}');
-        const empty = await nodeFetch(`${url}/empty`);
+        assert.equal(answer.header('X-Echo'), 'yes');
+        assert.equal(answer.header('x-twice'), 'a, b');
+        assert.equal(answer.header('x-absent'), null);
+        assert.equal(answer.text, '{"created":true}');
+        const empty = await exchange('/empty');
         assert.equal(empty.status, 204);
-        assert.equal(empty.body, null);
-        await assert.rejects(nodeFetch('ftp://example.com/'), TypeError);
+        assert.equal(empty.text, '');
+        await assert.rejects(
+          transport({
+            url: 'ftp://example.com/',
+            method: 'POST',
+            headers: {},
+            body: '',
+            signal: new AbortController().signal,
+          }),
+        );
       } finally {
         server.close();
         server.closeAllConnections();
