@@ -347,7 +347,8 @@ async function compare(name: string, direct: Call, paths: Record<Path, Call>): P
       versusBareProxy: Object.fromEntries(
         RELAYS.map((path) => [
           path,
-          Math.round((throughput[path].requestsPerSecond / throughput.bareProxy.requestsPerSecond) * 1000) / 1000,
+          Math.round((throughput[path].requestsPerSecond / throughput.bareProxy.requestsPerSecond) * 1000) /
+            1000,
         ]),
       ) as Record<(typeof RELAYS)[number], number>,
     },
@@ -446,7 +447,11 @@ async function main(): Promise<void> {
       return [
         path,
         {
-          lookupVersusBareProxy: { target: TARGET_LOOKUP_RATIO, measured: ratio, met: ratio >= TARGET_LOOKUP_RATIO },
+          lookupVersusBareProxy: {
+            target: TARGET_LOOKUP_RATIO,
+            measured: ratio,
+            met: ratio >= TARGET_LOOKUP_RATIO,
+          },
           lookupAddedP99Ms: {
             target: TARGET_ADDED_P99_MS,
             measured: addedP99,

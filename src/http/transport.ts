@@ -1,8 +1,9 @@
 /**
- * How the service client reaches the service: one exchange, its answer read
- * whole. A `fetch` is one transport ({@link fetchTransport}); on Node the
- * relay uses undici's (src/http/node/undici-transport.ts), which skips the
- * web streams a `Response` costs.
+ * How the service client reaches the service: one exchange within a time
+ * limit, its answer read whole. A `fetch` is one transport
+ * ({@link fetchTransport}); on Node the relay uses undici's
+ * (src/http/node/undici-transport.ts), which skips the web streams,
+ * `Request`, `Response` and `AbortSignal` a fetch costs.
  */
 
 /** One request to the service. */
@@ -11,8 +12,10 @@ export interface TransportRequest {
   method: string;
   headers: Record<string, string>;
   body: string;
-  /** Aborts the exchange, body reading included; the promise then rejects. */
-  signal: AbortSignal;
+  /** Time allowed for the whole exchange, answer body included; past it the promise rejects with a {@link TransportTimeoutError}. */
+  timeoutMs: number;
+  /** The caller's signal: aborting it aborts the exchange, and the promise rejects. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The service's whole answer. */
@@ -24,15 +27,39 @@ export interface TransportAnswer {
   text: string;
 }
 
-/** Sends one request and reads its whole answer; rejects on a network failure or an abort. */
+/** Sends one request and reads its whole answer; rejects on a network failure, a time-out or an abort. */
 export type HttpTransport = (request: TransportRequest) => Promise<TransportAnswer>;
+
+/** The exchange took longer than its `timeoutMs`. */
+export class TransportTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`No complete answer within ${timeoutMs} ms.`);
+    this.name = 'TransportTimeoutError';
+  }
+}
 
 /** A transport on a `fetch` (the runtime's, or one the merchant gives). */
 export function fetchTransport(fetchImpl: typeof fetch): HttpTransport {
-  return async ({ url, method, headers, body, signal }) => {
-    const response = await fetchImpl(url, { method, headers, body, signal });
-    // Read inside the same call: a connection cut mid-body is a network failure, and the caller's time-out covers it.
-    const text = await response.text();
-    return { status: response.status, header: (name) => response.headers.get(name), text };
+  return async ({ url, method, headers, body, timeoutMs, signal }) => {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onCallerAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      const response = await fetchImpl(url, { method, headers, body, signal: controller.signal });
+      // Read inside the time limit: a connection cut mid-body is a network failure.
+      const text = await response.text();
+      return { status: response.status, header: (name) => response.headers.get(name), text };
+    } catch (error) {
+      if (timedOut && !signal?.aborted) throw new TransportTimeoutError(timeoutMs);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
   };
 }

@@ -5,7 +5,7 @@
  * enough `Retry-After`.
  */
 import type * as z from 'zod/mini';
-import type { TransportAnswer } from '../http/transport.js';
+import { type TransportAnswer, TransportTimeoutError } from '../http/transport.js';
 import { fullJitterDelay } from '../shared/backoff.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/service-contract.js';
 import { interpretAnswer } from './service-answer.js';
@@ -55,15 +55,6 @@ export async function callService<Output>(
 
 /** One attempt within the time-out; a network failure or time-out becomes its {@link ServiceError}. */
 async function attempt(config: ServiceClientConfig, call: ServiceCall<unknown>): Promise<TransportAnswer> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, config.timeoutMs);
-  const signal = call.signal;
-  const onCallerAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', onCallerAbort, { once: true });
   const headers: Record<string, string> = {
     authorization: config.authorization,
     'content-type': 'application/json',
@@ -76,11 +67,12 @@ async function attempt(config: ServiceClientConfig, call: ServiceCall<unknown>):
       method: 'POST',
       headers,
       body: JSON.stringify(call.body),
-      signal: controller.signal,
+      timeoutMs: config.timeoutMs,
+      signal: call.signal,
     });
   } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    if (timedOut) {
+    if (call.signal?.aborted) throw call.signal.reason;
+    if (error instanceof TransportTimeoutError) {
       throw new ServiceTimeoutError({
         status: 0,
         ...CLIENT_ERROR_CODES.timeout,
@@ -93,9 +85,6 @@ async function attempt(config: ServiceClientConfig, call: ServiceCall<unknown>):
       message: `The request to ${call.path} failed on the network: ${config.redact(describe(error))}.`,
       cause: scrubbedCause(error, config),
     });
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onCallerAbort);
   }
 }
 

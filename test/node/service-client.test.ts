@@ -671,7 +671,7 @@ describe('createServiceClient', () => {
           method: 'POST',
           headers: { 'X-Test': 'yes' },
           body: '{}',
-          signal: new AbortController().signal,
+          timeoutMs: 5000,
         });
       try {
         const answer = await exchange('/things');
@@ -689,7 +689,7 @@ describe('createServiceClient', () => {
             method: 'POST',
             headers: {},
             body: '',
-            signal: new AbortController().signal,
+            timeoutMs: 5000,
           }),
         );
       } finally {

@@ -53,10 +53,26 @@ export function nodeRequest(
   return request as unknown as Request;
 }
 
+/**
+ * A host `new URL` writes back unchanged: lower-case letters, digits, dots and
+ * hyphens, whose last label starts with a letter (so it is no IPv4 address to
+ * normalise) or which is a canonical dotted quad; a port without leading zeros.
+ */
+const PLAIN_HOST =
+  /^(?:(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*\.?|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::([1-9]\d{0,4}))?$/;
+/** A request target with no dot segment, percent sign or other character `new URL` would rewrite. */
+const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_~-]+\/?)*(?:\?[A-Za-z0-9_~=&-]*)?$/;
+
 function requestUrl(incoming: IncomingMessage): string {
   const host = incoming.headers.host ?? 'localhost';
+  const target = incoming.url ?? '/';
+  const plain = PLAIN_HOST.exec(host);
+  const port = plain?.[1];
+  if (plain && !host.includes('xn--') && (port === undefined || (port !== '80' && Number(port) <= 65_535))) {
+    if (PLAIN_TARGET.test(target)) return `http://${host}${target}`;
+  }
   // Parsed as `new Request` would: the handler sees the same normalised URL (`/a/../b` is `/b`).
-  return new URL(`http://${host}${incoming.url ?? '/'}`).href;
+  return new URL(`http://${host}${target}`).href;
 }
 
 // Shared by every response (a ServerResponse closes once): no closure per request.

@@ -1,13 +1,15 @@
 /**
- * The relay's transport to the service on Node: undici's `request` over one
- * keep-alive pool per process. It costs about a fifth of the CPU per call of
- * Node's global fetch, because it builds no web `Request`, `Response` or
- * stream. Like a plain HTTP client it follows no redirect (the service answers
- * its POSTs directly; a 3xx is an error). It goes through the proxy named by
- * `HTTPS_PROXY`/`HTTP_PROXY` (minus `NO_PROXY`) when one is set.
+ * The relay's transport to the service on Node: undici's dispatcher API over
+ * one keep-alive pool per process. It costs about a quarter of the CPU per
+ * call of Node's global fetch, because it builds no web `Request`,
+ * `Response`, stream or `AbortSignal`. Like a plain HTTP client it follows no
+ * redirect (the service answers its POSTs directly; a 3xx is an error). It
+ * goes through the proxy named by `HTTPS_PROXY`/`HTTP_PROXY` (minus
+ * `NO_PROXY`) when one is set.
  */
-import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
-import type { HttpTransport } from '../transport.js';
+import { EventEmitter } from 'node:events';
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { type HttpTransport, TransportTimeoutError } from '../transport.js';
 
 /** Options of {@link createUndiciTransport}. */
 export interface UndiciTransportOptions {
@@ -32,25 +34,62 @@ function defaultDispatcher(): Dispatcher {
   return sharedDispatcher;
 }
 
-/** A transport on undici's `request`. */
+/** A transport on undici's dispatcher API. */
 export function createUndiciTransport(options: UndiciTransportOptions = {}): HttpTransport {
-  return async ({ url, method, headers, body, signal }) => {
-    const answer = await request(url, {
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      signal,
-      dispatcher: options.dispatcher ?? defaultDispatcher(),
-    });
-    const text = await answer.body.text();
-    const answerHeaders = answer.headers;
-    return {
-      status: answer.statusCode,
-      header(name) {
-        const value = answerHeaders[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-      },
-      text,
-    };
+  return async ({ url, method, headers, body, timeoutMs, signal }) => {
+    signal?.throwIfAborted();
+    const { origin, path } = targetOf(url);
+    // undici takes an EventEmitter as its abort signal: far cheaper than an AbortController per call.
+    const abort = new EventEmitter();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.emit('abort');
+    }, timeoutMs);
+    const onCallerAbort = () => abort.emit('abort');
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      const answer = await (options.dispatcher ?? defaultDispatcher()).request({
+        origin,
+        path,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        signal: abort,
+      });
+      const text = await answer.body.text();
+      return { status: answer.statusCode, header: (name) => headerOf(answer.headers, name), text };
+    } catch (error) {
+      if (timedOut && !signal?.aborted) throw new TransportTimeoutError(timeoutMs);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
   };
+}
+
+/** The service client calls a handful of URLs again and again: each is split once. */
+const targets = new Map<string, { origin: string; path: string }>();
+const MAX_REMEMBERED_TARGETS = 64;
+
+function targetOf(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new TypeError(`Only http: and https: URLs can be called; got ${parsed.protocol}`);
+    }
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_REMEMBERED_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
+}
+
+/** One header of undici's answer (lower-cased names), as `Headers.get` answers it. */
+function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  const value = headers[name.toLowerCase()];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
 }
