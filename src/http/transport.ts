@@ -38,28 +38,51 @@ export class TransportTimeoutError extends Error {
   }
 }
 
+/**
+ * Runs `exchange` within `timeoutMs` and the caller's `signal`: on either,
+ * `abort` is called (it must make the exchange reject). A time-out rejects
+ * with a {@link TransportTimeoutError}, a caller's abort with what the
+ * exchange rejected with.
+ */
+export async function withinTimeLimit<Answer>(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  abort: (reason?: unknown) => void,
+  exchange: () => Promise<Answer>,
+): Promise<Answer> {
+  signal?.throwIfAborted();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort();
+  }, timeoutMs);
+  const onCallerAbort = () => abort(signal?.reason);
+  signal?.addEventListener('abort', onCallerAbort, { once: true });
+  try {
+    return await exchange();
+  } catch (error) {
+    if (timedOut && !signal?.aborted) throw new TransportTimeoutError(timeoutMs);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
 /** A transport on a `fetch` (the runtime's, or one the merchant gives). */
 export function fetchTransport(fetchImpl: typeof fetch): HttpTransport {
-  return async ({ url, method, headers, body, timeoutMs, signal }) => {
+  return ({ url, method, headers, body, timeoutMs, signal }) => {
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onCallerAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-    try {
-      const response = await fetchImpl(url, { method, headers, body, signal: controller.signal });
-      // Read inside the time limit: a connection cut mid-body is a network failure.
-      const text = await response.text();
-      return { status: response.status, header: (name) => response.headers.get(name), text };
-    } catch (error) {
-      if (timedOut && !signal?.aborted) throw new TransportTimeoutError(timeoutMs);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
-    }
+    return withinTimeLimit(
+      timeoutMs,
+      signal,
+      (reason) => controller.abort(reason),
+      async () => {
+        const response = await fetchImpl(url, { method, headers, body, signal: controller.signal });
+        // Read inside the time limit: a connection cut mid-body is a network failure.
+        const text = await response.text();
+        return { status: response.status, header: (name: string) => response.headers.get(name), text };
+      },
+    );
   };
 }

@@ -30,6 +30,7 @@ import { parseRetryAfter } from '../../src/server/retry-after.js';
 import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS } from '../../src/server/service-call.js';
 import { createServiceClientOn } from '../../src/server/service-client.js';
 import { fullJitterDelay } from '../../src/shared/backoff.js';
+import { errorAnswer } from '../fixtures/hostile-answers.js';
 import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
 
 const SECRET = SANDBOX_KEYS.secret;
@@ -444,13 +445,7 @@ describe('createServiceClient', () => {
           const proxy = await startFaultProxy(
             sandboxUrl,
             (index): FaultPlan =>
-              index < 2
-                ? {
-                    kind: 'answer',
-                    status: 503,
-                    body: { error: { code: 'unavailable', type: 'api_error', message: 'down' } },
-                  }
-                : { kind: 'forward' },
+              index < 2 ? errorAnswer(503, 'unavailable', 'api_error', 'down') : { kind: 'forward' },
           );
           try {
             const timing = recordingSleep();
@@ -471,11 +466,9 @@ describe('createServiceClient', () => {
         });
 
         it('gives up after maxRetries with the last error', async () => {
-          const proxy = await startFaultProxy(sandboxUrl, () => ({
-            kind: 'answer',
-            status: 500,
-            body: { error: { code: 'internal_error', type: 'api_error', message: 'boom' } },
-          }));
+          const proxy = await startFaultProxy(sandboxUrl, () =>
+            errorAnswer(500, 'internal_error', 'api_error', 'boom'),
+          );
           try {
             const client = newClient({
               baseUrl: proxy.url,
@@ -497,12 +490,9 @@ describe('createServiceClient', () => {
             sandboxUrl,
             (index): FaultPlan =>
               index === 0
-                ? {
-                    kind: 'answer',
-                    status: 429,
+                ? errorAnswer(429, 'rate_limited', 'rate_limit_error', 'slow down', {
                     headers: { 'retry-after': '2' },
-                    body: { error: { code: 'rate_limited', type: 'rate_limit_error', message: 'slow down' } },
-                  }
+                  })
                 : { kind: 'forward' },
           );
           try {
@@ -517,12 +507,11 @@ describe('createServiceClient', () => {
         });
 
         it('429 asking for longer than maxRetryAfterMs is thrown at once with retryAfterMs', async () => {
-          const proxy = await startFaultProxy(sandboxUrl, () => ({
-            kind: 'answer',
-            status: 429,
-            headers: { 'retry-after': '120' },
-            body: { error: { code: 'rate_limited', type: 'rate_limit_error', message: 'slow down' } },
-          }));
+          const proxy = await startFaultProxy(sandboxUrl, () =>
+            errorAnswer(429, 'rate_limited', 'rate_limit_error', 'slow down', {
+              headers: { 'retry-after': '120' },
+            }),
+          );
           try {
             const client = newClient({
               baseUrl: proxy.url,
@@ -583,11 +572,9 @@ describe('createServiceClient', () => {
         });
 
         it('an aborted signal stops the call and its retries', async () => {
-          const proxy = await startFaultProxy(sandboxUrl, () => ({
-            kind: 'answer',
-            status: 503,
-            body: { error: { code: 'unavailable', type: 'api_error', message: 'down' } },
-          }));
+          const proxy = await startFaultProxy(sandboxUrl, () =>
+            errorAnswer(503, 'unavailable', 'api_error', 'down'),
+          );
           try {
             const controller = new AbortController();
             const client = newClient({

@@ -9,7 +9,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
-import { type HttpTransport, TransportTimeoutError } from '../transport.js';
+import { type HttpTransport, withinTimeLimit } from '../transport.js';
 
 /** Options of {@link createUndiciTransport}. */
 export interface UndiciTransportOptions {
@@ -36,36 +36,27 @@ function defaultDispatcher(): Dispatcher {
 
 /** A transport on undici's dispatcher API. */
 export function createUndiciTransport(options: UndiciTransportOptions = {}): HttpTransport {
-  return async ({ url, method, headers, body, timeoutMs, signal }) => {
-    signal?.throwIfAborted();
-    const { origin, path } = targetOf(url);
+  return ({ url, method, headers, body, timeoutMs, signal }) => {
     // undici takes an EventEmitter as its abort signal: far cheaper than an AbortController per call.
     const abort = new EventEmitter();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.emit('abort');
-    }, timeoutMs);
-    const onCallerAbort = () => abort.emit('abort');
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-    try {
-      const answer = await (options.dispatcher ?? defaultDispatcher()).request({
-        origin,
-        path,
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body,
-        signal: abort,
-      });
-      const text = await answer.body.text();
-      return { status: answer.statusCode, header: (name) => headerOf(answer.headers, name), text };
-    } catch (error) {
-      if (timedOut && !signal?.aborted) throw new TransportTimeoutError(timeoutMs);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
-    }
+    return withinTimeLimit(
+      timeoutMs,
+      signal,
+      () => abort.emit('abort'),
+      async () => {
+        const { origin, path } = targetOf(url);
+        const answer = await (options.dispatcher ?? defaultDispatcher()).request({
+          origin,
+          path,
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body,
+          signal: abort,
+        });
+        const text = await answer.body.text();
+        return { status: answer.statusCode, header: (name: string) => headerOf(answer.headers, name), text };
+      },
+    );
   };
 }
 
