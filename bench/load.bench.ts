@@ -13,7 +13,7 @@
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import { createCheckoutRelay, createLookupTokens, listen, toNodeListener } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
-import { creationInput, intent, lineItems, UNLIMITED } from './checkout-fixture.js';
+import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
 import {
   type ChildServer,
   isMainModule,
@@ -46,7 +46,7 @@ export async function serveLoadRelay(options: {
     secretKey: SANDBOX_KEYS.secret,
     baseUrl: options.sandboxUrl,
     lookupSecret: LOOKUP_SECRET,
-    priceCart: () => lineItems,
+    priceCart: priceAnyCart,
     rateLimit: { create: UNLIMITED, lookup: UNLIMITED },
     onEvent: () => undefined,
     // No fetch option: the Node entry's default, undici's transport.
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   const relayCreate = (server: ChildServer, name: string): Target => ({
     server,
     path: '/api/checkout/orders',
-    body: intent,
+    body: checkoutIntent(),
     headers: { 'idempotency-key': `load-${name}-000000-[<id>]` },
   });
   const baseline: Target = { server: bare, path: '/orders/lookup', body: { order_id: orderId }, headers: {} };
