@@ -12,10 +12,10 @@ export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
 export { createLookupTokens, type LookupTokens } from './lookup-token.js';
 export type { PricedLineItem } from './priced-line-items.js';
 export {
-  createMemoryRateLimitStore,
   type RateLimitDecision,
   type RateLimitStore,
   type TokenBucketRule,
+  type TokenBucketState,
   takeToken,
 } from './rate-limiter.js';
 export type { CheckoutRelayOptions, CheckoutRelayRateLimitOptions, PriceCart } from './relay-config.js';
@@ -50,4 +50,5 @@ export type {
   OrderPageAnswer,
   OrderWithPayment,
   ProductLineItem,
+  UnshownRecordAnswer,
 } from './service-schemas.js';
