@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type ConnectionInfo, errorResponse, jsonResponse } from '../../src/http/index.js';
+import { answerErrors, type ConnectionInfo, errorResponse, jsonResponse } from '../../src/http/index.js';
 import { listen, toNodeListener } from '../../src/http/node/index.js';
 import { createSandbox, SANDBOX_CONTROL_PATH, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
 import {
@@ -145,10 +145,6 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 
   // The relay needs the sandbox's URL, which is known once the port is.
   let relay: CheckoutRelay | undefined;
-  const handler = async (request: Request, context?: ConnectionInfo): Promise<Response> => {
-    const response = await route(request, context);
-    return withSecurityHeaders(response);
-  };
   const route = async (request: Request, context?: ConnectionInfo): Promise<Response> => {
     const { pathname } = new URL(request.url);
     if (pathname === CHECKOUT_PATHS.create || pathname === CHECKOUT_PATHS.lookup) {
@@ -170,6 +166,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     }
     return serveStaticAsset(assets, request) ?? notFound();
   };
+
+  // Every answer, a bare 500 for a throw included, carries the security headers.
+  const answered = answerErrors(route);
+  const handler = async (request: Request, context?: ConnectionInfo): Promise<Response> =>
+    withSecurityHeaders(await answered(request, context));
 
   const running = await listen(toNodeListener(handler), {
     port: options.port ?? 0,
