@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import {
   ServiceApiError,
@@ -25,17 +25,13 @@ import {
   orderInput,
   recordingSleep,
   rejection,
+  SECRET,
   TRANSPORTS,
 } from '../fixtures/service-client.js';
 import { startFaultProxy } from './wire-fault-proxy.js';
 
 describe('createServiceClient', () => {
-  const SECRET = SANDBOX_KEYS.secret;
-  let sandboxUrl = '';
   const served = loopbackSandbox();
-  before(() => {
-    ({ url: sandboxUrl } = served);
-  });
 
   for (const transport of TRANSPORTS) {
     describe(`over ${transport.name}`, () => {
@@ -43,7 +39,7 @@ describe('createServiceClient', () => {
 
       describe('typed errors', () => {
         it('401 for a key the service does not know', async () => {
-          const client = newClient({ baseUrl: sandboxUrl, secretKey: 'sk_test_nobody_has_this' });
+          const client = newClient({ baseUrl: served.url, secretKey: 'sk_test_nobody_has_this' });
           const error = await rejection(client.orders.lookup('or_x'));
           assert.ok(error instanceof ServiceAuthenticationError);
           assert.ok(error instanceof ServiceError);
@@ -54,7 +50,7 @@ describe('createServiceClient', () => {
         });
 
         it('403 for a read-only key on a write', async () => {
-          const client = newClient({ baseUrl: sandboxUrl, secretKey: SANDBOX_KEYS.readOnly });
+          const client = newClient({ baseUrl: served.url, secretKey: SANDBOX_KEYS.readOnly });
           const error = await rejection(client.orders.create(orderInput()));
           assert.ok(error instanceof ServicePermissionError);
           assert.equal(error.status, 403);
@@ -62,7 +58,7 @@ describe('createServiceClient', () => {
         });
 
         it('400 with the param the service names', async () => {
-          const client = newClient({ baseUrl: sandboxUrl, secretKey: SECRET });
+          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
           const error = await rejection(
             client.orders.create(
               orderInput({
@@ -77,7 +73,7 @@ describe('createServiceClient', () => {
         });
 
         it('404 for an unknown order', async () => {
-          const client = newClient({ baseUrl: sandboxUrl, secretKey: SECRET });
+          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
           const error = await rejection(client.orders.lookup('or_doesnotexist'));
           assert.ok(error instanceof ServiceNotFoundError);
           assert.equal(error.status, 404);
@@ -85,7 +81,7 @@ describe('createServiceClient', () => {
         });
 
         it('422 for the same key with another body, not retried', async () => {
-          const proxy = await startFaultProxy(sandboxUrl);
+          const proxy = await startFaultProxy(served.url);
           try {
             const client = newClient({
               baseUrl: proxy.url,
@@ -114,7 +110,7 @@ describe('createServiceClient', () => {
         it('checks requests before sending: page sizes, order ids, idempotency keys', async () => {
           let calls = 0;
           const client = newClient({
-            baseUrl: sandboxUrl,
+            baseUrl: served.url,
             secretKey: SECRET,
             fetch: (input, init) => {
               calls++;
@@ -147,7 +143,7 @@ describe('createServiceClient', () => {
         });
 
         it('an answer that is not the documented shape is a ServiceApiError', async () => {
-          const proxy = await startFaultProxy(sandboxUrl, () => ({
+          const proxy = await startFaultProxy(served.url, () => ({
             kind: 'answer',
             status: 200,
             body: { order: { id: 'or_1', status: 'requires_payment' } },
@@ -164,7 +160,7 @@ describe('createServiceClient', () => {
         });
 
         it('never shows the key, even when the service echoes it back', async () => {
-          const proxy = await startFaultProxy(sandboxUrl, (_index, request) => ({
+          const proxy = await startFaultProxy(served.url, (_index, request) => ({
             kind: 'answer',
             status: 400,
             body: {

@@ -5,8 +5,8 @@
  * or a 503.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import { SANDBOX_KEYS, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { describe, it } from 'node:test';
+import { startSandbox } from '../../src/sandbox/index.js';
 import {
   ServiceApiError,
   ServiceError,
@@ -19,18 +19,13 @@ import {
   orderInput,
   recordingSleep,
   rejection,
+  SECRET,
   TRANSPORTS,
 } from '../fixtures/service-client.js';
 import { type FaultPlan, startFaultProxy } from './wire-fault-proxy.js';
 
 describe('createServiceClient', () => {
-  const SECRET = SANDBOX_KEYS.secret;
-  let sandboxUrl = '';
-  let sandbox: Sandbox;
   const served = loopbackSandbox();
-  before(() => {
-    ({ url: sandboxUrl, sandbox } = served);
-  });
 
   for (const transport of TRANSPORTS) {
     describe(`over ${transport.name}`, () => {
@@ -39,15 +34,15 @@ describe('createServiceClient', () => {
       describe('retries with the same idempotency key', () => {
         it('a connection cut after the sandbox created the order: the retry returns the same order, the sandbox holds one', async () => {
           const proxy = await startFaultProxy(
-            sandboxUrl,
+            served.url,
             (index): FaultPlan => (index === 0 ? { kind: 'cut-after-upstream' } : { kind: 'forward' }),
           );
           try {
             const timing = recordingSleep();
             const client = newClient({ baseUrl: proxy.url, secretKey: SECRET, sleep: timing.sleep });
-            const count = sandbox.createdOrderCount;
+            const count = served.sandbox.createdOrderCount;
             const { order } = await client.orders.create(orderInput());
-            assert.equal(sandbox.createdOrderCount, count + 1, 'exactly one order');
+            assert.equal(served.sandbox.createdOrderCount, count + 1, 'exactly one order');
             assert.equal(proxy.requests.length, 2);
             const [first, second] = proxy.requests;
             assert.equal(first?.upstreamStatus, 200, 'the sandbox acted on the first attempt');
@@ -63,11 +58,11 @@ describe('createServiceClient', () => {
 
         it('an answer held past timeoutMs: ServiceTimeoutError, and the retry gets the one order', async () => {
           const proxy = await startFaultProxy(
-            sandboxUrl,
+            served.url,
             (index): FaultPlan => (index === 0 ? { kind: 'delay-answer', ms: 1500 } : { kind: 'forward' }),
           );
           try {
-            const count = sandbox.createdOrderCount;
+            const count = served.sandbox.createdOrderCount;
             const noRetry = newClient({
               baseUrl: proxy.url,
               secretKey: SECRET,
@@ -81,7 +76,7 @@ describe('createServiceClient', () => {
             const retrying = newClient({ baseUrl: proxy.url, secretKey: SECRET, timeoutMs: 300 });
             const { order } = await retrying.orders.create(orderInput(), { idempotencyKey: key });
             assert.match(order.id, /^or_/);
-            assert.equal(sandbox.createdOrderCount, count + 1);
+            assert.equal(served.sandbox.createdOrderCount, count + 1);
           } finally {
             await proxy.close();
           }
@@ -89,7 +84,7 @@ describe('createServiceClient', () => {
 
         it('503 then success: retried with the same key after a full-jitter wait', async () => {
           const proxy = await startFaultProxy(
-            sandboxUrl,
+            served.url,
             (index): FaultPlan =>
               index < 2 ? errorAnswer(503, 'unavailable', 'api_error', 'down') : { kind: 'forward' },
           );
@@ -112,7 +107,7 @@ describe('createServiceClient', () => {
         });
 
         it('gives up after maxRetries with the last error', async () => {
-          const proxy = await startFaultProxy(sandboxUrl, () =>
+          const proxy = await startFaultProxy(served.url, () =>
             errorAnswer(500, 'internal_error', 'api_error', 'boom'),
           );
           try {
@@ -133,7 +128,7 @@ describe('createServiceClient', () => {
 
         it('429: waits out Retry-After, then succeeds', async () => {
           const proxy = await startFaultProxy(
-            sandboxUrl,
+            served.url,
             (index): FaultPlan =>
               index === 0
                 ? errorAnswer(429, 'rate_limited', 'rate_limit_error', 'slow down', {
@@ -153,7 +148,7 @@ describe('createServiceClient', () => {
         });
 
         it('429 asking for longer than maxRetryAfterMs is thrown at once with retryAfterMs', async () => {
-          const proxy = await startFaultProxy(sandboxUrl, () =>
+          const proxy = await startFaultProxy(served.url, () =>
             errorAnswer(429, 'rate_limited', 'rate_limit_error', 'slow down', {
               headers: { 'retry-after': '120' },
             }),
@@ -198,7 +193,7 @@ describe('createServiceClient', () => {
 
         it('does not retry 400, 401, 403 or 404', async () => {
           for (const status of [400, 401, 403, 404]) {
-            const proxy = await startFaultProxy(sandboxUrl, () => ({
+            const proxy = await startFaultProxy(served.url, () => ({
               kind: 'answer',
               status,
               body: { error: { code: 'x', type: 'y', message: 'no' } },
@@ -218,7 +213,7 @@ describe('createServiceClient', () => {
         });
 
         it('an aborted signal stops the call and its retries', async () => {
-          const proxy = await startFaultProxy(sandboxUrl, () =>
+          const proxy = await startFaultProxy(served.url, () =>
             errorAnswer(503, 'unavailable', 'api_error', 'down'),
           );
           try {

@@ -8,25 +8,19 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { createUndiciTransport } from '../../src/http/node/undici-transport.js';
-import { SANDBOX_KEYS, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { createServiceClient, ServiceNotFoundError } from '../../src/server/index.js';
 import { parseRetryAfter } from '../../src/server/retry-after.js';
 import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS } from '../../src/server/service-call.js';
 import { fullJitterDelay } from '../../src/shared/backoff.js';
-import { loopbackSandbox, orderInput, TRANSPORTS } from '../fixtures/service-client.js';
+import { loopbackSandbox, orderInput, SECRET, TRANSPORTS } from '../fixtures/service-client.js';
 import { startFaultProxy } from './wire-fault-proxy.js';
 
 describe('createServiceClient', () => {
-  const SECRET = SANDBOX_KEYS.secret;
-  let sandboxUrl = '';
-  let sandbox: Sandbox;
   const served = loopbackSandbox();
-  before(() => {
-    ({ url: sandboxUrl, sandbox } = served);
-  });
 
   describe('construction', () => {
     it('refuses a publishable key, a non-key and no key, without quoting the key', () => {
@@ -64,7 +58,7 @@ describe('createServiceClient', () => {
     });
 
     it('keeps the key out of the client object', () => {
-      const client = createServiceClient({ baseUrl: sandboxUrl, secretKey: SECRET });
+      const client = createServiceClient({ baseUrl: served.url, secretKey: SECRET });
       assert.ok(!inspect(client, { depth: 10, showHidden: true }).includes(SECRET));
       assert.ok(!JSON.stringify(client).includes(SECRET));
     });
@@ -76,7 +70,7 @@ describe('createServiceClient', () => {
 
       describe('against the sandbox', () => {
         it('creates an order, validates the answer and keeps fields the spec does not show', async () => {
-          const client = newClient({ baseUrl: sandboxUrl, secretKey: SECRET });
+          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
           const { order } = await client.orders.create(orderInput());
           assert.match(order.id, /^or_/);
           assert.equal(order.status, 'requires_payment');
@@ -92,13 +86,13 @@ describe('createServiceClient', () => {
         });
 
         it('looks an order up with its nested payment, and sees it paid after approval', async () => {
-          const client = newClient({ baseUrl: sandboxUrl, secretKey: SECRET });
+          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
           const { order: created } = await client.orders.create(orderInput());
           const before = await client.orders.lookup(created.id);
           assert.equal(before.order.id, created.id);
           assert.equal(before.order.payment.status, 'requires_action');
           assert.equal(before.order.completed_at, undefined);
-          sandbox.approve(created.id);
+          served.sandbox.approve(created.id);
           const { order } = await client.orders.lookup(created.id);
           assert.equal(order.payment.status, 'paid');
           assert.equal(order.status, 'completed');
@@ -106,29 +100,29 @@ describe('createServiceClient', () => {
         });
 
         it('reads the OTP and, once paid, the chime of an order', async () => {
-          const client = newClient({ baseUrl: sandboxUrl, secretKey: SECRET });
+          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
           const { order } = await client.orders.create(orderInput());
           const otp = await client.otp.lookup(String(order.payment.otp_id));
           assert.equal((otp.otp as { order_id: string }).order_id, order.id);
           await assert.rejects(client.chimes.lookup('ch_unknown'), ServiceNotFoundError);
-          sandbox.approve(order.id);
+          served.sandbox.approve(order.id);
           const paid = await client.orders.lookup(order.id);
           const chime = await client.chimes.lookup(String(paid.order.payment.chime_id));
           assert.equal(typeof chime.chime, 'object');
         });
 
         it('uses the same key for an order twice and gets the same order once', async () => {
-          const client = newClient({ baseUrl: sandboxUrl, secretKey: SECRET });
-          const count = sandbox.createdOrderCount;
+          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
+          const count = served.sandbox.createdOrderCount;
           const key = crypto.randomUUID();
           const first = await client.orders.create(orderInput(), { idempotencyKey: key });
           const second = await client.orders.create(orderInput(), { idempotencyKey: key });
           assert.equal(second.order.id, first.order.id);
-          assert.equal(sandbox.createdOrderCount, count + 1);
+          assert.equal(served.sandbox.createdOrderCount, count + 1);
         });
 
         it('generates a fresh key per create when none is given', async () => {
-          const proxy = await startFaultProxy(sandboxUrl);
+          const proxy = await startFaultProxy(served.url);
           try {
             const client = newClient({ baseUrl: proxy.url, secretKey: SECRET });
             const a = await client.orders.create(orderInput());
@@ -180,7 +174,7 @@ describe('createServiceClient', () => {
     });
 
     it('reads one page with orders.page', async () => {
-      const client = createServiceClient({ baseUrl: sandboxUrl, secretKey: SECRET });
+      const client = createServiceClient({ baseUrl: served.url, secretKey: SECRET });
       const { page } = await client.orders.page({ pageNumber: 1, pageSize: 2 });
       assert.equal(page.page_number, 1);
       assert.equal(page.page_size, 2);
