@@ -16,7 +16,7 @@ import { createServiceClient, ServiceNotFoundError } from '../../src/server/inde
 import { parseRetryAfter } from '../../src/server/retry-after.js';
 import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS } from '../../src/server/service-call.js';
 import { fullJitterDelay } from '../../src/shared/backoff.js';
-import { loopbackSandbox, orderInput, SECRET, TRANSPORTS } from '../fixtures/service-client.js';
+import { loopbackSandbox, orderInput, overEachTransport, SECRET } from '../fixtures/service-client.js';
 import { startFaultProxy } from './wire-fault-proxy.js';
 
 describe('createServiceClient', () => {
@@ -64,81 +64,77 @@ describe('createServiceClient', () => {
     });
   });
 
-  for (const transport of TRANSPORTS) {
-    describe(`over ${transport.name}`, () => {
-      const newClient = transport.client;
-
-      describe('against the sandbox', () => {
-        it('creates an order, validates the answer and keeps fields the spec does not show', async () => {
-          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
-          const { order } = await client.orders.create(orderInput());
-          assert.match(order.id, /^or_/);
-          assert.equal(order.status, 'requires_payment');
-          assert.equal(order.payment.status, 'requires_action');
-          assert.deepEqual(order.line_item_group, {
-            products_count: 2,
-            total: { currency: 'ghs', value: 10_000 },
-          });
-          assert.match(order.initiated_at, /\.\d+(?:Z|[+-]\d\d:\d\d)$/);
-          // Not in spec §2: kept, not stripped.
-          assert.ok(Array.isArray(order.line_items));
-          assert.equal(typeof order.payment.otp_id, 'string');
+  overEachTransport((newClient) => {
+    describe('against the sandbox', () => {
+      it('creates an order, validates the answer and keeps fields the spec does not show', async () => {
+        const client = newClient({ baseUrl: served.url, secretKey: SECRET });
+        const { order } = await client.orders.create(orderInput());
+        assert.match(order.id, /^or_/);
+        assert.equal(order.status, 'requires_payment');
+        assert.equal(order.payment.status, 'requires_action');
+        assert.deepEqual(order.line_item_group, {
+          products_count: 2,
+          total: { currency: 'ghs', value: 10_000 },
         });
+        assert.match(order.initiated_at, /\.\d+(?:Z|[+-]\d\d:\d\d)$/);
+        // Not in spec §2: kept, not stripped.
+        assert.ok(Array.isArray(order.line_items));
+        assert.equal(typeof order.payment.otp_id, 'string');
+      });
 
-        it('looks an order up with its nested payment, and sees it paid after approval', async () => {
-          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
-          const { order: created } = await client.orders.create(orderInput());
-          const before = await client.orders.lookup(created.id);
-          assert.equal(before.order.id, created.id);
-          assert.equal(before.order.payment.status, 'requires_action');
-          assert.equal(before.order.completed_at, undefined);
-          served.sandbox.approve(created.id);
-          const { order } = await client.orders.lookup(created.id);
-          assert.equal(order.payment.status, 'paid');
-          assert.equal(order.status, 'completed');
-          assert.equal(typeof order.completed_at, 'string');
-        });
+      it('looks an order up with its nested payment, and sees it paid after approval', async () => {
+        const client = newClient({ baseUrl: served.url, secretKey: SECRET });
+        const { order: created } = await client.orders.create(orderInput());
+        const before = await client.orders.lookup(created.id);
+        assert.equal(before.order.id, created.id);
+        assert.equal(before.order.payment.status, 'requires_action');
+        assert.equal(before.order.completed_at, undefined);
+        served.sandbox.approve(created.id);
+        const { order } = await client.orders.lookup(created.id);
+        assert.equal(order.payment.status, 'paid');
+        assert.equal(order.status, 'completed');
+        assert.equal(typeof order.completed_at, 'string');
+      });
 
-        it('reads the OTP and, once paid, the chime of an order', async () => {
-          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
-          const { order } = await client.orders.create(orderInput());
-          const otp = await client.otp.lookup(String(order.payment.otp_id));
-          assert.equal((otp.otp as { order_id: string }).order_id, order.id);
-          await assert.rejects(client.chimes.lookup('ch_unknown'), ServiceNotFoundError);
-          served.sandbox.approve(order.id);
-          const paid = await client.orders.lookup(order.id);
-          const chime = await client.chimes.lookup(String(paid.order.payment.chime_id));
-          assert.equal(typeof chime.chime, 'object');
-        });
+      it('reads the OTP and, once paid, the chime of an order', async () => {
+        const client = newClient({ baseUrl: served.url, secretKey: SECRET });
+        const { order } = await client.orders.create(orderInput());
+        const otp = await client.otp.lookup(String(order.payment.otp_id));
+        assert.equal((otp.otp as { order_id: string }).order_id, order.id);
+        await assert.rejects(client.chimes.lookup('ch_unknown'), ServiceNotFoundError);
+        served.sandbox.approve(order.id);
+        const paid = await client.orders.lookup(order.id);
+        const chime = await client.chimes.lookup(String(paid.order.payment.chime_id));
+        assert.equal(typeof chime.chime, 'object');
+      });
 
-        it('uses the same key for an order twice and gets the same order once', async () => {
-          const client = newClient({ baseUrl: served.url, secretKey: SECRET });
-          const count = served.sandbox.createdOrderCount;
-          const key = crypto.randomUUID();
-          const first = await client.orders.create(orderInput(), { idempotencyKey: key });
-          const second = await client.orders.create(orderInput(), { idempotencyKey: key });
-          assert.equal(second.order.id, first.order.id);
-          assert.equal(served.sandbox.createdOrderCount, count + 1);
-        });
+      it('uses the same key for an order twice and gets the same order once', async () => {
+        const client = newClient({ baseUrl: served.url, secretKey: SECRET });
+        const count = served.sandbox.createdOrderCount;
+        const key = crypto.randomUUID();
+        const first = await client.orders.create(orderInput(), { idempotencyKey: key });
+        const second = await client.orders.create(orderInput(), { idempotencyKey: key });
+        assert.equal(second.order.id, first.order.id);
+        assert.equal(served.sandbox.createdOrderCount, count + 1);
+      });
 
-        it('generates a fresh key per create when none is given', async () => {
-          const proxy = await startFaultProxy(served.url);
-          try {
-            const client = newClient({ baseUrl: proxy.url, secretKey: SECRET });
-            const a = await client.orders.create(orderInput());
-            const b = await client.orders.create(orderInput());
-            assert.notEqual(a.order.id, b.order.id);
-            const keys = proxy.requests.map((request) => request.headers['idempotency-key']);
-            assert.equal(keys.length, 2);
-            for (const key of keys) assert.match(String(key), /^[0-9a-f-]{36}$/);
-            assert.notEqual(keys[0], keys[1]);
-          } finally {
-            await proxy.close();
-          }
-        });
+      it('generates a fresh key per create when none is given', async () => {
+        const proxy = await startFaultProxy(served.url);
+        try {
+          const client = newClient({ baseUrl: proxy.url, secretKey: SECRET });
+          const a = await client.orders.create(orderInput());
+          const b = await client.orders.create(orderInput());
+          assert.notEqual(a.order.id, b.order.id);
+          const keys = proxy.requests.map((request) => request.headers['idempotency-key']);
+          assert.equal(keys.length, 2);
+          for (const key of keys) assert.match(String(key), /^[0-9a-f-]{36}$/);
+          assert.notEqual(keys[0], keys[1]);
+        } finally {
+          await proxy.close();
+        }
       });
     });
-  }
+  });
 
   describe('orders.list', () => {
     it('follows the paging rule: pages until one holds fewer than page_size', async () => {
