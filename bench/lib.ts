@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { listen } from '../src/server/node-adapter.js';
+import { listen } from '../src/http/node/listen.js';
 
 /** What a load run is given. */
 export interface LoadOptions {

@@ -1,6 +1,6 @@
 /**
  * Throughput and latency under load (issue #7): the sandbox and the relay
- * (with Node's global fetch, and with `createNodeFetch()`, its default on
+ * (with Node's global fetch, and with undici's transport, its default on
  * Node), lookups and
  * creates, at 10, 100 and 500 connections with autocannon, each beside a bare
  * `node:http` JSON server measured in the same run at the same connections
@@ -11,15 +11,9 @@
  */
 
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
-import {
-  createCheckoutRelay,
-  createLookupTokens,
-  createNodeFetch,
-  listen,
-  toNodeListener,
-} from '../src/server/index.js';
+import { createCheckoutRelay, createLookupTokens, listen, toNodeListener } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
-import { creationInput, intent, lineItems, UNLIMITED } from './checkout-fixture.js';
+import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
 import {
   type ChildServer,
   isMainModule,
@@ -52,10 +46,11 @@ export async function serveLoadRelay(options: {
     secretKey: SANDBOX_KEYS.secret,
     baseUrl: options.sandboxUrl,
     lookupSecret: LOOKUP_SECRET,
-    priceCart: () => lineItems,
+    priceCart: priceAnyCart,
     rateLimit: { create: UNLIMITED, lookup: UNLIMITED },
     onEvent: () => undefined,
-    fetch: options.nodeFetch ? createNodeFetch() : globalThis.fetch,
+    // No fetch option: the Node entry's default, undici's transport.
+    ...(options.nodeFetch ? {} : { fetch: globalThis.fetch }),
   });
   const server = await listen(relay.node);
   return {
@@ -131,7 +126,7 @@ async function main(): Promise<void> {
   const relayCreate = (server: ChildServer, name: string): Target => ({
     server,
     path: '/api/checkout/orders',
-    body: intent,
+    body: checkoutIntent(),
     headers: { 'idempotency-key': `load-${name}-000000-[<id>]` },
   });
   const baseline: Target = { server: bare, path: '/orders/lookup', body: { order_id: orderId }, headers: {} };
@@ -197,7 +192,7 @@ async function main(): Promise<void> {
       baseline:
         'bench/lib.ts startBareJsonServer: node:http, reads and parses the JSON body, answers a small JSON object; measured just before the paths at each level',
       relay:
-        'createCheckoutRelay().node in front of the sandbox child, rate limiter on (a bucket too big to refuse); relay = fetch: globalThis.fetch, relayNodeFetch = fetch: createNodeFetch() (the default on Node)',
+        'createCheckoutRelay().node in front of the sandbox child, rate limiter on (a bucket too big to refuse); relay = fetch: globalThis.fetch, relayNodeFetch = no fetch option: the undici transport (the default on Node)',
       order:
         'lookups at 10, 100, 500 connections, then creates at 10, 100, 500 (creates never evict the order looked up)',
       versusBare: 'requests/s of the path ÷ requests/s of the bare server at the same connections, same run',

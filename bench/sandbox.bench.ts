@@ -10,6 +10,7 @@
  * per request is measured beside its requests/s, a steadier figure there.
  */
 import { createSandbox, SANDBOX_KEYS, startSandbox } from '../src/sandbox/index.js';
+import { orderInput } from '../test/fixtures/sandbox.js';
 import {
   type ChildServer,
   isMainModule,
@@ -30,21 +31,7 @@ const PAGE_SIZE = 256;
 const headers = { authorization: `Bearer ${SANDBOX_KEYS.secret}`, 'content-type': 'application/json' };
 
 /** A creation input with a customer and a started payment, like the relay's. */
-const creationInput = {
-  execute_payment: true,
-  customer_data: { name: 'Ama Mensah', phone_number: '+233241234567' },
-  payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234567' } },
-  line_items: [
-    {
-      type: 'product',
-      product: { name: 'Kente scarf', price: { currency: 'ghs', value: 12_000 }, quantity: 1 },
-    },
-    {
-      type: 'product',
-      product: { name: 'Shea butter', price: { currency: 'ghs', value: 2_500 }, quantity: 3 },
-    },
-  ],
-};
+const creationInput = orderInput();
 
 /** What the sandbox child tells the benchmark. */
 interface SandboxInfo {

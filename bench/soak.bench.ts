@@ -21,14 +21,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
-import {
-  createCheckoutRelay,
-  listen,
-  type NodeListener,
-  type PricedLineItem,
-  toNodeListener,
-} from '../src/server/index.js';
+import { createCheckoutRelay, listen, type NodeListener, toNodeListener } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
+import { priceAnyCart } from '../test/fixtures/checkout-data.js';
 import { payAsShopper, payingNumber } from '../test/fixtures/simulated-shopper.js';
 import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
 
@@ -47,10 +42,6 @@ const RELAY_CHURN_ROUNDS = 3;
 const LOOKUP_SECRET = 'soak-lookup-secret-0123456789abcdef';
 const MEMORY_PATH = '/__soak/memory';
 const ADDRESS_HEADER = 'x-soak-shopper-address';
-
-const PRICED: PricedLineItem[] = [
-  { type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } },
-];
 
 /** One memory reading of a child, after a full garbage collection. */
 interface MemorySample {
@@ -100,7 +91,7 @@ export async function serveSoakRelay({ sandboxUrl }: { sandboxUrl: string }): Pr
   const relay = createCheckoutRelay({
     secretKey: SANDBOX_KEYS.secret,
     baseUrl: sandboxUrl,
-    priceCart: () => PRICED,
+    priceCart: priceAnyCart,
     lookupSecret: LOOKUP_SECRET,
     // Shoppers carry their (simulated) address: the product's per-address limits apply as they are.
     rateLimit: { clientAddress: (request) => request.headers.get(ADDRESS_HEADER) ?? undefined },
@@ -284,7 +275,7 @@ async function main(): Promise<void> {
       warmUpSeconds: WARM_UP_SECONDS,
       sampleEverySeconds: SAMPLE_SECONDS,
       sandbox: `child process; approveAfterMs ${APPROVE_AFTER_MS}; maxOrders and maxIdempotencyRecords ${SANDBOX_CAP}`,
-      relay: `child process; default transport (on Node, createNodeFetch()); per-address rate limits (product defaults); lookup-HMAC memory and rate buckets filled to ${RELAY_CACHE_SIZE} and used ${RELAY_CHURN_ROUNDS} more rounds at start`,
+      relay: `child process; default transport (on Node, undici's request); per-address rate limits (product defaults); lookup-HMAC memory and rate buckets filled to ${RELAY_CACHE_SIZE} and used ${RELAY_CHURN_ROUNDS} more rounds at start`,
       shoppers: `test/fixtures/simulated-shopper.ts: create, then a lookup every 2 s until paid; ${SANDBOX_CAP} numbers and addresses, reused in turn`,
       memory: 'process.memoryUsage() in each child after a full GC (global.gc exposed at run time)',
       noGrowthTrend: `the least-squares line through the samples after the warm-up rises less than ${mib(GROWTH_LIMIT_BYTES)} MiB over the window`,

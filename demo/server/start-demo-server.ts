@@ -7,16 +7,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { answerErrors, type ConnectionInfo, errorResponse, jsonResponse } from '../../src/http/index.js';
+import { listen, toNodeListener } from '../../src/http/node/index.js';
 import { createSandbox, SANDBOX_CONTROL_PATH, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
-import { errorResponse, jsonResponse } from '../../src/server/http.js';
 import {
   CartError,
   type CheckoutRelay,
   type CheckoutRelayEventHandler,
   type CheckoutRelayRateLimitOptions,
   createCheckoutRelay,
-} from '../../src/server/index.js';
-import { listen, type NodeRequestContext, toNodeListener } from '../../src/server/node-adapter.js';
+} from '../../src/server/node.js';
 import { CHECKOUT_PATHS, DEMO_CONFIG_PATH, type DemoConfig, SANDBOX_BASE_PATH } from '../demo-config.js';
 import { DEMO_CATALOGUE, priceDemoCart } from './catalogue.js';
 import { withSecurityHeaders } from './security-headers.js';
@@ -145,11 +145,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 
   // The relay needs the sandbox's URL, which is known once the port is.
   let relay: CheckoutRelay | undefined;
-  const handler = async (request: Request, context?: NodeRequestContext): Promise<Response> => {
-    const response = await route(request, context);
-    return withSecurityHeaders(response);
-  };
-  const route = async (request: Request, context?: NodeRequestContext): Promise<Response> => {
+  const route = async (request: Request, context?: ConnectionInfo): Promise<Response> => {
     const { pathname } = new URL(request.url);
     if (pathname === CHECKOUT_PATHS.create || pathname === CHECKOUT_PATHS.lookup) {
       if (!relay) return errorResponse('internalError', 'The server is starting.');
@@ -170,6 +166,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     }
     return serveStaticAsset(assets, request) ?? notFound();
   };
+
+  // Every answer, a bare 500 for a throw included, carries the security headers.
+  const answered = answerErrors(route);
+  const handler = async (request: Request, context?: ConnectionInfo): Promise<Response> =>
+    withSecurityHeaders(await answered(request, context));
 
   const running = await listen(toNodeListener(handler), {
     port: options.port ?? 0,

@@ -3,6 +3,9 @@
  * (contract §4). `createSandbox` gives a web-standard handler for any runtime;
  * `startSandbox` serves it on Node.
  */
+
+export { listen, type RunningServer } from '../http/node/listen.js';
+export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
 export {
   type ApiKeyInput,
   type ApplicationContext,
@@ -27,9 +30,9 @@ export {
   type DeclineReason,
   SANDBOX_CONTROL_PATH,
   type Sandbox,
-  SandboxControlError,
   type SandboxKeys,
   type SandboxOptions,
 } from './sandbox.js';
+export { SandboxControlError } from './sandbox-control-error.js';
 export { type RunningSandbox, type StartSandboxOptions, startSandbox } from './start-sandbox.js';
 export { SANDBOX_TEST_NUMBERS } from './test-numbers.js';

@@ -3,8 +3,9 @@
  * only the listed origins, only POST, only the two headers the element sends.
  * Nothing by default: same-origin needs no CORS.
  */
+
+import { errorResponse } from '../http/http-error.js';
 import { IDEMPOTENCY_KEY_HEADER, RETRY_AFTER_HEADER } from '../shared/service-contract.js';
-import { errorResponse, headerOf } from './http.js';
 
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
@@ -29,7 +30,7 @@ export function createCorsPolicy(allowedOrigins: readonly string[] = []): CorsPo
   function allowedOrigin(request: Request): string | undefined {
     // Same-origin only (the default): no header to read.
     if (allowed.size === 0) return undefined;
-    const origin = headerOf(request, 'origin');
+    const origin = request.headers.get('origin');
     return origin !== null && allowed.has(origin) ? origin : undefined;
   }
 

@@ -1,65 +1,38 @@
 /**
  * `pay-checkout/server`: the merchant relay and the typed service client,
- * with the Node adapter to mount either on `node:http`.
+ * with the Node listener to mount either on `node:http`. This entry is
+ * web-standard (edge runtimes take it); on Node, the package's `node`
+ * condition gives node.ts, whose relay calls the service through undici.
  */
-export { CartError } from './cart-error.js';
-export {
-  type CheckoutRelay,
-  type CheckoutRelayOptions,
-  type CheckoutRelayRateLimitOptions,
-  createCheckoutRelay,
-  DEFAULT_CREATE_RATE_LIMIT,
-  DEFAULT_LOOKUP_RATE_LIMIT,
-  LOOKUP_SECRET_MIN_LENGTH,
-  type PriceCart,
-  RELAY_MAX_BODY_BYTES,
-} from './checkout-relay.js';
-export { type CorsPolicy, createCorsPolicy } from './cors.js';
-export { createIdempotencyScope, type IdempotencyScope } from './idempotency-scope.js';
+export type { ConnectionInfo, WebHandler } from '../http/handler.js';
+export { listen, type RunningServer } from '../http/node/listen.js';
+export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
+export { CartError, type CartErrorOptions } from './cart-error.js';
+export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
 export { createLookupTokens, type LookupTokens } from './lookup-token.js';
-export {
-  listen,
-  type NodeListener,
-  type NodeListenerOptions,
-  type NodeRequestContext,
-  type RunningServer,
-  toNodeListener,
-  type WebHandler,
-} from './node-adapter.js';
-export { createNodeFetch, type NodeFetchOptions } from './node-fetch.js';
 export type { PricedLineItem } from './priced-line-items.js';
 export {
-  createMemoryRateLimitStore,
-  type MemoryRateLimitStoreOptions,
   type RateLimitDecision,
   type RateLimitStore,
   type TokenBucketRule,
   type TokenBucketState,
   takeToken,
 } from './rate-limiter.js';
-export type {
-  CheckoutRelayEvent,
-  CheckoutRelayEventHandler,
-  RelayRoute,
-  RelayWarningCode,
-} from './relay-events.js';
+export type { CheckoutRelayOptions, CheckoutRelayRateLimitOptions, PriceCart } from './relay-config.js';
+export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './relay-events.js';
 export {
   createServiceClient,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_TIMEOUT_MS,
   type OrderListOptions,
   type OrderPageRequest,
   type ServiceClient,
-  type ServiceClientOptions,
   type ServiceRequestOptions,
   type ServiceWriteOptions,
 } from './service-client.js';
+export type { ServiceClientOptions } from './service-client-config.js';
 export {
-  CLIENT_ERROR_CODES,
   ServiceApiError,
   ServiceAuthenticationError,
   ServiceError,
-  type ServiceErrorDetails,
   ServiceIdempotencyError,
   ServiceInvalidRequestError,
   ServiceNetworkError,

@@ -1,8 +1,12 @@
 /**
- * Typed errors of the service client. Every failure of a service call is one
+ * The service client's one error. Every failure of a service call is a
  * {@link ServiceError}: the service's own error shape (spec §7: `code`,
  * `message`, `type`, plus `param` for invalid input) with the HTTP status, or
- * a client-side code when no answer came. None of them ever holds the key.
+ * a client-side code when no answer came, and whether a retry with the same
+ * idempotency key may cure it. None of them ever holds the key.
+ *
+ * The subclasses carry nothing of their own: they are there so a merchant can
+ * branch with `instanceof` as the README shows (`ServiceNotFoundError`…).
  */
 import { SERVICE_ERRORS } from '../shared/service-contract.js';
 
@@ -24,11 +28,13 @@ export interface ServiceErrorDetails {
   param?: string;
   /** The service's request identifier, when the answer had one. */
   requestId?: string;
+  /** For a `429`: the wait the service asked for in `Retry-After`, in milliseconds. */
+  retryAfterMs?: number;
   /** The original failure (a network error), never the request. */
   cause?: unknown;
 }
 
-/** Base class of every error the service client throws about a call. */
+/** A failed service call. */
 export class ServiceError extends Error {
   /** HTTP status of the answer; 0 when no answer came. */
   readonly status: number;
@@ -40,6 +46,10 @@ export class ServiceError extends Error {
   readonly param?: string;
   /** The service's request identifier, when it sent one. */
   readonly requestId?: string;
+  /** For a `429`: the wait the service asked for, in milliseconds, when it gave one. */
+  readonly retryAfterMs?: number;
+  /** True for failures a retry with the same idempotency key may cure. */
+  readonly retryable: boolean;
 
   constructor(details: ServiceErrorDetails) {
     super(details.message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -49,12 +59,23 @@ export class ServiceError extends Error {
     this.type = details.type;
     if (details.param !== undefined) this.param = details.param;
     if (details.requestId !== undefined) this.requestId = details.requestId;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    this.retryable = isRetryableFailure(details.status);
   }
+}
 
-  /** True for failures a retry with the same idempotency key may cure. */
-  get retryable(): boolean {
-    return false;
-  }
+/**
+ * Whether a retry with the same key may cure a failure of this status: no
+ * answer (0), the key still in flight (409), rate limited (429), or the
+ * service failing (5xx). Not 422: the key was used with another body.
+ */
+function isRetryableFailure(status: number): boolean {
+  return (
+    status === 0 ||
+    status === SERVICE_ERRORS.idempotencyRequestInProgress.status ||
+    status === SERVICE_ERRORS.rateLimited.status ||
+    status >= 500
+  );
 }
 
 /** `401`: the key is missing, malformed, unknown, deleted, expired or of the wrong mode (spec §5.5). */
@@ -69,51 +90,20 @@ export class ServiceInvalidRequestError extends ServiceError {}
 /** `404`: no resource with that identifier. */
 export class ServiceNotFoundError extends ServiceError {}
 
-/**
- * `409` (the same key is still in flight: retryable) or `422` (the key was
- * used with another body: a new key is needed).
- */
-export class ServiceIdempotencyError extends ServiceError {
-  override get retryable(): boolean {
-    return this.status === SERVICE_ERRORS.idempotencyRequestInProgress.status;
-  }
-}
+/** `409` (the same key is still in flight: retryable) or `422` (the key was used with another body). */
+export class ServiceIdempotencyError extends ServiceError {}
 
 /** `429`: too many requests; `retryAfterMs` says how long the service asked to wait. */
-export class ServiceRateLimitError extends ServiceError {
-  /** The wait the service asked for in `Retry-After`, in milliseconds, when it gave one. */
-  readonly retryAfterMs?: number;
-
-  constructor(details: ServiceErrorDetails & { retryAfterMs?: number }) {
-    super(details);
-    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
-  }
-
-  override get retryable(): boolean {
-    return true;
-  }
-}
+export class ServiceRateLimitError extends ServiceError {}
 
 /** `5xx`, or an answer that is not what the specification describes. */
-export class ServiceApiError extends ServiceError {
-  override get retryable(): boolean {
-    return this.status >= 500;
-  }
-}
+export class ServiceApiError extends ServiceError {}
 
 /** The request or its answer was lost on the way (refused, reset, cut mid-body). */
-export class ServiceNetworkError extends ServiceError {
-  override get retryable(): boolean {
-    return true;
-  }
-}
+export class ServiceNetworkError extends ServiceError {}
 
 /** No complete answer within `timeoutMs`. */
-export class ServiceTimeoutError extends ServiceError {
-  override get retryable(): boolean {
-    return true;
-  }
-}
+export class ServiceTimeoutError extends ServiceError {}
 
 /** The error class for an HTTP error status, as spec §7 and the contract assign them. */
 export function serviceErrorClassFor(status: number): typeof ServiceError {
@@ -122,7 +112,6 @@ export function serviceErrorClassFor(status: number): typeof ServiceError {
   if (status === 404) return ServiceNotFoundError;
   if (status === 409 || status === 422) return ServiceIdempotencyError;
   if (status === 429) return ServiceRateLimitError;
-  if (status >= 500) return ServiceApiError;
-  if (status >= 400) return ServiceInvalidRequestError;
+  if (status >= 400 && status < 500) return ServiceInvalidRequestError;
   return ServiceApiError;
 }

@@ -17,19 +17,17 @@ import {
   createCheckoutRelay,
   createLookupTokens,
   listen,
-  type PricedLineItem,
-  RELAY_MAX_BODY_BYTES,
   type RunningServer,
 } from '../../src/server/index.js';
-import { SERVICE_ERRORS } from '../../src/shared/service-contract.js';
+import { RELAY_MAX_BODY_BYTES } from '../../src/server/relay-config.js';
 import {
   checkoutIntentSchema,
   createAnswerSchema,
-  errorBodySchema,
   isValidIdempotencyKey,
   lookupAnswerSchema,
   lookupRequestSchema,
 } from '../../src/shared/wire.js';
+import { lineItems, priceAnyCart } from '../fixtures/checkout-data.js';
 import {
   bodyBytes,
   contentType,
@@ -41,28 +39,20 @@ import {
   prototypeSnapshot,
   unicodeString,
 } from '../fixtures/hostile-json.js';
+import {
+  assertErrorShape,
+  assertNothingBroke,
+  headerText,
+  headerValue,
+  JSON_TYPES,
+  RUNS,
+} from '../fixtures/property.js';
 import { shopperIntent } from '../fixtures/simulated-shopper.js';
 
 const LOOKUP_SECRET = 'property-lookup-secret-0123456789ab';
 /** The Node adapter's own cap in front of the relay (four times the relay's). */
 const ADAPTER_MAX_BODY_BYTES = RELAY_MAX_BODY_BYTES * 4;
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
-const JSON_TYPES = new Set([
-  'application/json',
-  'application/json; charset=utf-8',
-  'application/vnd.api+json',
-]);
-const PRICED: PricedLineItem[] = [
-  { type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } },
-];
 
-/** Header values a client can put on the wire: visible ASCII and Latin-1, spaces, tabs. */
-const headerText = fc.string({
-  unit: fc
-    .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }))
-    .map((code) => String.fromCharCode(code)),
-  maxLength: 300,
-});
 /**
  * Idempotency-Key choices; `fresh`, `padded` and `proto` become a new valid
  * key each time, so no run replays or reuses an earlier run's key.
@@ -110,7 +100,7 @@ before(async () => {
     secretKey: SANDBOX_KEYS.secret,
     baseUrl: sandbox.url,
     // The server decides the price whatever the cart: the cart is the page's to fill with anything.
-    priceCart: () => PRICED,
+    priceCart: priceAnyCart,
     lookupSecret: LOOKUP_SECRET,
     fetch: (input, init) => {
       if (String(input).endsWith('/orders/lookup')) upstreamLookups.count++;
@@ -150,23 +140,9 @@ async function send(
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
-/** An error answer in the service's shape, with the code and type its status has in the contract. */
-function assertErrorShape(answer: Sent): void {
-  const { error } = errorBodySchema.parse(JSON.parse(answer.text));
-  const kinds = Object.values(SERVICE_ERRORS).filter((kind) => kind.status === answer.status);
-  assert.ok(
-    kinds.some((kind) => kind.code === error.code && kind.type === error.type),
-    `${answer.status} ${error.code}/${error.type} is not in the contract's table`,
-  );
-  assert.ok(error.message.length > 0);
-}
-
 /** What every answer must be, whatever was sent. */
 function assertSafe(answer: Sent): void {
-  assert.ok(answer.status < 500, `a ${answer.status}: ${answer.text.slice(0, 300)}`);
-  assert.ok(!answer.text.includes(SANDBOX_KEYS.secret), 'the secret key reached the browser');
-  assert.equal(({} as Record<string, unknown>)[POLLUTION_MARKER], undefined, 'Object.prototype polluted');
-  assert.deepEqual(prototypeSnapshot(), prototypesBefore);
+  assertNothingBroke(answer, SANDBOX_KEYS.secret, prototypesBefore);
   const broken = events.filter(
     (event) => event.type === 'internal_error' || event.type === 'price_cart_failed',
   );
@@ -178,11 +154,6 @@ function percentEncoded(text: string): string {
   return Array.from(new TextEncoder().encode(text), (byte) => `%${byte.toString(16).padStart(2, '0')}`).join(
     '',
   );
-}
-
-/** Header values as the server reads them: Fetch strips surrounding whitespace. */
-function headerValue(value: string): string {
-  return value.replace(/^[\t ]+|[\t ]+$/g, '');
 }
 
 /** The status contract §3 gives a create, in the order the relay checks (adapter cap, key, type, size, JSON, intent). */
@@ -239,7 +210,7 @@ describe('relay parsers under random and hostile input', () => {
       execute_payment: true,
       customer_data: validIntent.customer_data,
       payment_method_data: validIntent.payment_method_data,
-      line_items: PRICED,
+      line_items: lineItems,
     });
     assert.ok(orderId);
     const lookupToken = await createLookupTokens(LOOKUP_SECRET).sign(orderId);

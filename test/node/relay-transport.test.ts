@@ -1,52 +1,34 @@
 /**
- * The relay's transport to the service: on Node, with no `fetch` option, it
- * is `createNodeFetch()`'s keep-alive `node:http`; a given fetch wins; other
- * runtimes keep the global fetch. The real sandbox behind a real fault proxy,
+ * The relay's transport to the service: from the Node entry, on Node, with no
+ * `fetch` option, it is undici's `request` over a keep-alive pool; a given fetch wins; other
+ * runtimes keep the global fetch. The sandbox served over loopback behind a real fault proxy,
  * which records what arrives on the wire and breaks it where needed. Also the
- * Node adapter's cheap header reading, which must answer as `Headers.get`.
+ * Node listener's lazy headers, which must answer as `Headers.get`.
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
-import {
-  type CheckoutRelayEvent,
-  type CheckoutRelayOptions,
-  createCheckoutRelay,
-  createLookupTokens,
-  listen,
-  type PricedLineItem,
-} from '../../src/server/index.js';
+import { before, describe, it } from 'node:test';
+import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
+import { type CheckoutRelayOptions, createLookupTokens, listen } from '../../src/server/index.js';
 import { isNodeRuntime } from '../../src/server/is-node-runtime.js';
+import { createCheckoutRelay } from '../../src/server/node.js';
 import { createAnswerSchema, errorBodySchema, lookupAnswerSchema } from '../../src/shared/wire.js';
+import { checkoutIntent, priceAnyCart } from '../fixtures/checkout-data.js';
 import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
+import {
+  assertNoCustomerData,
+  CLIENT,
+  createRequest,
+  LOOKUP_SECRET,
+  lookupRequest,
+  relayStack,
+} from '../fixtures/relay.js';
 
-const CLIENT = { clientAddress: '198.51.100.9' };
-const LOOKUP_SECRET = 'transport-test-lookup-secret-0123';
 const tokens = createLookupTokens(LOOKUP_SECRET);
-const PRICED: PricedLineItem[] = [
-  { type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } },
-];
-const INTENT = {
-  customer_data: { name: 'Ama Mensah', phone_number: '+233241234567' },
-  payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234567' } },
-  cart: null,
-};
 
-function createRequest(key: string = crypto.randomUUID()): Request {
-  return new Request('https://shop.example/api/checkout/orders', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify(INTENT),
-  });
-}
-
-function lookupRequest(body: unknown): Request {
-  return new Request('https://shop.example/api/checkout/lookup', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+/** A create of Ama's checkout, priced by the shop whatever the cart. */
+function checkoutRequest(key: string = crypto.randomUUID()): Request {
+  return createRequest(checkoutIntent(), { key });
 }
 
 /** One raw HTTP request: repeated header lines and any casing, as a browser or proxy may send them. */
@@ -73,36 +55,23 @@ function rawPost(
 }
 
 describe('the relay’s transport to the service', () => {
+  // From the Node entry, with no fetch option: the relay's own default transport.
+  const stack = relayStack({ createRelay: createCheckoutRelay, inProcess: false });
+  const events = stack.events;
   let sandboxUrl: string;
-  let closeSandbox: () => Promise<void>;
-  let events: CheckoutRelayEvent[];
-
-  function relayWith(options: Partial<CheckoutRelayOptions> = {}) {
-    return createCheckoutRelay({
-      secretKey: SANDBOX_KEYS.secret,
-      baseUrl: sandboxUrl,
-      priceCart: () => PRICED,
-      lookupSecret: LOOKUP_SECRET,
-      onEvent: (event) => {
-        events.push(event);
-      },
-      ...options,
-    });
-  }
+  const relayWith = (options: Partial<CheckoutRelayOptions> = {}) =>
+    stack.relayWith({ baseUrl: sandboxUrl, priceCart: priceAnyCart, ...options });
 
   before(async () => {
-    const started = await startSandbox({ port: 0, approveAfterMs: 60_000 });
-    sandboxUrl = started.url;
-    closeSandbox = started.close;
+    sandboxUrl = await stack.served();
   });
-  after(() => closeSandbox());
 
-  it('on Node with no fetch option is node:http: none of undici’s own headers reach the service', async () => {
+  it('on Node with no fetch option is undici’s request: none of fetch’s own headers reach the service', async () => {
     assert.equal(isNodeRuntime(), true);
     const proxy = await startFaultProxy(sandboxUrl);
     try {
       const relay = relayWith({ baseUrl: proxy.url });
-      const created = await relay.create(createRequest(), CLIENT);
+      const created = await relay.create(checkoutRequest(), CLIENT);
       assert.equal(created.status, 200);
       const { order, lookup_token } = createAnswerSchema.parse(await created.json());
       const looked = await relay.lookup(lookupRequest({ order_id: order.id, lookup_token }), CLIENT);
@@ -113,8 +82,8 @@ describe('the relay’s transport to the service', () => {
         ['/orders/new', '/orders/lookup'],
       );
       for (const request of proxy.requests) {
-        assert.equal(request.headers['sec-fetch-mode'], undefined, 'undici sends sec-fetch-mode');
-        assert.equal(request.headers['user-agent'], undefined, 'undici sends user-agent: node');
+        assert.equal(request.headers['sec-fetch-mode'], undefined, 'fetch sends sec-fetch-mode');
+        assert.equal(request.headers['user-agent'], undefined, 'fetch sends user-agent: node');
         assert.equal(request.headers.authorization, `Bearer ${SANDBOX_KEYS.secret}`);
         assert.equal(request.headers.connection, 'keep-alive');
       }
@@ -132,7 +101,7 @@ describe('the relay’s transport to the service', () => {
         configurable: true,
       });
       const relay = relayWith({ baseUrl: proxy.url });
-      assert.equal((await relay.create(createRequest(), CLIENT)).status, 200);
+      assert.equal((await relay.create(checkoutRequest(), CLIENT)).status, 200);
       assert.equal(proxy.requests[0]?.headers['sec-fetch-mode'], 'cors', 'undici, the global fetch');
     } finally {
       if (original) Object.defineProperty(globalThis, 'navigator', original);
@@ -145,7 +114,7 @@ describe('the relay’s transport to the service', () => {
     const proxy = await startFaultProxy(sandboxUrl);
     try {
       const viaUndici = relayWith({ baseUrl: proxy.url, fetch: globalThis.fetch });
-      assert.equal((await viaUndici.create(createRequest(), CLIENT)).status, 200);
+      assert.equal((await viaUndici.create(checkoutRequest(), CLIENT)).status, 200);
       assert.equal(proxy.requests[0]?.headers['sec-fetch-mode'], 'cors');
       const seen: string[] = [];
       const wrapped = relayWith({
@@ -155,7 +124,7 @@ describe('the relay’s transport to the service', () => {
           return fetch(input, init);
         },
       });
-      assert.equal((await wrapped.create(createRequest(), CLIENT)).status, 200);
+      assert.equal((await wrapped.create(checkoutRequest(), CLIENT)).status, 200);
       assert.deepEqual(seen, [`${proxy.url}/orders/new`]);
     } finally {
       await proxy.close();
@@ -167,7 +136,7 @@ describe('the relay’s transport to the service', () => {
     for (const plan of plans) {
       const proxy = await startFaultProxy(sandboxUrl, () => plan);
       try {
-        events = [];
+        events.length = 0;
         const relay = relayWith({ baseUrl: proxy.url });
         const response = await relay.lookup(
           lookupRequest({ order_id: 'or_missing', lookup_token: await tokens.sign('or_missing') }),
@@ -185,7 +154,7 @@ describe('the relay’s transport to the service', () => {
       }
     }
     const down = relayWith({ baseUrl: 'http://127.0.0.1:9' });
-    assert.equal((await down.create(createRequest(), CLIENT)).status, 502);
+    assert.equal((await down.create(checkoutRequest(), CLIENT)).status, 502);
   });
 
   it('tells Node from runtimes that only answer to process.versions.node', () => {
@@ -199,12 +168,29 @@ describe('the relay’s transport to the service', () => {
     assert.equal(isNodeRuntime({}), false);
   });
 
+  describe("over undici's transport (the Node entry's default)", () => {
+    it('creates, looks up, and answers 502 when the service is down', async () => {
+      const relay = relayWith();
+      const created = await relay.create(checkoutRequest(), CLIENT);
+      assert.equal(created.status, 200);
+      const answer = createAnswerSchema.parse(await created.json());
+      const looked = await relay.lookup(
+        lookupRequest({ order_id: answer.order.id, lookup_token: answer.lookup_token }),
+        CLIENT,
+      );
+      assert.equal(looked.status, 200);
+      assertNoCustomerData(await looked.text());
+      const down = relayWith({ baseUrl: 'http://127.0.0.1:9' });
+      assert.equal((await down.create(checkoutRequest(), CLIENT)).status, 502);
+    });
+  });
+
   describe('headers read by the Node adapter without a web Headers', () => {
     it('answer as Headers.get does: repeated lines joined, any casing', async () => {
       const relay = relayWith({ allowedOrigins: ['https://shop.example'] });
       const server = await listen(relay.node);
       try {
-        const body = JSON.stringify(INTENT);
+        const body = JSON.stringify(checkoutIntent());
         // Two Content-Type lines read as "application/json, text/plain": not JSON, on Node as on the web.
         const twoTypes = await rawPost(
           `${server.url}/api/checkout/orders`,

@@ -1,41 +1,16 @@
 /**
  * The sandbox's idempotency (spec §1.4, §4; contract §4) and its memory
- * bounds, over real HTTP on loopback.
+ * bounds, each call handed to `sandbox.handle` in process (test/fixtures/sandbox.ts).
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import {
-  type RunningSandbox,
-  SANDBOX_KEYS,
-  type SandboxOptions,
-  startSandbox,
-} from '../../src/sandbox/index.js';
+import { describe, it } from 'node:test';
+import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_RETENTION_MS,
   IDEMPOTENT_REPLAYED_HEADER,
 } from '../../src/shared/service-contract.js';
-
-const START = Date.UTC(2025, 5, 1, 12, 0, 0, 0);
-const running: RunningSandbox[] = [];
-
-after(async () => {
-  await Promise.all(running.map((server) => server.close()));
-});
-
-async function startWithClock(options: SandboxOptions = {}) {
-  const clock = { now: START };
-  const server = await startSandbox({ now: () => clock.now, ...options });
-  running.push(server);
-  return { ...server, clock };
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field and asserted.
-  body: any;
-}
+import { type Answer, START, sandboxFetch, sandboxWithClock, scarfOrderFor } from '../fixtures/sandbox.js';
 
 async function create(
   url: string,
@@ -47,7 +22,7 @@ async function create(
     'content-type': 'application/json',
   };
   if (key !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = key;
-  const response = await fetch(`${url}/orders/new`, {
+  const response = await sandboxFetch(`${url}/orders/new`, {
     method: 'POST',
     headers,
     body: rawBody ?? JSON.stringify(body),
@@ -56,7 +31,7 @@ async function create(
 }
 
 async function lookup(url: string, orderId: string): Promise<Answer> {
-  const response = await fetch(`${url}/orders/lookup`, {
+  const response = await sandboxFetch(`${url}/orders/lookup`, {
     method: 'POST',
     headers: { authorization: `Bearer ${SANDBOX_KEYS.secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ order_id: orderId }),
@@ -65,26 +40,12 @@ async function lookup(url: string, orderId: string): Promise<Answer> {
 }
 
 async function page(url: string, pageNumber: number, pageSize: number): Promise<Answer> {
-  const response = await fetch(`${url}/orders/page`, {
+  const response = await sandboxFetch(`${url}/orders/page`, {
     method: 'POST',
     headers: { authorization: `Bearer ${SANDBOX_KEYS.secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ page_number: pageNumber, page_size: pageSize }),
   });
   return { status: response.status, headers: response.headers, body: await response.json() };
-}
-
-function orderInput(name = 'Ama Mensah') {
-  return {
-    execute_payment: true,
-    customer_data: { name, phone_number: '+233241234567' },
-    payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234567' } },
-    line_items: [
-      {
-        type: 'product',
-        product: { name: 'Kente scarf', price: { currency: 'ghs', value: 12_000 }, quantity: 1 },
-      },
-    ],
-  };
 }
 
 let keyCounter = 0;
@@ -95,14 +56,14 @@ function newKey(): string {
 
 describe('contract §4: idempotency on /orders/new', () => {
   it('the same key and body replays the first answer (status and body) with Idempotent-Replayed: true', async () => {
-    const { url, sandbox, clock } = await startWithClock({ approveAfterMs: 1000 });
+    const { url, sandbox, clock } = await sandboxWithClock({ approveAfterMs: 1000 });
     const key = newKey();
-    const first = await create(url, orderInput(), { key });
+    const first = await create(url, scarfOrderFor(), { key });
     assert.equal(first.status, 200);
     assert.equal(first.headers.get(IDEMPOTENT_REPLAYED_HEADER), null);
     // The order moves on; the replay is still the first answer, as the service gave it.
     clock.now += 5000;
-    const again = await create(url, orderInput(), { key });
+    const again = await create(url, scarfOrderFor(), { key });
     assert.equal(again.status, 200);
     assert.equal(again.headers.get(IDEMPOTENT_REPLAYED_HEADER), 'true');
     assert.deepEqual(again.body, first.body);
@@ -112,9 +73,9 @@ describe('contract §4: idempotency on /orders/new', () => {
   });
 
   it('compares bodies in canonical form: key order and spacing do not matter', async () => {
-    const { url, sandbox } = await startWithClock();
+    const { url, sandbox } = await sandboxWithClock();
     const key = newKey();
-    const input = orderInput();
+    const input = scarfOrderFor();
     const first = await create(url, input, { key });
     const reordered = {
       line_items: input.line_items.map((item) => ({
@@ -132,10 +93,10 @@ describe('contract §4: idempotency on /orders/new', () => {
   });
 
   it('the same key with another body is 422 idempotency_key_reused, and creates nothing', async () => {
-    const { url, sandbox } = await startWithClock();
+    const { url, sandbox } = await sandboxWithClock();
     const key = newKey();
-    await create(url, orderInput(), { key });
-    const other = await create(url, orderInput('Kofi Boateng'), { key });
+    await create(url, scarfOrderFor(), { key });
+    const other = await create(url, scarfOrderFor('Kofi Boateng'), { key });
     assert.equal(other.status, 422);
     assert.equal(other.body.error.code, 'idempotency_key_reused');
     assert.equal(other.body.error.type, 'idempotency_error');
@@ -143,20 +104,20 @@ describe('contract §4: idempotency on /orders/new', () => {
   });
 
   it('the same key while the first request is in flight is 409 idempotency_request_in_progress', async () => {
-    const { url, sandbox } = await startWithClock({ processingDelayMs: 300 });
+    const { url, sandbox } = await sandboxWithClock({ processingDelayMs: 300 });
     const key = newKey();
-    const firstRequest = create(url, orderInput(), { key });
+    const firstRequest = create(url, scarfOrderFor(), { key });
     // Let the first request reach the sandbox and claim the key.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const during = await create(url, orderInput(), { key });
+    const during = await create(url, scarfOrderFor(), { key });
     assert.equal(during.status, 409);
     assert.equal(during.body.error.code, 'idempotency_request_in_progress');
     assert.equal(during.body.error.type, 'idempotency_error');
-    const otherBodyDuring = await create(url, orderInput('Kofi Boateng'), { key });
+    const otherBodyDuring = await create(url, scarfOrderFor('Kofi Boateng'), { key });
     assert.equal(otherBodyDuring.status, 422, 'another body is a reuse even in flight');
     const first = await firstRequest;
     assert.equal(first.status, 200);
-    const afterwards = await create(url, orderInput(), { key });
+    const afterwards = await create(url, scarfOrderFor(), { key });
     assert.equal(afterwards.headers.get(IDEMPOTENT_REPLAYED_HEADER), 'true');
     assert.equal(afterwards.body.order.id, first.body.order.id);
     assert.equal(sandbox.createdOrderCount, 1);
@@ -164,10 +125,10 @@ describe('contract §4: idempotency on /orders/new', () => {
 
   it('creates exactly one order for 200 concurrent requests with one key', async () => {
     for (const processingDelayMs of [0, 20]) {
-      const { url, sandbox } = await startWithClock({ processingDelayMs });
+      const { url, sandbox } = await sandboxWithClock({ processingDelayMs });
       const key = newKey();
       const answers = await Promise.all(
-        Array.from({ length: 200 }, () => create(url, orderInput(), { key })),
+        Array.from({ length: 200 }, () => create(url, scarfOrderFor(), { key })),
       );
       assert.equal(sandbox.createdOrderCount, 1, `processingDelayMs ${processingDelayMs}`);
       assert.equal(sandbox.orderCount, 1);
@@ -185,11 +146,11 @@ describe('contract §4: idempotency on /orders/new', () => {
   });
 
   it('keys are scoped per API key: the same key under another API key is another request', async () => {
-    const { url, sandbox } = await startWithClock();
+    const { url, sandbox } = await sandboxWithClock();
     sandbox.keys.add({ key: 'sk_test_second_key' });
     const key = newKey();
-    const first = await create(url, orderInput(), { key });
-    const second = await create(url, orderInput(), { key, apiKey: 'sk_test_second_key' });
+    const first = await create(url, scarfOrderFor(), { key });
+    const second = await create(url, scarfOrderFor(), { key, apiKey: 'sk_test_second_key' });
     assert.equal(second.status, 200);
     assert.equal(second.headers.get(IDEMPOTENT_REPLAYED_HEADER), null);
     assert.notEqual(second.body.order.id, first.body.order.id);
@@ -197,59 +158,59 @@ describe('contract §4: idempotency on /orders/new', () => {
   });
 
   it('keys are kept 24 h by the clock: a replay just before, a new order from then on', async () => {
-    const { url, sandbox, clock } = await startWithClock();
+    const { url, sandbox, clock } = await sandboxWithClock();
     const key = newKey();
-    const first = await create(url, orderInput(), { key });
+    const first = await create(url, scarfOrderFor(), { key });
     clock.now = START + IDEMPOTENCY_KEY_RETENTION_MS - 1;
-    assert.equal((await create(url, orderInput(), { key })).body.order.id, first.body.order.id);
+    assert.equal((await create(url, scarfOrderFor(), { key })).body.order.id, first.body.order.id);
     clock.now = START + IDEMPOTENCY_KEY_RETENTION_MS;
-    const later = await create(url, orderInput('Kofi Boateng'), { key });
+    const later = await create(url, scarfOrderFor('Kofi Boateng'), { key });
     assert.equal(later.status, 200, 'an expired key is free, even for another body');
     assert.notEqual(later.body.order.id, first.body.order.id);
     assert.equal(sandbox.createdOrderCount, 2);
   });
 
   it('a 400 is not kept: the same key works with a corrected body', async () => {
-    const { url, sandbox } = await startWithClock();
+    const { url, sandbox } = await sandboxWithClock();
     const key = newKey();
-    const invalid = await create(url, { ...orderInput(), line_items: [] }, { key });
+    const invalid = await create(url, { ...scarfOrderFor(), line_items: [] }, { key });
     assert.equal(invalid.status, 400);
     assert.equal(invalid.body.error.param, 'line_items');
-    const corrected = await create(url, orderInput(), { key });
+    const corrected = await create(url, scarfOrderFor(), { key });
     assert.equal(corrected.status, 200);
     assert.equal(corrected.headers.get(IDEMPOTENT_REPLAYED_HEADER), null);
     assert.equal(sandbox.createdOrderCount, 1);
   });
 
   it('without a key, every create is a new order', async () => {
-    const { url, sandbox } = await startWithClock();
-    const first = await create(url, orderInput());
-    const second = await create(url, orderInput());
+    const { url, sandbox } = await sandboxWithClock();
+    const first = await create(url, scarfOrderFor());
+    const second = await create(url, scarfOrderFor());
     assert.notEqual(first.body.order.id, second.body.order.id);
     assert.equal(sandbox.createdOrderCount, 2);
   });
 
   it('an Idempotency-Key that is too long or holds spaces is 400 with param Idempotency-Key', async () => {
-    const { url, sandbox } = await startWithClock();
+    const { url, sandbox } = await sandboxWithClock();
     for (const key of ['x'.repeat(256), 'key with spaces']) {
-      const answer = await create(url, orderInput(), { key });
+      const answer = await create(url, scarfOrderFor(), { key });
       assert.equal(answer.status, 400, key);
       assert.equal(answer.body.error.code, 'invalid_request');
       assert.equal(answer.body.error.param, IDEMPOTENCY_KEY_HEADER);
     }
-    assert.equal((await create(url, orderInput(), { key: 'x'.repeat(255) })).status, 200);
+    assert.equal((await create(url, scarfOrderFor(), { key: 'x'.repeat(255) })).status, 200);
     assert.equal(sandbox.createdOrderCount, 1);
   });
 
   it('idempotency records are capped: past the cap the oldest key is forgotten', async () => {
-    const { url, sandbox } = await startWithClock({ maxIdempotencyRecords: 3 });
+    const { url, sandbox } = await sandboxWithClock({ maxIdempotencyRecords: 3 });
     const keys = [newKey(), newKey(), newKey(), newKey(), newKey()];
     const firstAnswers = [];
-    for (const key of keys) firstAnswers.push(await create(url, orderInput(), { key }));
+    for (const key of keys) firstAnswers.push(await create(url, scarfOrderFor(), { key }));
     assert.equal(sandbox.idempotencyRecordCount, 3);
-    const newest = await create(url, orderInput(), { key: keys[4] });
+    const newest = await create(url, scarfOrderFor(), { key: keys[4] });
     assert.equal(newest.body.order.id, firstAnswers[4]?.body.order.id, 'a recent key still replays');
-    const oldest = await create(url, orderInput(), { key: keys[0] });
+    const oldest = await create(url, scarfOrderFor(), { key: keys[0] });
     assert.notEqual(oldest.body.order.id, firstAnswers[0]?.body.order.id, 'the oldest key was forgotten');
     assert.equal(sandbox.createdOrderCount, 6);
   });
@@ -257,14 +218,14 @@ describe('contract §4: idempotency on /orders/new', () => {
 
 describe('bounded memory', () => {
   it('past maxOrders the oldest orders go first, with their OTPs; page and lookup stay right', async () => {
-    const { url, sandbox } = await startWithClock({ maxOrders: 5 });
+    const { url, sandbox } = await sandboxWithClock({ maxOrders: 5 });
     const created = [];
-    for (let index = 0; index < 8; index++) created.push((await create(url, orderInput())).body.order);
+    for (let index = 0; index < 8; index++) created.push((await create(url, scarfOrderFor())).body.order);
     assert.equal(sandbox.orderCount, 5);
     assert.equal(sandbox.createdOrderCount, 8);
     for (const order of created.slice(0, 3)) {
       assert.equal((await lookup(url, order.id)).status, 404);
-      const otp = await fetch(`${url}/otp/lookup`, {
+      const otp = await sandboxFetch(`${url}/otp/lookup`, {
         method: 'POST',
         headers: { authorization: `Bearer ${SANDBOX_KEYS.secret}`, 'content-type': 'application/json' },
         body: JSON.stringify({ otp_id: order.payment.otp_id }),
@@ -283,8 +244,8 @@ describe('bounded memory', () => {
   });
 
   it('a full store of 100,000 orders still answers lookups and pages correctly, and evicts oldest first', async () => {
-    const { url, sandbox } = await startWithClock({ maxOrders: 100_000 });
-    const seeded = sandbox.seedOrders(100_001, orderInput());
+    const { url, sandbox } = await sandboxWithClock({ maxOrders: 100_000 });
+    const seeded = sandbox.seedOrders(100_001, scarfOrderFor());
     assert.equal(sandbox.orderCount, 100_000);
     assert.equal(sandbox.createdOrderCount, 100_001);
     assert.equal((await lookup(url, seeded[0] as string)).status, 404, 'the first order was pushed out');
@@ -302,7 +263,7 @@ describe('bounded memory', () => {
     assert.deepEqual(last, ids.slice(0, 160).reverse());
     assert.deepEqual((await page(url, 392, 256)).body.page.orders, []);
     // One more order comes first and pushes the oldest out.
-    const extra = (await create(url, orderInput())).body.order.id;
+    const extra = (await create(url, scarfOrderFor())).body.order.id;
     assert.equal((await page(url, 1, 1)).body.page.orders[0].id, extra);
     assert.equal((await lookup(url, oldest)).status, 404);
     assert.equal(sandbox.orderCount, 100_000);

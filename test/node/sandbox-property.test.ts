@@ -19,12 +19,11 @@ import {
   otpLookupSchema,
 } from '../../src/sandbox/order-schema.js';
 import {
-  SERVICE_ERRORS,
   SERVICE_IDEMPOTENCY_KEY_PATTERN,
   SERVICE_MAX_BODY_BYTES,
   SERVICE_MAX_JSON_DEPTH,
 } from '../../src/shared/service-contract.js';
-import { errorBodySchema } from '../../src/shared/wire.js';
+import { creationInput } from '../fixtures/checkout-data.js';
 import {
   bodyBytes,
   contentType,
@@ -37,34 +36,16 @@ import {
   prototypeSnapshot,
   unicodeString,
 } from '../fixtures/hostile-json.js';
+import {
+  assertErrorShape,
+  assertNothingBroke,
+  headerText,
+  headerValue,
+  JSON_TYPES,
+  RUNS,
+} from '../fixtures/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
-const JSON_TYPES = new Set([
-  'application/json',
-  'application/json; charset=utf-8',
-  'application/vnd.api+json',
-]);
 const BEARER = `Bearer ${SANDBOX_KEYS.secret}`;
-
-const creationInput = {
-  execute_payment: true,
-  customer_data: { name: 'Ama Mensah', phone_number: '+233241234567' },
-  payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234567' } },
-  line_items: [
-    {
-      type: 'product',
-      product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 2 },
-    },
-  ],
-};
-
-/** Header values a client can put on the wire: visible ASCII and Latin-1, spaces, tabs. */
-const headerText = fc.string({
-  unit: fc
-    .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }))
-    .map((code) => String.fromCharCode(code)),
-  maxLength: 300,
-});
 
 /** `Authorization` values: mostly the secret key, else every way to get it wrong. */
 const authorization = fc.oneof(
@@ -146,24 +127,8 @@ async function send(
   return { status: response.status, text: await response.text() };
 }
 
-function assertErrorShape(answer: Answer): void {
-  const { error } = errorBodySchema.parse(JSON.parse(answer.text));
-  const kinds = Object.values(SERVICE_ERRORS).filter((kind) => kind.status === answer.status);
-  assert.ok(
-    kinds.some((kind) => kind.code === error.code && kind.type === error.type),
-    `${answer.status} ${error.code}/${error.type} is not in the contract's table`,
-  );
-}
-
 function assertSafe(answer: Answer, how: string): void {
-  assert.ok(answer.status < 500, `${how}: a ${answer.status}: ${answer.text.slice(0, 300)}`);
-  assert.ok(!answer.text.includes(SANDBOX_KEYS.secret), 'an answer quotes the key');
-  assert.equal(({} as Record<string, unknown>)[POLLUTION_MARKER], undefined, 'Object.prototype polluted');
-  assert.deepEqual(prototypeSnapshot(), prototypesBefore);
-}
-
-function headerValue(value: string): string {
-  return value.replace(/^[\t ]+|[\t ]+$/g, '');
+  assertNothingBroke(answer, SANDBOX_KEYS.secret, prototypesBefore, how);
 }
 
 /** The body as the sandbox reads it, when it passes type, size, JSON, object and depth checks. */

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
-import { listen } from '../../src/server/node-adapter.js';
+import { listen } from '../../src/server/index.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,0 +1,26 @@
+/**
+ * JSON answers. Every answer here is about money, so none may be cached.
+ */
+
+const JSON_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+};
+
+/** A JSON answer with `no-store`; `headers` are added to (or replace) the JSON ones. */
+export function jsonResponse(
+  body: unknown,
+  status = 200,
+  headers?: Readonly<Record<string, string>>,
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...lowerCased(headers) },
+  });
+}
+
+function lowerCased(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const lower: Record<string, string> = {};
+  for (const name of Object.keys(headers)) lower[name.toLowerCase()] = headers[name] as string;
+  return lower;
+}

@@ -1,0 +1,199 @@
+/**
+ * The handler's `Request` on Node, built lazily (the idea is
+ * `@hono/node-server`'s). On Node 20, undici's `new Request` with a body and a
+ * signal costs tens of microseconds: a web stream, a signal follower, a
+ * `Headers` (bench/results/sandbox.json). This one answers `method`, `url`,
+ * `headers` (see lazy-headers.ts) and `signal` from the Node request, reads
+ * `arrayBuffer()`, `text()` and `json()` from the body the listener already
+ * buffered, and builds the real `Request` the first time anything else is
+ * touched (`body`, `clone()`, `formData()`…), so every standard use works.
+ * It is `instanceof Request`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { lazyHeaders, realHeaders } from './lazy-headers.js';
+
+const STATE = Symbol('nodeRequestState');
+
+interface NodeRequestState {
+  incoming: IncomingMessage;
+  url: string;
+  method: string;
+  body: Buffer | undefined;
+  headers: Headers | undefined;
+  real: Request | undefined;
+  bodyTaken: boolean;
+  abort: AbortController | undefined;
+  clientGone: boolean;
+}
+
+type StateHolder = { [STATE]: NodeRequestState };
+
+/** The handler's lazy `Request` for a Node request whose body (if any) is already read. */
+export function nodeRequest(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  body: Buffer | undefined,
+): Request {
+  const state: NodeRequestState = {
+    incoming,
+    url: requestUrl(incoming),
+    method: incoming.method ?? 'GET',
+    body,
+    headers: undefined,
+    real: undefined,
+    bodyTaken: false,
+    abort: undefined,
+    clientGone: false,
+  };
+  // The shopper's browser may go away mid-request; the handler may stop its upstream call.
+  (outgoing as ServerResponse & Partial<StateHolder>)[STATE] = state;
+  outgoing.on('close', onResponseClose);
+  const request = Object.create(NodeRequest.prototype) as StateHolder;
+  request[STATE] = state;
+  return request as unknown as Request;
+}
+
+/**
+ * A host `new URL` writes back unchanged: lower-case letters, digits, dots and
+ * hyphens, whose last label starts with a letter (so it is no IPv4 address to
+ * normalise) or which is a canonical dotted quad; a port without leading zeros.
+ */
+const PLAIN_HOST =
+  /^(?:(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*\.?|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::([1-9]\d{0,4}))?$/;
+/** A request target with no dot segment, percent sign or other character `new URL` would rewrite. */
+const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_~-]+\/?)*(?:\?[A-Za-z0-9_~=&-]*)?$/;
+
+function requestUrl(incoming: IncomingMessage): string {
+  const host = incoming.headers.host ?? 'localhost';
+  const target = incoming.url ?? '/';
+  const plain = PLAIN_HOST.exec(host);
+  const port = plain?.[1];
+  if (plain && !host.includes('xn--') && (port === undefined || (port !== '80' && Number(port) <= 65_535))) {
+    if (PLAIN_TARGET.test(target)) return `http://${host}${target}`;
+  }
+  // Parsed as `new Request` would: the handler sees the same normalised URL (`/a/../b` is `/b`).
+  return new URL(`http://${host}${target}`).href;
+}
+
+// Shared by every response (a ServerResponse closes once): no closure per request.
+function onResponseClose(this: ServerResponse & Partial<StateHolder>): void {
+  const state = this[STATE];
+  if (!state || this.writableFinished) return;
+  state.clientGone = true;
+  state.abort?.abort();
+}
+
+function signalOf(state: NodeRequestState): AbortSignal {
+  if (!state.abort) {
+    state.abort = new AbortController();
+    if (state.clientGone) state.abort.abort();
+  }
+  return state.abort.signal;
+}
+
+function headersOfState(state: NodeRequestState): Headers {
+  state.headers ??= lazyHeaders(state.incoming);
+  return state.headers;
+}
+
+function realRequestOf(state: NodeRequestState): Request {
+  if (!state.real) {
+    state.real = new Request(state.url, {
+      method: state.method,
+      headers: realHeaders(headersOfState(state)),
+      // Node's buffers sit on plain ArrayBuffers; the DOM typings cannot know that.
+      body: state.body && state.body.byteLength > 0 ? (state.body as Uint8Array<ArrayBuffer>) : undefined,
+      signal: signalOf(state),
+    });
+    // The body was already handed out: the real request's body is used, as it would be.
+    if (state.bodyTaken) state.real.arrayBuffer().catch(() => undefined);
+  }
+  return state.real;
+}
+
+/** The buffered body, once, as the body mixin would give it; undefined once the real request exists. */
+function takeBody(state: NodeRequestState): Buffer {
+  if (state.bodyTaken) throw new TypeError('Body is unusable: the body has already been read.');
+  state.bodyTaken = true;
+  return state.body ?? Buffer.alloc(0);
+}
+
+class NodeRequest {
+  declare [STATE]: NodeRequestState;
+
+  get method(): string {
+    return this[STATE].method;
+  }
+
+  get url(): string {
+    return this[STATE].url;
+  }
+
+  get headers(): Headers {
+    const state = this[STATE];
+    return state.real ? state.real.headers : headersOfState(state);
+  }
+
+  get signal(): AbortSignal {
+    return signalOf(this[STATE]);
+  }
+
+  get bodyUsed(): boolean {
+    const state = this[STATE];
+    return state.real ? state.real.bodyUsed : state.bodyTaken;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const state = this[STATE];
+    if (state.real) return state.real.arrayBuffer();
+    const body = takeBody(state);
+    // A copy: small Node buffers share one pooled ArrayBuffer.
+    return body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    const state = this[STATE];
+    return state.real ? state.real.text() : takeBody(state).toString('utf8');
+  }
+
+  async json(): Promise<unknown> {
+    const state = this[STATE];
+    return state.real ? state.real.json() : JSON.parse(takeBody(state).toString('utf8'));
+  }
+}
+
+Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+// Everything else a Request has is the real one's: body, clone(), formData(), cache, mode…
+for (const key of Reflect.ownKeys(Request.prototype)) {
+  if (key === 'constructor' || key === Symbol.toStringTag || Object.hasOwn(NodeRequest.prototype, key))
+    continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, key);
+  if (descriptor?.get) {
+    Object.defineProperty(NodeRequest.prototype, key, {
+      configurable: true,
+      get(this: StateHolder) {
+        return Reflect.get(realRequestOf(this[STATE]), key);
+      },
+    });
+  } else if (typeof descriptor?.value === 'function') {
+    Object.defineProperty(NodeRequest.prototype, key, {
+      configurable: true,
+      writable: true,
+      value(this: StateHolder, ...args: unknown[]) {
+        const real = realRequestOf(this[STATE]);
+        return (Reflect.get(real, key) as (...params: unknown[]) => unknown).apply(real, args);
+      },
+    });
+  }
+}
+
+// On Node 20, undici keeps a Request's insides under symbols (`new Request(request)`
+// and `fetch(request)` read them): those too are the real request's.
+for (const key of Object.getOwnPropertySymbols(new Request('http://localhost/'))) {
+  Object.defineProperty(NodeRequest.prototype, key, {
+    configurable: true,
+    get(this: StateHolder) {
+      return Reflect.get(realRequestOf(this[STATE]), key);
+    },
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * Buffers a Node request's body up to a byte limit before the handler runs,
+ * counting bytes as they arrive. Plain stream events with listeners shared by
+ * every request, rather than `for await`: the async iterator costs more than
+ * a small handler's own work.
+ */
+import type { IncomingMessage } from 'node:http';
+
+/** What {@link readNodeBody} resolves to past the limit. */
+export const TOO_LARGE = 'too-large';
+
+interface BodyReading {
+  maxBytes: number;
+  chunks: Buffer[];
+  received: number;
+  resolve: (body: Buffer | typeof TOO_LARGE) => void;
+  reject: (error: Error) => void;
+}
+
+const BODY_READING = Symbol('bodyReading');
+type ReadingMessage = IncomingMessage & { [BODY_READING]?: BodyReading };
+
+/** The whole body (undefined for GET and HEAD), or {@link TOO_LARGE} past `maxBytes`. */
+export function readNodeBody(
+  incoming: IncomingMessage,
+  maxBytes: number,
+): Promise<Buffer | undefined | typeof TOO_LARGE> {
+  if (incoming.method === 'GET' || incoming.method === 'HEAD') return Promise.resolve(undefined);
+  // Under a framework that already read the stream, 'end' will not come again.
+  if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (incoming.destroyed) return Promise.reject(new Error('The request was closed before its body ended.'));
+  return new Promise((resolve, reject) => {
+    (incoming as ReadingMessage)[BODY_READING] = { maxBytes, chunks: [], received: 0, resolve, reject };
+    incoming.on('data', onBodyData);
+    incoming.on('end', onBodyEnd);
+    incoming.on('error', onBodyError);
+    incoming.on('close', onBodyClose);
+  });
+}
+
+function finishReading(incoming: ReadingMessage): BodyReading | undefined {
+  const reading = incoming[BODY_READING];
+  incoming[BODY_READING] = undefined;
+  incoming.off('data', onBodyData);
+  incoming.off('end', onBodyEnd);
+  incoming.off('error', onBodyError);
+  incoming.off('close', onBodyClose);
+  return reading;
+}
+
+function onBodyData(this: ReadingMessage, chunk: Buffer): void {
+  const reading = this[BODY_READING];
+  if (!reading) return;
+  reading.received += chunk.byteLength;
+  if (reading.received > reading.maxBytes) {
+    finishReading(this);
+    // Read the rest into nothing, so the client, still sending, gets to read the 413
+    // (which closes the connection) instead of a reset.
+    this.resume();
+    reading.resolve(TOO_LARGE);
+    return;
+  }
+  reading.chunks.push(chunk);
+}
+
+function onBodyEnd(this: ReadingMessage): void {
+  const reading = finishReading(this);
+  reading?.resolve(
+    reading.chunks.length === 1 ? (reading.chunks[0] as Buffer) : Buffer.concat(reading.chunks),
+  );
+}
+
+function onBodyError(this: ReadingMessage, error: Error): void {
+  finishReading(this)?.reject(error);
+}
+
+function onBodyClose(this: ReadingMessage): void {
+  finishReading(this)?.reject(new Error('The request was closed before its body ended.'));
+}

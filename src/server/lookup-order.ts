@@ -1,0 +1,58 @@
+/**
+ * The relay's lookup handler (contract §3): checks the lookup token before
+ * the service is called (without it an order id reads nothing) and answers
+ * status fields only; no customer data leaves the merchant's server.
+ */
+import type { ConnectionInfo } from '../http/handler.js';
+import { HttpError } from '../http/http-error.js';
+import { jsonResponse } from '../http/json-response.js';
+import { readJsonObject } from '../http/read-json-body.js';
+import { type LookupAnswer, lookupRequestSchema } from '../shared/wire.js';
+import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
+import { takeClientToken } from './relay-limits.js';
+import type { OrderLookupAnswer } from './service-schemas.js';
+import { upstreamFailure } from './upstream-failure.js';
+
+/** `POST` lookup-url; throws {@link HttpError} for every refusal. */
+export function lookupOrderHandler(config: RelayConfig) {
+  return async function lookupOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    await takeClientToken(config, 'lookup', request, connection);
+    const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
+    let order: OrderLookupAnswer['order'];
+    try {
+      ({ order } = await config.client.orders.lookup(orderId));
+    } catch (error) {
+      throw upstreamFailure(config, 'lookup', error);
+    }
+    config.reporter.emit({
+      type: 'order_looked_up',
+      orderId,
+      orderStatus: order.status,
+      paymentStatus: order.payment.status,
+    });
+    const answer: LookupAnswer = {
+      order: {
+        id: order.id,
+        status: order.status,
+        ...(order.completed_at === undefined ? {} : { completed_at: order.completed_at }),
+        payment: { status: order.payment.status },
+      },
+    };
+    return jsonResponse(answer);
+  };
+}
+
+/** The order id of a lookup whose token matches it; a `400` for a bad id, a reported `403` for a bad token. */
+async function checkedOrderId(config: RelayConfig, body: Record<string, unknown>): Promise<string> {
+  const parsed = lookupRequestSchema.safeParse(body);
+  const orderIssue = parsed.success
+    ? undefined
+    : parsed.error.issues.find((issue) => issue.path[0] === 'order_id');
+  if (orderIssue) throw new HttpError('invalidRequest', orderIssue.message, { param: 'order_id' });
+  const orderId = String(body.order_id);
+  if (parsed.success && (await config.lookupTokens.verify(orderId, parsed.data.lookup_token))) return orderId;
+  throw config.reporter.report(
+    { type: 'lookup_denied', orderId, reason: parsed.success ? 'token_mismatch' : 'missing_token' },
+    new HttpError('permissionDenied', 'The lookup token does not match this order.'),
+  );
+}

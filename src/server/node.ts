@@ -1,0 +1,28 @@
+/**
+ * `pay-checkout/server` on Node (the `node` condition of the package's
+ * exports): the same names as the portable entry, with one difference. A
+ * relay made here with no `fetch` calls the service through undici's
+ * `request` over a keep-alive pool, which costs a fraction of the CPU of the
+ * global fetch per call. Edge bundlers never take this entry, so undici never
+ * reaches their bundles. Bun and Deno read the `node` condition too; there
+ * the relay keeps their own fetch.
+ */
+import { createUndiciTransport } from '../http/node/undici-transport.js';
+import type { HttpTransport } from '../http/transport.js';
+import { assembleCheckoutRelay, type CheckoutRelay } from './checkout-relay.js';
+import { isNodeRuntime } from './is-node-runtime.js';
+import type { CheckoutRelayOptions } from './relay-config.js';
+
+export * from './index.js';
+
+let undiciTransport: HttpTransport | undefined;
+
+/**
+ * Creates the relay; on Node, without a `fetch` option, it calls the service
+ * through undici. Throws a TypeError at startup for bad options.
+ */
+export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRelay {
+  if (!isNodeRuntime()) return assembleCheckoutRelay(options);
+  undiciTransport ??= createUndiciTransport();
+  return assembleCheckoutRelay(options, undiciTransport);
+}

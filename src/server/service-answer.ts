@@ -1,0 +1,88 @@
+/**
+ * What a service answer means: the validated output for a `2xx` in the
+ * documented shape, else the {@link ServiceError} spec §7 and the contract
+ * assign to it. Messages never quote the key.
+ */
+import type * as z from 'zod/mini';
+import type { TransportAnswer } from '../http/transport.js';
+import { REQUEST_ID_HEADER, RETRY_AFTER_HEADER, SERVICE_ERRORS } from '../shared/service-contract.js';
+import { issueParam } from '../shared/wire.js';
+import { parseRetryAfter } from './retry-after.js';
+import {
+  CLIENT_ERROR_CODES,
+  ServiceApiError,
+  type ServiceError,
+  serviceErrorClassFor,
+} from './service-errors.js';
+import { serviceErrorBodySchema } from './service-schemas.js';
+
+/** The output of a `2xx` answer in the documented shape; throws the {@link ServiceError} of any other. */
+export function interpretAnswer<Output>(
+  path: string,
+  answer: TransportAnswer,
+  answerSchema: z.ZodMiniType<Output>,
+  redact: (text: string) => string,
+): Output {
+  // Headers are read only for an error.
+  const requestIdOf = () => answer.header(REQUEST_ID_HEADER) ?? undefined;
+  const json = parseJson(answer.text);
+  if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(path, answer, json, redact);
+  if (json === undefined) {
+    throw invalidResponse(answer.status, `The service's answer to ${path} is not JSON.`, requestIdOf());
+  }
+  const parsed = answerSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue ? `${issueParam(issue) || '(root)'}: ${issue.message}` : 'unknown';
+  throw invalidResponse(
+    answer.status,
+    redact(`The service's answer to ${path} is not the documented shape (${where}).`),
+    requestIdOf(),
+  );
+}
+
+function errorFromAnswer(
+  path: string,
+  answer: TransportAnswer,
+  json: unknown,
+  redact: (text: string) => string,
+): ServiceError {
+  const status = answer.status;
+  const fallback = Object.values(SERVICE_ERRORS).find((entry) => entry.status === status);
+  const body = serviceErrorBodySchema.safeParse(json);
+  const requestId = answer.header(REQUEST_ID_HEADER) ?? undefined;
+  const retryAfterMs =
+    status === SERVICE_ERRORS.rateLimited.status
+      ? parseRetryAfter(answer.header(RETRY_AFTER_HEADER))
+      : undefined;
+  const ErrorClass = serviceErrorClassFor(status);
+  return new ErrorClass({
+    status,
+    code: body.success ? body.data.error.code : (fallback?.code ?? `http_${status}`),
+    type: body.success ? body.data.error.type : (fallback?.type ?? 'api_error'),
+    message: redact(
+      body.success ? body.data.error.message : `The service answered ${path} with HTTP ${status}.`,
+    ),
+    ...(body.success && body.data.error.param !== undefined ? { param: redact(body.data.error.param) } : {}),
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
+}
+
+/** A `2xx` answer that is not what the specification describes. */
+function invalidResponse(status: number, message: string, requestId?: string): ServiceApiError {
+  return new ServiceApiError({
+    status,
+    ...CLIENT_ERROR_CODES.invalidResponse,
+    message,
+    ...(requestId === undefined ? {} : { requestId }),
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

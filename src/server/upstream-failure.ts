@@ -1,0 +1,57 @@
+/**
+ * What the browser hears when the service failed or refused the relay
+ * (contract §3): the statuses the element acts on, generic messages, and
+ * never an upstream detail or key. The details go to `onEvent` only.
+ */
+import { HttpError } from '../http/http-error.js';
+import { SERVICE_ERRORS } from '../shared/service-contract.js';
+import type { RelayConfig } from './relay-config.js';
+import type { RelayRoute } from './relay-events.js';
+import { rateLimited } from './relay-limits.js';
+import { ServiceError, ServiceInvalidRequestError } from './service-errors.js';
+
+const GENERIC_UPSTREAM_MESSAGE = 'The payment service is unavailable. Try again in a moment.';
+
+/** A field the shopper typed: the only kind of upstream `param` named back to the browser. */
+const SHOPPER_FIELD = /^(?:customer_data|payment_method_data)\.[a-z_.]+$/;
+
+/** The reported error to throw for a failed service call; anything but a ServiceError is rethrown as is. */
+export function upstreamFailure(config: RelayConfig, route: RelayRoute, error: unknown): HttpError {
+  if (!(error instanceof ServiceError)) throw error;
+  const answer = browserAnswerFor(route, error);
+  return config.reporter.report(
+    { type: 'upstream_error', route, answeredStatus: answer.status, error },
+    answer,
+  );
+}
+
+function browserAnswerFor(route: RelayRoute, error: ServiceError): HttpError {
+  switch (error.status) {
+    case SERVICE_ERRORS.idempotencyRequestInProgress.status:
+      return new HttpError(
+        'idempotencyRequestInProgress',
+        'This checkout attempt is still being processed. Try again in a moment with the same key.',
+      );
+    case SERVICE_ERRORS.idempotencyKeyReused.status:
+      return new HttpError(
+        'idempotencyKeyReused',
+        'This Idempotency-Key was already used for another checkout. Start a new attempt with a new key.',
+      );
+    case SERVICE_ERRORS.rateLimited.status:
+      return rateLimited(error.retryAfterMs ?? 1000);
+    case SERVICE_ERRORS.resourceNotFound.status:
+      if (route === 'lookup') return new HttpError('resourceNotFound', 'No such order.');
+      break;
+  }
+  if (
+    route === 'create' &&
+    error instanceof ServiceInvalidRequestError &&
+    error.param !== undefined &&
+    SHOPPER_FIELD.test(error.param)
+  ) {
+    return new HttpError('invalidRequest', 'The payment service did not accept this value.', {
+      param: error.param,
+    });
+  }
+  return new HttpError('upstreamFailed', GENERIC_UPSTREAM_MESSAGE);
+}

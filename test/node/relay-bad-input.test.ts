@@ -1,0 +1,123 @@
+/**
+ * The merchant relay turns down bad input before calling the service. Its handlers are called with real `Request`s in
+ * front of an in-process sandbox (test/fixtures/relay.ts); a real proxy
+ * where the wire must break, the Node listener over real HTTP where the
+ * socket is the point.
+ */
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { describe, it } from 'node:test';
+import { listen } from '../../src/server/index.js';
+import { INTERNATIONAL_NUMBER, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
+import { CLIENT, createRequest, errorOf, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
+
+describe('createCheckoutRelay', () => {
+  const { relayWith } = relayStack();
+
+  describe('bad input', () => {
+    it('400 with the param of the first problem', async () => {
+      const relay = relayWith();
+      const cases: [Record<string, unknown>, string][] = [
+        [intent({ customer_data: { name: '', phone_number: INTERNATIONAL_NUMBER } }), 'customer_data.name'],
+        [intent({ customer_data: { phone_number: INTERNATIONAL_NUMBER } }), 'customer_data.name'],
+        [
+          intent({
+            payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '12345' } },
+          }),
+          'payment_method_data.mobile_money.number',
+        ],
+        [
+          intent({
+            payment_method_data: {
+              type: 'mobile_money',
+              mobile_money: { issuer: 'vodafone', number: LOCAL_NUMBER },
+            },
+          }),
+          'payment_method_data.mobile_money.issuer',
+        ],
+        [intent({ payment_method_data: { type: 'card' } }), 'payment_method_data.type'],
+        [
+          intent({ customer_data: { name: 'Ama', phone_number: '+233201234567' } }),
+          'customer_data.phone_number',
+        ],
+      ];
+      for (const [body, param] of cases) {
+        const response = await relay.create(createRequest(body), CLIENT);
+        assert.equal(response.status, 400, param);
+        const error = await errorOf(response);
+        assert.equal(error.param, param);
+        assert.equal(error.type, 'invalid_request_error');
+      }
+    });
+
+    it('415 for a body that is not JSON, 400 for broken JSON or a non-object', async () => {
+      const relay = relayWith();
+      const text = await relay.create(
+        new Request('https://shop.example/api/checkout/orders', {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', 'idempotency-key': crypto.randomUUID() },
+          body: JSON.stringify(intent()),
+        }),
+        CLIENT,
+      );
+      assert.equal(text.status, 415);
+      assert.equal((await errorOf(text)).code, 'unsupported_media_type');
+      assert.equal((await relay.create(createRequest('{"customer_data":'), CLIENT)).status, 400);
+      assert.equal((await relay.create(createRequest('[1,2]'), CLIENT)).status, 400);
+      assert.equal((await relay.lookup(lookupRequest('just a string'), CLIENT)).status, 400);
+    });
+
+    it('413 for a 17 KiB body, declared or chunked, to the handler and over the wire', async () => {
+      const relay = relayWith();
+      const big = JSON.stringify(intent({ cart: { items: [], note: 'x'.repeat(17 * 1024) } }));
+      const declared = await relay.create(
+        createRequest(big, { headers: { 'content-length': String(big.length) } }),
+        CLIENT,
+      );
+      assert.equal(declared.status, 413);
+      assert.equal((await errorOf(declared)).code, 'payload_too_large');
+
+      const encoder = new TextEncoder();
+      const chunked = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let offset = 0; offset < big.length; offset += 1024) {
+            controller.enqueue(encoder.encode(big.slice(offset, offset + 1024)));
+          }
+          controller.close();
+        },
+      });
+      const streamed = await relay.create(
+        new Request('https://shop.example/api/checkout/orders', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+          body: chunked,
+          duplex: 'half',
+        } as RequestInit),
+        CLIENT,
+      );
+      assert.equal(streamed.status, 413);
+
+      const server = await listen(relay.node);
+      try {
+        const status = await new Promise<number>((resolve, reject) => {
+          const outgoing = httpRequest(`${server.url}/api/checkout/orders`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+          });
+          outgoing.on('response', (incoming) => {
+            incoming.resume();
+            resolve(incoming.statusCode ?? 0);
+          });
+          outgoing.on('error', reject);
+          assert.equal(outgoing.getHeader('content-length'), undefined);
+          for (let offset = 0; offset < big.length; offset += 1024)
+            outgoing.write(big.slice(offset, offset + 1024));
+          outgoing.end();
+        });
+        assert.equal(status, 413, 'a chunked body over the wire');
+      } finally {
+        await server.close();
+      }
+    });
+  });
+});

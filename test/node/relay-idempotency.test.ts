@@ -1,0 +1,184 @@
+/**
+ * The merchant relay scopes the shopper's idempotency key and creates one order per key,
+ * whatever the retries, concurrency and lost answers. Its handlers are called with real `Request`s in
+ * front of an in-process sandbox (test/fixtures/relay.ts); a real proxy
+ * where the wire must break, the Node listener over real HTTP where the
+ * socket is the point.
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { listen } from '../../src/server/index.js';
+import { createAnswerSchema } from '../../src/shared/wire.js';
+import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
+import {
+  CLIENT,
+  createRequest,
+  errorOf,
+  inProcessSandbox,
+  intent,
+  relayStack,
+  SECRET,
+} from '../fixtures/relay.js';
+import { sandboxFetch } from '../fixtures/sandbox.js';
+
+describe('createCheckoutRelay', () => {
+  const { sandbox, events, relayWith } = relayStack();
+
+  describe('idempotency', () => {
+    it('a lost create answer retried with the same key gives the same order, once', async () => {
+      const relay = relayWith();
+      const count = sandbox.createdOrderCount;
+      const key = crypto.randomUUID();
+      // The first answer never reaches the browser.
+      await relay.create(createRequest(intent(), { key }), CLIENT);
+      const retried = await relay.create(createRequest(intent(), { key }), CLIENT);
+      assert.equal(retried.status, 200);
+      const again = await relay.create(createRequest(intent(), { key }), CLIENT);
+      const [a, b] = [await retried.json(), await again.json()];
+      assert.equal(a.order.id, b.order.id);
+      assert.equal(a.lookup_token, b.lookup_token);
+      assert.equal(sandbox.createdOrderCount, count + 1);
+    });
+
+    it('a create answer cut on the wire after the relay answered: the retry gets the one order', async () => {
+      const relay = relayWith();
+      const server = await listen(relay.node);
+      const proxy = await startFaultProxy(
+        server.url,
+        (index): FaultPlan => (index === 0 ? { kind: 'cut-after-upstream' } : { kind: 'forward' }),
+      );
+      try {
+        const count = sandbox.createdOrderCount;
+        const key = crypto.randomUUID();
+        const send = () =>
+          fetch(`${proxy.url}/api/checkout/orders`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': key },
+            body: JSON.stringify(intent()),
+          });
+        await assert.rejects(send(), TypeError, 'the first answer is lost');
+        assert.equal(proxy.requests[0]?.upstreamStatus, 200, 'the relay had created the order');
+        const retried = await send();
+        assert.equal(retried.status, 200);
+        createAnswerSchema.parse(await retried.json());
+        assert.equal(sandbox.createdOrderCount, count + 1);
+      } finally {
+        await proxy.close();
+        await server.close();
+      }
+    });
+
+    it('a shopper who leaves mid-create: the order is still made once, reported, and the retry gets it', async () => {
+      const slow = inProcessSandbox({ processingDelayMs: 300 });
+      events.length = 0;
+      const relay = relayWith({ baseUrl: slow.url });
+      const server = await listen(relay.node);
+      try {
+        const key = crypto.randomUUID();
+        const send = (signal?: AbortSignal) =>
+          fetch(`${server.url}/api/checkout/orders`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': key },
+            body: JSON.stringify(intent()),
+            ...(signal ? { signal } : {}),
+          });
+        await assert.rejects(send(AbortSignal.timeout(100)));
+        for (
+          let waited = 0;
+          !events.some((event) => event.type === 'request_aborted') && waited < 5000;
+          waited += 50
+        ) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const aborted = events.find((event) => event.type === 'request_aborted');
+        assert.ok(aborted && aborted.type === 'request_aborted', 'the merchant hears the shopper left');
+        const retried = await send();
+        assert.equal(retried.status, 200);
+        assert.equal((await retried.json()).order.id, aborted.orderId);
+        assert.equal(slow.sandbox.createdOrderCount, 1);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('the same key with another intent is 422', async () => {
+      const relay = relayWith();
+      const key = crypto.randomUUID();
+      assert.equal((await relay.create(createRequest(intent(), { key }), CLIENT)).status, 200);
+      const other = await relay.create(
+        createRequest(intent({ cart: { items: [{ sku: 'scarf', quantity: 1 }] } }), { key }),
+        CLIENT,
+      );
+      assert.equal(other.status, 422);
+      assert.equal((await errorOf(other)).code, 'idempotency_key_reused');
+    });
+
+    it('concurrent creates with one key make one order', async () => {
+      const slow = inProcessSandbox({ processingDelayMs: 100 });
+      {
+        const relay = relayWith({ baseUrl: slow.url });
+        const key = crypto.randomUUID();
+        const answers = await Promise.all(
+          [1, 2, 3].map(() => relay.create(createRequest(intent(), { key }), CLIENT)),
+        );
+        const ids = new Set<string>();
+        for (const answer of answers) {
+          // Each either got the order or was told the attempt is still in flight: never a second order.
+          assert.ok(answer.status === 200 || answer.status === 409, `status ${answer.status}`);
+          if (answer.status === 200) ids.add((await answer.json()).order.id);
+        }
+        assert.equal(ids.size, 1);
+        assert.equal(slow.sandbox.createdOrderCount, 1);
+      }
+    });
+
+    it('scopes the key: the service never sees the shopper key, and the scope is stable across restarts', async () => {
+      const seenKeys: string[] = [];
+      const spyingFetch: typeof fetch = (input, init) => {
+        seenKeys.push(new Headers(init?.headers).get('idempotency-key') ?? '');
+        return sandboxFetch(input, init);
+      };
+      const shopperKey = crypto.randomUUID();
+      const first = relayWith({ fetch: spyingFetch, lookupSecret: undefined });
+      const a = await (await first.create(createRequest(intent(), { key: shopperKey }), CLIENT)).json();
+      // A "restarted" relay: new process state, a new random lookup secret, the same secret key.
+      const restarted = relayWith({ fetch: spyingFetch, lookupSecret: undefined });
+      const b = await (await restarted.create(createRequest(intent(), { key: shopperKey }), CLIENT)).json();
+      assert.equal(b.order.id, a.order.id, 'a retry after a restart replays the first order');
+      assert.equal(seenKeys.length, 2);
+      assert.equal(seenKeys[0], seenKeys[1]);
+      assert.ok(!seenKeys[0]?.includes(shopperKey));
+      const scope = createHmac('sha256', SECRET).update('pay-checkout relay idempotency scope v1').digest();
+      const expected = createHmac('sha256', scope).update(`idempotency:${shopperKey}`).digest('base64url');
+      assert.equal(seenKeys[0], expected);
+    });
+
+    it('another merchant (another secret key) with the same shopper key gets its own order', async () => {
+      sandbox.keys.add({ key: 'sk_test_other_merchant' });
+      const shopperKey = crypto.randomUUID();
+      const ours = await (
+        await relayWith().create(createRequest(intent(), { key: shopperKey }), CLIENT)
+      ).json();
+      const theirs = await (
+        await relayWith({ secretKey: 'sk_test_other_merchant' }).create(
+          createRequest(intent({ cart: { items: [{ sku: 'scarf', quantity: 1 }] } }), { key: shopperKey }),
+          CLIENT,
+        )
+      ).json();
+      assert.match(theirs.order.id, /^or_/);
+      assert.notEqual(theirs.order.id, ours.order.id);
+    });
+
+    it('requires a well-formed Idempotency-Key', async () => {
+      const relay = relayWith();
+      for (const key of [null, 'short', 'has spaces in it, sixteen+', 'x'.repeat(256)]) {
+        const response = await relay.create(createRequest(intent(), { key }), CLIENT);
+        assert.equal(response.status, 400, `key ${key}`);
+        const error = await errorOf(response);
+        assert.equal(error.param, 'Idempotency-Key');
+        assert.equal(error.code, 'invalid_request');
+      }
+    });
+  });
+});
