@@ -16,6 +16,26 @@ export {
 } from './checkout-relay.js';
 export { type CorsPolicy, createCorsPolicy } from './cors.js';
 export { createIdempotencyScope, type IdempotencyScope } from './idempotency-scope.js';
+export {
+  type CheckResult,
+  type ClaimOptions,
+  type CreateAnswer,
+  type CreateIntent,
+  type CreateRequestBody,
+  type CreatingEntry,
+  DEFAULT_RETENTION_MS,
+  type DeliveryFailure,
+  type FulfilmentSummary,
+  JOURNAL_PHASE,
+  type Journal,
+  type JournalEntry,
+  type JournalOutcome,
+  type JournalPhase,
+  type PendingEntry,
+  type SettledEntry,
+  type WatchingEntry,
+} from './journal/journal.js';
+export { JournalDriverMissingError, type OpenJournalOptions, openJournal } from './journal/open-journal.js';
 export { createLookupTokens, type LookupTokens } from './lookup-token.js';
 export {
   listen,
