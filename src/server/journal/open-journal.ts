@@ -39,7 +39,7 @@ function isMissingPackage(error: unknown, packageName: string): boolean {
 }
 
 /** Imports an optional driver, or explains which package to install. */
-async function importDriver(packageName: string, scheme: string): Promise<Record<string, unknown>> {
+export async function importDriver(packageName: string, scheme: string): Promise<Record<string, unknown>> {
   try {
     // A specifier in a variable: bundlers leave the driver (and its native
     // binary) to Node instead of pulling it into the merchant's bundle.
