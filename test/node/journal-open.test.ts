@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -39,6 +39,17 @@ describe('openJournal', () => {
   it('loads no database driver for memory:, and only libsql for sqlite:', () => {
     assert.deepEqual(driversLoadedFor('memory:'), []);
     assert.deepEqual(driversLoadedFor(`sqlite:${join(scratch, 'drivers.db')}`), ['libsql']);
+  });
+
+  it('imports nothing from Node until a SQLite journal is opened (pay-checkout/server runs on edge runtimes)', () => {
+    const folder = fileURLToPath(new URL('../../src/server/journal/', import.meta.url));
+    const portable = readdirSync(folder).filter(
+      (name) => name.endsWith('.ts') && name !== 'sqlite-journal.ts',
+    );
+    for (const name of portable) {
+      const source = readFileSync(join(folder, name), 'utf8');
+      assert.doesNotMatch(source, /^import (?!type )[^;]*from 'node:/m, `${name} imports a Node module`);
+    }
   });
 
   it('refuses an unknown scheme without quoting the URL', async () => {

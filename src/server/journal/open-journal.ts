@@ -3,12 +3,14 @@
  * then, so a merchant on `memory:` or `sqlite:` never loads `pg`, and one on
  * PostgreSQL never loads a SQLite binding. Both drivers are optional peer
  * dependencies of pay-checkout: the merchant installs the one they use.
+ *
+ * The stores themselves are imported the same way: `pay-checkout/server` runs
+ * on edge runtimes too, and the SQLite store needs `node:fs`, which they lack.
  */
-import { resolve } from 'node:path';
 import type { Journal } from './journal.js';
 import { MemoryJournal } from './memory-journal.js';
-import { openPostgresJournal, type PostgresPoolDriver } from './postgres-journal.js';
-import { openSqliteJournal, type SqliteDriver } from './sqlite-journal.js';
+import type { PostgresPoolDriver } from './postgres-journal.js';
+import type { SqliteDriver } from './sqlite-journal.js';
 
 /** Tuning for `openJournal`; every field has a default. */
 export interface OpenJournalOptions {
@@ -55,14 +57,16 @@ async function openSqlite(path: string): Promise<Journal> {
   if (path === '')
     throw new TypeError('Give the SQLite journal a file: sqlite:<path>, e.g. sqlite:.data/pay-checkout.db');
   const driver = await importDriver('libsql', 'sqlite:');
+  const { openSqliteJournal } = await import('./sqlite-journal.js');
   // libsql is CommonJS: its constructor is the default export.
-  return openSqliteJournal(resolve(path), driver.default as SqliteDriver);
+  return openSqliteJournal(path, driver.default as SqliteDriver);
 }
 
 async function openPostgres(url: string, options: OpenJournalOptions): Promise<Journal> {
   const driver = await importDriver('pg', 'postgres://');
   const Pool = (driver.Pool ??
     (driver.default as { Pool?: unknown } | undefined)?.Pool) as PostgresPoolDriver;
+  const { openPostgresJournal } = await import('./postgres-journal.js');
   return openPostgresJournal(url, Pool, options.postgresPoolSize);
 }
 

@@ -9,7 +9,7 @@
  * about a millisecond, beside a create that crosses the network.
  */
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Journal } from './journal.js';
 import type { JournalRow } from './journal-row.js';
 import {
@@ -108,8 +108,9 @@ function sqliteExecutor(connection: SqliteConnection): SqlExecutor {
   };
 }
 
-/** Opens (and creates or migrates) the journal in the SQLite file at `path`. */
-export function openSqliteJournal(path: string, Driver: SqliteDriver): Journal {
+/** Opens (and creates or migrates) the journal in the SQLite file at `path` (relative to the working directory). */
+export function openSqliteJournal(relativePath: string, Driver: SqliteDriver): Journal {
+  const path = resolve(relativePath);
   createPrivateFile(path);
   const connection = new Driver(path, { timeout: BUSY_TIMEOUT_MS });
   try {
