@@ -58,6 +58,25 @@ journalContract('sqlite:', {
 
 const childScript = fileURLToPath(new URL('../fixtures/journal-child.ts', import.meta.url));
 
+/** A child relay that claims from `url` as owner `owner` once told to go. */
+function startClaimer(url: string, owner: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', childScript, 'claim', url, String(owner)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let output = '';
+  let markReady = () => {};
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    output += chunk;
+    if (output.startsWith('ready\n')) markReady();
+  });
+  const claimed = once(child, 'exit').then(() => JSON.parse(output.slice('ready\n'.length)) as string[]);
+  return { child, ready, claimed };
+}
+
 describe('sqlite: journal on disk', () => {
   it('creates its folder and a file only its user can read', async () => {
     const path = freshPath();
@@ -115,6 +134,23 @@ describe('sqlite: journal on disk', () => {
     const entry = await journal.get(keyOf(7));
     assert.equal(entry?.phase === 'watching' && entry.orderId, 'or_7');
     await journal.close();
+  });
+
+  it('gives two processes claiming from one file at once disjoint sets, and leaves none out', async () => {
+    const path = freshPath();
+    const journal = await openJournal(`sqlite:${path}`);
+    for (let n = 0; n < 200; n += 1) await recordWatchedOrder(journal, n);
+    await journal.close();
+    const claimers = [1, 2].map((owner) => startClaimer(`sqlite:${path}`, owner));
+    // Both wait at "ready" until both are: then they claim at the same time.
+    await Promise.all(claimers.map((claimer) => claimer.ready));
+    for (const { child } of claimers) child.stdin.end('go\n');
+    const [first = [], second = []] = await Promise.all(claimers.map((claimer) => claimer.claimed));
+    assert.deepEqual(
+      first.filter((key) => second.includes(key)),
+      [],
+    );
+    assert.equal(first.length + second.length, 200);
   });
 
   it('migrates once, however often it is opened', async () => {
