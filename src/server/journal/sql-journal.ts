@@ -49,9 +49,9 @@ export function createSqlJournal(openExecutor: SqlExecutor): Journal {
   // After close() every call fails plainly, whatever the driver would do with a closed connection.
   const executor: SqlExecutor = {
     dialect: openExecutor.dialect,
-    execute: (statement, params) => open().execute(statement, params),
-    query: (statement, params) => open().query(statement, params),
-    claim: (statement, params) => open().claim(statement, params),
+    execute: async (statement, params) => open().execute(statement, params),
+    query: async (statement, params) => open().query(statement, params),
+    claim: async (statement, params) => open().claim(statement, params),
     close: async () => {
       if (closed) return;
       closed = true;
