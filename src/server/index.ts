@@ -9,6 +9,26 @@ export { listen, type RunningServer } from '../http/node/listen.js';
 export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
 export { CartError, type CartErrorOptions } from './cart-error.js';
 export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
+export {
+  type CheckResult,
+  type ClaimOptions,
+  type CreateAnswer,
+  type CreateIntent,
+  type CreateRequestBody,
+  type CreatingEntry,
+  DEFAULT_RETENTION_MS,
+  type DeliveryFailure,
+  type FulfilmentSummary,
+  JOURNAL_PHASE,
+  type Journal,
+  type JournalEntry,
+  type JournalOutcome,
+  type JournalPhase,
+  type PendingEntry,
+  type SettledEntry,
+  type WatchingEntry,
+} from './journal/journal.js';
+export { JournalDriverMissingError, type OpenJournalOptions, openJournal } from './journal/open-journal.js';
 export { createLookupTokens, type LookupTokens } from './lookup-token.js';
 export type { PricedLineItem } from './priced-line-items.js';
 export {

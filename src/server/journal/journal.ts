@@ -1,0 +1,171 @@
+/**
+ * The durable order journal (contract §6): one entry per checkout attempt,
+ * keyed by the scoped idempotency key, written before the service is called so
+ * that no order the service creates through the relay can be missed.
+ *
+ * The journal only stores; the relay's watcher decides when to look an order
+ * up and when to call the merchant. Every time comes from the caller as epoch
+ * milliseconds, so a test drives leases and retention with its own clock and
+ * all three stores compare times alike.
+ *
+ * Leases make the fleet safe: a process claims an entry for `leaseMs`, and
+ * only the lease holder may write its result. A process that dies stops
+ * renewing, its leases run out, and another process claims the entry.
+ */
+
+/** Where an entry stands: being created, being watched, or settled. */
+export const JOURNAL_PHASE = {
+  creating: 'creating',
+  watching: 'watching',
+  settled: 'settled',
+} as const;
+/** One of the journal's phases. */
+export type JournalPhase = (typeof JOURNAL_PHASE)[keyof typeof JOURNAL_PHASE];
+
+/** How a settled order ended: the callback the merchant is owed (`onPaid`, `onFailed`, `onExpired`). */
+export type JournalOutcome = 'paid' | 'failed' | 'expired';
+
+/** The service request body of a create, kept only until the service has answered it. */
+export type CreateRequestBody = Readonly<Record<string, unknown>>;
+
+/** Fields every entry has, whatever its phase. */
+interface JournalEntryBase {
+  /** The scoped idempotency key (contract §3): the same key replays the same create. */
+  idempotencyKey: string;
+  /** When the relay recorded the intent to create. */
+  createdAt: number;
+}
+
+/** The relay is about to ask the service to create this order, or has not heard back. */
+export interface CreatingEntry extends JournalEntryBase {
+  phase: 'creating';
+  /** Exactly what to resend to learn the order (it holds the customer's name and number). */
+  createBody: CreateRequestBody;
+  /** When the watcher may resend the create, if the relay has not recorded an answer by then. */
+  dueAt: number;
+}
+
+/** The service created the order; the payer has not settled it yet. */
+export interface WatchingEntry extends JournalEntryBase {
+  phase: 'watching';
+  orderId: string;
+  /** The payment status last read (spec §3). */
+  paymentStatus: string;
+  /** When the order is next looked up. */
+  dueAt: number;
+}
+
+/** The order is settled; the merchant's callback is owed until `deliveredAt` is set. */
+export interface SettledEntry extends JournalEntryBase {
+  phase: 'settled';
+  /** Absent only when a create never got an answer before the watcher gave up. */
+  orderId: string | null;
+  outcome: JournalOutcome;
+  /** The last payment status read; absent when the watcher gave up without one. */
+  paymentStatus: string | null;
+  settledAt: number;
+  /** When the callback returned; `null` while it is still owed. */
+  deliveredAt: number | null;
+  /** Failed calls of the callback so far. */
+  deliveryAttempts: number;
+  /** When the callback is next due; `null` once delivered. */
+  dueAt: number | null;
+  /** A short description of the last failure (never personal data), or `null`. */
+  lastDeliveryError: string | null;
+}
+
+/** One checkout attempt as the journal holds it: one type per phase. */
+export type JournalEntry = CreatingEntry | WatchingEntry | SettledEntry;
+
+/** An entry the watcher may act on: resend its create, or look its order up. */
+export type PendingEntry = CreatingEntry | WatchingEntry;
+
+/** One row of `listRecent`: order ids and statuses only. */
+export interface FulfilmentSummary {
+  orderId: string;
+  /** `pending` until the order settles, then its outcome. */
+  status: 'pending' | JournalOutcome;
+  deliveredAt: number | null;
+}
+
+/** What the relay records before it calls the service. */
+export interface CreateIntent {
+  idempotencyKey: string;
+  createBody: CreateRequestBody;
+  now: number;
+  /** When the watcher may resend the create if no answer was recorded: past the relay's own create call. */
+  resendAt: number;
+}
+
+/** What the service answered to a create (or to its replay). */
+export interface CreateAnswer {
+  orderId: string;
+  paymentStatus: string;
+  now: number;
+  /** When to look the order up first, if the status is not yet settled. */
+  nextCheckAt: number;
+}
+
+/** What a claim asks for. */
+export interface ClaimOptions {
+  now: number;
+  /** At most this many entries. */
+  limit: number;
+  /** How long the claim is exclusive; renew it before then with `renewLease`. */
+  leaseMs: number;
+}
+
+/** What one lookup of a watched order read. */
+export interface CheckResult {
+  paymentStatus: string;
+  now: number;
+  /** When to look again if the status is still pending. */
+  nextCheckAt: number;
+}
+
+/** A callback that threw, and when to try it again. */
+export interface DeliveryFailure {
+  now: number;
+  nextAttemptAt: number;
+  /** A short description without personal data, such as the error's name. */
+  error: string;
+}
+
+/** The storage every journal offers, in memory, in SQLite or in PostgreSQL. */
+export interface Journal {
+  /** Records a checkout attempt before the service is called; a second intent with the same key is ignored. */
+  recordIntent(intent: CreateIntent): Promise<void>;
+  /** Records the service's answer to a create and drops the create body with the customer's details. */
+  recordCreated(idempotencyKey: string, answer: CreateAnswer): Promise<void>;
+  /** Forgets an intent the service refused for good (no order exists); `false` if it was already created. */
+  discardIntent(idempotencyKey: string): Promise<boolean>;
+  /** Leases up to `limit` due entries that no live process holds: creates to resend, orders to look up. */
+  claimDue(owner: string, options: ClaimOptions): Promise<PendingEntry[]>;
+  /** Extends a lease the caller still holds; `false` if it lost it. */
+  renewLease(idempotencyKey: string, owner: string, until: number): Promise<boolean>;
+  /** Records a lookup by the lease holder and releases the lease; settles the entry on a final status. */
+  recordChecked(idempotencyKey: string, owner: string, result: CheckResult): Promise<boolean>;
+  /** Releases the lease without news (the service was busy or down) and sets when to try again. */
+  deferCheck(idempotencyKey: string, owner: string, dueAt: number): Promise<boolean>;
+  /** Settles an entry the watcher gave up on (past the total bound) as `expired`. */
+  recordExpired(idempotencyKey: string, owner: string, now: number): Promise<boolean>;
+  /** Settles the order a browser lookup through the relay saw final; `false` if it was not being watched. */
+  settleFromBrowserLookup(orderId: string, paymentStatus: string, now: number): Promise<boolean>;
+  /** Leases up to `limit` settled entries whose callback is due. */
+  claimUndelivered(owner: string, options: ClaimOptions): Promise<SettledEntry[]>;
+  /** Marks the callback delivered, only while the caller holds the lease; `true` exactly once per entry. */
+  markDelivered(idempotencyKey: string, owner: string, now: number): Promise<boolean>;
+  /** Records a callback that threw and releases the lease until `nextAttemptAt`. */
+  recordDeliveryFailure(idempotencyKey: string, owner: string, failure: DeliveryFailure): Promise<boolean>;
+  /** The entry for a key, or `undefined`. */
+  get(idempotencyKey: string): Promise<JournalEntry | undefined>;
+  /** The newest orders first: ids, statuses and delivery times only. */
+  listRecent(limit: number): Promise<FulfilmentSummary[]>;
+  /** Deletes entries delivered more than `retentionMs` ago; returns how many. */
+  prune(options: { now: number; retentionMs: number }): Promise<number>;
+  /** Closes the store; the journal is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/** How long delivered orders stay in the journal unless the merchant says otherwise: 30 days. */
+export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

@@ -1,0 +1,95 @@
+/**
+ * The journal's schema, versioned. Each store applies the migrations its
+ * database has not seen, in one transaction at open, and records each version
+ * in `pay_checkout_journal_migrations`; a database newer than this library is
+ * refused rather than written with the wrong assumptions.
+ *
+ * Migrations are append-only: a released one is never edited, a change is a new
+ * version. The same SQL serves SQLite and PostgreSQL unless a step says otherwise.
+ */
+
+/** The two SQL dialects the journal speaks. */
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/** One schema step. */
+export interface JournalMigration {
+  version: number;
+  /** What the step does, for whoever reads the migrations table. */
+  description: string;
+  /** The statements, in order; a dialect-specific pair where the two databases differ. */
+  statements: readonly (string | Readonly<Record<SqlDialect, string>>)[];
+}
+
+/** The table of applied versions. */
+export const MIGRATIONS_TABLE = 'pay_checkout_journal_migrations';
+
+/** Creates the table of applied versions; safe to run every time. */
+export const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+  version INTEGER PRIMARY KEY,
+  description TEXT NOT NULL,
+  applied_at BIGINT NOT NULL
+)`;
+
+/** Every schema step so far. */
+export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
+  {
+    version: 1,
+    description: 'One journal row per checkout attempt, with leases for the fleet',
+    statements: [
+      // BIGINT times are epoch milliseconds in both databases. The last CHECK is
+      // the privacy promise (contract §6): only an unanswered create holds the
+      // customer's name and number.
+      `CREATE TABLE pay_checkout_journal (
+        idempotency_key TEXT PRIMARY KEY,
+        phase TEXT NOT NULL CHECK (phase IN ('creating', 'watching', 'settled')),
+        create_body TEXT,
+        order_id TEXT UNIQUE,
+        payment_status TEXT,
+        outcome TEXT CHECK (outcome IN ('paid', 'failed', 'expired')),
+        created_at BIGINT NOT NULL,
+        due_at BIGINT,
+        settled_at BIGINT,
+        delivered_at BIGINT,
+        delivery_attempts INTEGER NOT NULL DEFAULT 0,
+        last_delivery_error TEXT,
+        lease_owner TEXT,
+        lease_expires_at BIGINT,
+        CHECK (create_body IS NULL OR phase = 'creating')
+      )`,
+      // The watcher's and the deliverer's claims each scan only their own rows, due first.
+      `CREATE INDEX pay_checkout_journal_pending ON pay_checkout_journal (due_at)
+        WHERE phase IN ('creating', 'watching')`,
+      `CREATE INDEX pay_checkout_journal_undelivered ON pay_checkout_journal (due_at)
+        WHERE phase = 'settled' AND delivered_at IS NULL`,
+      'CREATE INDEX pay_checkout_journal_recent ON pay_checkout_journal (created_at)',
+      `CREATE INDEX pay_checkout_journal_delivered ON pay_checkout_journal (delivered_at)
+        WHERE delivered_at IS NOT NULL`,
+    ],
+  },
+];
+
+/** The newest version this library knows. */
+export const LATEST_JOURNAL_VERSION = JOURNAL_MIGRATIONS.reduce(
+  (latest, step) => Math.max(latest, step.version),
+  0,
+);
+
+/** The statements of a step in one dialect. */
+export function migrationStatements(migration: JournalMigration, dialect: SqlDialect): string[] {
+  return migration.statements.map((statement) =>
+    typeof statement === 'string' ? statement : statement[dialect],
+  );
+}
+
+/** The steps a database at `appliedVersion` still needs, oldest first; throws if it is newer than this library. */
+export function pendingMigrations(appliedVersion: number): JournalMigration[] {
+  if (appliedVersion > LATEST_JOURNAL_VERSION) {
+    throw new Error(
+      `The journal's schema is at version ${appliedVersion}, newer than this pay-checkout knows ` +
+        `(${LATEST_JOURNAL_VERSION}). Upgrade pay-checkout on every process that shares the journal.`,
+    );
+  }
+  return JOURNAL_MIGRATIONS.filter((step) => step.version > appliedVersion).sort(
+    (a, b) => a.version - b.version,
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * The journal in PostgreSQL (`postgres://…`): any number of relay processes
+ * share it. Claims lease rows with `FOR UPDATE SKIP LOCKED`, so concurrent
+ * watchers take disjoint sets without waiting on each other, and a dead
+ * process's rows are claimable again once its leases run out.
+ *
+ * The `pg` module is passed in by `openJournal`, which imports it only when a
+ * merchant asks for PostgreSQL; here it is named for its types alone.
+ */
+import type { Pool, PoolConfig } from 'pg';
+import type { Journal } from './journal.js';
+import type { JournalRow } from './journal-row.js';
+import {
+  CREATE_MIGRATIONS_TABLE,
+  MIGRATIONS_TABLE,
+  migrationStatements,
+  pendingMigrations,
+} from './migrations.js';
+import { createSqlJournal, type SqlExecutor } from './sql-journal.js';
+
+/** The `pg` pool constructor. */
+export type PostgresPoolDriver = new (config: PoolConfig) => Pool;
+
+/** How many connections one relay process keeps to the journal unless told otherwise. */
+export const DEFAULT_POSTGRES_POOL_SIZE = 4;
+
+/** The advisory lock that lets one process at a time migrate the schema ('pay_jnl' in ASCII). */
+const MIGRATION_LOCK = '31632478412172908';
+
+async function migrate(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Held until COMMIT: processes that open at once migrate one after the
+    // other, and the later ones find nothing left to do.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(CREATE_MIGRATIONS_TABLE);
+    const applied = await client.query<{ version: number | null }>(
+      `SELECT MAX(version) AS version FROM ${MIGRATIONS_TABLE}`,
+    );
+    for (const migration of pendingMigrations(applied.rows[0]?.version ?? 0)) {
+      for (const statement of migrationStatements(migration, 'postgres')) await client.query(statement);
+      await client.query(
+        `INSERT INTO ${MIGRATIONS_TABLE} (version, description, applied_at) VALUES ($1, $2, $3)`,
+        [migration.version, migration.description, Date.now()],
+      );
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function postgresExecutor(pool: Pool): SqlExecutor {
+  return {
+    dialect: 'postgres',
+    execute: async (sql, params) => (await pool.query(sql, [...params])).rowCount ?? 0,
+    query: async (sql, params) => (await pool.query<JournalRow>(sql, [...params])).rows,
+    // One statement is one transaction: SKIP LOCKED makes it exclusive across the fleet.
+    claim: async (sql, params) => (await pool.query<JournalRow>(sql, [...params])).rows,
+    close: () => pool.end(),
+  };
+}
+
+/** Opens (and creates or migrates) the journal in the PostgreSQL database at `connectionString`. */
+export async function openPostgresJournal(
+  connectionString: string,
+  PoolDriver: PostgresPoolDriver,
+  poolSize = DEFAULT_POSTGRES_POOL_SIZE,
+): Promise<Journal> {
+  const pool = new PoolDriver({ connectionString, max: poolSize, application_name: 'pay-checkout journal' });
+  // An idle connection that drops (a database restart, a network cut) is
+  // reported here; without a listener it would crash the relay. The next
+  // query opens a new connection, and a watcher that fails simply retries.
+  pool.on('error', () => {});
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return createSqlJournal(postgresExecutor(pool));
+}
