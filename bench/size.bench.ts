@@ -103,7 +103,7 @@ const withoutLitChunk = entryChunk(withoutLit);
 const esmWithoutLit = sizeOf(withoutLitChunk.code, ESM_WITHOUT_LIT_BUDGET_GZIP_BYTES);
 const esmWithLit = sizeOf(entryChunk(await buildEsm(true)).code);
 const frenchChunk = chunksOf(withoutLit).find((chunk) =>
-  chunk.moduleIds.some((id) => id.endsWith('/fr-strings.js')),
+  chunk.moduleIds.some((id) => id.endsWith('/locale/fr.js')),
 );
 if (!frenchChunk || frenchChunk.isEntry) throw new Error('French should be a chunk of its own.');
 const esmFrenchChunk = sizeOf(frenchChunk.code);

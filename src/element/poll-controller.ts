@@ -1,13 +1,15 @@
 /**
- * Polls an order's status for its host (spec §4 "Polling pattern", contract
- * §2): one lookup in flight at most, every `poll-interval` clamped to 2–5 s,
- * backing off with jitter on errors, paused while the page is hidden or the
- * device offline and polling at once when they come back, stopped on a final
- * answer, a timeout or disconnect. Uses `setTimeout` only and leaves none behind.
+ * Polls an order's status for a checkout session (spec §4 "Polling
+ * pattern", contract §2): one lookup in flight at most, every
+ * `poll-interval` clamped to 2–5 s, backing off with jitter on errors,
+ * paused while the page is hidden or the device offline and polling at once
+ * when they come back, stopped on a final answer, a timeout or `stop()`.
+ * Uses the session's clock only, and leaves no timer or listener behind.
  */
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { equalJitterDelay } from '../shared/backoff.js';
 import type { LookupAnswer } from '../shared/wire.js';
+import type { Clock } from './clock.js';
+import type { PageSignals } from './page-signals.js';
 
 /** The shortest poll interval (spec §8: poll every 2 to 5 seconds). */
 export const POLL_INTERVAL_MIN_MS = 2_000;
@@ -25,12 +27,12 @@ export function clampPollInterval(ms: number | undefined): number {
 }
 
 /**
- * How the lookups are getting through, for the host to tell the shopper:
- * `trouble` while they fail and the controller backs off.
+ * How the lookups are getting through, for the view to tell the shopper:
+ * `trouble` while they fail and the poller backs off.
  */
 export type Connection = 'ok' | 'offline' | 'trouble';
 
-/** What the host supplies: the lookup itself and what to do with its outcomes. */
+/** What the session supplies: the lookup itself, what to do with its outcomes, and the clock and page. */
 export interface PollHandlers {
   /** One lookup; rejects on failure. */
   lookup(signal: AbortSignal): Promise<LookupAnswer>;
@@ -40,6 +42,10 @@ export interface PollHandlers {
   onFailure(error: unknown): boolean;
   /** The deadline passed with the payment still pending. */
   onTimeout(): void;
+  /** `connection` changed. */
+  onConnection(): void;
+  clock: Clock;
+  page: PageSignals;
 }
 
 /** Delay before the next lookup after `failures` failures in a row (≥ 1). */
@@ -47,26 +53,25 @@ export function pollBackoffDelay(intervalMs: number, failures: number): number {
   return equalJitterDelay(failures, intervalMs, POLL_BACKOFF_MAX_MS);
 }
 
-/** The one owner of polling for an element. */
-export class PollController implements ReactiveController {
-  /** How lookups are getting through; the host re-renders when it changes. */
+/** The one owner of polling for a checkout. */
+export class PollController {
+  /** How lookups are getting through. */
   connection: Connection = 'ok';
 
-  readonly #host: ReactiveControllerHost;
   readonly #handlers: PollHandlers;
   #active = false;
   #deadline = 0;
   #intervalMs = POLL_INTERVAL_DEFAULT_MS;
   #failures = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   #inFlight: AbortController | undefined;
   /** Set when a poll came due while paused: poll as soon as the page is back. */
   #duePaused = false;
 
-  constructor(host: ReactiveControllerHost, handlers: PollHandlers) {
-    this.#host = host;
+  #unwatch: (() => void) | undefined;
+
+  constructor(handlers: PollHandlers) {
     this.#handlers = handlers;
-    host.addController(this);
   }
 
   /** True while polling (paused or not). */
@@ -81,10 +86,8 @@ export class PollController implements ReactiveController {
     this.#deadline = deadline;
     this.#intervalMs = clampPollInterval(intervalMs);
     this.#failures = 0;
-    document.addEventListener('visibilitychange', this.#onPageChange);
-    window.addEventListener('online', this.#onPageChange);
-    window.addEventListener('offline', this.#onPageChange);
-    this.#setConnection(navigator.onLine === false ? 'offline' : 'ok');
+    this.#unwatch = this.#handlers.page.watch(this.#onPageChange);
+    this.#setConnection(this.#online ? 'ok' : 'offline');
     void this.#pollNow();
   }
 
@@ -92,32 +95,34 @@ export class PollController implements ReactiveController {
   stop(): void {
     this.#active = false;
     this.#duePaused = false;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clearTimer();
     this.#inFlight?.abort();
     this.#inFlight = undefined;
-    document.removeEventListener('visibilitychange', this.#onPageChange);
-    window.removeEventListener('online', this.#onPageChange);
-    window.removeEventListener('offline', this.#onPageChange);
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
-  hostDisconnected(): void {
-    this.stop();
+  get #online(): boolean {
+    return this.#handlers.page.online();
   }
 
   get #paused(): boolean {
-    return document.visibilityState === 'hidden' || navigator.onLine === false;
+    return this.#handlers.page.hidden() || !this.#online;
+  }
+
+  #clearTimer(): void {
+    this.#handlers.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   readonly #onPageChange = (): void => {
     if (!this.#active) return;
-    if (navigator.onLine === false) this.#setConnection('offline');
+    if (!this.#online) this.#setConnection('offline');
     else if (this.connection === 'offline') this.#setConnection('ok');
     if (this.#paused) {
       // A hidden page keeps no timer running; the next poll waits for its return.
       if (this.#timer !== undefined) this.#duePaused = true;
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
+      this.#clearTimer();
       return;
     }
     // Back in view or online: the payer may just have approved on the same
@@ -132,8 +137,9 @@ export class PollController implements ReactiveController {
       return;
     }
     // Never sleep past the deadline: the last look happens on time.
-    const untilDeadline = Math.max(0, this.#deadline - Date.now());
-    this.#timer = setTimeout(
+    const { clock } = this.#handlers;
+    const untilDeadline = Math.max(0, this.#deadline - clock.now());
+    this.#timer = clock.setTimeout(
       () => {
         this.#timer = undefined;
         void this.#pollNow();
@@ -143,8 +149,7 @@ export class PollController implements ReactiveController {
   }
 
   async #pollNow(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clearTimer();
     this.#duePaused = false;
     if (!this.#active || this.#inFlight) return;
     if (this.#paused) {
@@ -161,7 +166,7 @@ export class PollController implements ReactiveController {
       this.#inFlight = undefined;
       this.#failures++;
       if (this.#handlers.onFailure(error)) return this.stop();
-      if (navigator.onLine !== false) this.#setConnection('trouble');
+      if (this.#online) this.#setConnection('trouble');
       if (this.#timedOut()) return;
       const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs ?? 0;
       this.#schedule(Math.max(pollBackoffDelay(this.#intervalMs, this.#failures), retryAfterMs));
@@ -171,14 +176,14 @@ export class PollController implements ReactiveController {
     this.#inFlight = undefined;
     this.#failures = 0;
     // An answer already on its way can land just after the device went offline: it stays offline.
-    this.#setConnection(navigator.onLine === false ? 'offline' : 'ok');
+    this.#setConnection(this.#online ? 'ok' : 'offline');
     if (this.#handlers.onAnswer(answer)) return this.stop();
     if (this.#timedOut()) return;
     this.#schedule(this.#intervalMs);
   }
 
   #timedOut(): boolean {
-    if (Date.now() < this.#deadline) return false;
+    if (this.#handlers.clock.now() < this.#deadline) return false;
     this.stop();
     this.#handlers.onTimeout();
     return true;
@@ -187,6 +192,6 @@ export class PollController implements ReactiveController {
   #setConnection(connection: Connection): void {
     if (this.connection === connection) return;
     this.connection = connection;
-    this.#host.requestUpdate();
+    this.#handlers.onConnection();
   }
 }

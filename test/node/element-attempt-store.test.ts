@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { type AttemptStorage, AttemptStore, attemptStorageKey } from '../../src/element/attempt-store.js';
 import {
-  type AttemptStorage,
-  AttemptStore,
-  attemptStorageKey,
+  type CreatedAttempt,
   isStoredAttempt,
   newIdempotencyKey,
   type StoredAttempt,
-} from '../../src/element/attempt-store.js';
+} from '../../src/element/checkout-attempt.js';
 import { isValidIdempotencyKey } from '../../src/shared/wire.js';
+import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 
 function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
   const map = new Map<string, string>();
@@ -20,20 +20,36 @@ function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
   };
 }
 
-const attempt: StoredAttempt = {
-  version: 1,
+const attempt: CreatedAttempt = {
+  version: 2,
+  phase: 'created',
   idempotencyKey: '6f1c1c9e-2c6b-4f5e-9b1a-1f2e3d4c5b6a',
-  state: 'requires_action',
+  state: { status: 'requires_action' },
   startedAt: 1_700_000_000_000,
   orderId: 'or_abc',
   lookupToken: 'token',
   deadline: 1_700_000_360_000,
+  paymentStatus: 'requires_action',
   issuer: 'mtn',
-  localNumber: '0241234567',
+  localNumber: LOCAL_NUMBER,
   amount: 5000,
   currency: 'ghs',
   fired: ['pay-submit', 'pay-created', 'pay-requires-action'],
 };
+
+/** One valid attempt per phase. */
+const phases: StoredAttempt[] = [
+  {
+    ...attempt,
+    phase: 'draft',
+    state: { status: 'error', cause: 'create', retryable: true },
+    body: JSON.stringify(checkoutIntent({ cart: null })),
+    issuer: 'mtn',
+    localNumber: LOCAL_NUMBER,
+  },
+  attempt,
+  { ...attempt, phase: 'settled', state: { status: 'paid' }, paymentStatus: 'paid' },
+];
 
 describe('attempt store', () => {
   it('keeps an attempt across instances, as a reload would find it, and forgets it on clear', () => {
@@ -57,9 +73,18 @@ describe('attempt store', () => {
       '{',
       'null',
       '[]',
-      JSON.stringify({ ...attempt, version: 2 }),
+      JSON.stringify({ ...attempt, version: 1 }),
       JSON.stringify({ ...attempt, idempotencyKey: 'short' }),
-      JSON.stringify({ ...attempt, state: 'done' }),
+      JSON.stringify({ ...attempt, state: 'requires_action' }),
+      JSON.stringify({ ...attempt, state: { status: 'done' } }),
+      JSON.stringify({ ...attempt, phase: 'done' }),
+      JSON.stringify({ ...attempt, phase: 'toString' }),
+      // A state its phase cannot be in, or an error of the other phase's cause.
+      JSON.stringify({ ...attempt, state: { status: 'paid' } }),
+      JSON.stringify({ ...attempt, state: { status: 'error', cause: 'create', retryable: true } }),
+      JSON.stringify({ ...attempt, phase: 'draft', state: { status: 'submitting' } }),
+      JSON.stringify({ ...attempt, lookupToken: undefined }),
+      JSON.stringify({ ...attempt, deadline: 'soon' }),
       JSON.stringify({ ...attempt, fired: 'pay-paid' }),
       JSON.stringify({ ...attempt, orderId: 42 }),
       JSON.stringify({ ...attempt, issuer: 'vodafone' }),
@@ -67,7 +92,7 @@ describe('attempt store', () => {
       storage.map.set('k', raw);
       assert.equal(store.load(), undefined, raw);
     }
-    assert.equal(isStoredAttempt(attempt), true);
+    for (const valid of phases) assert.equal(isStoredAttempt(valid), true, valid.phase);
   });
 
   it('degrades to no persistence when storage throws (private modes, sandboxed frames, quota)', () => {
