@@ -5,12 +5,7 @@
  * below are the only ways from one phase to the next.
  */
 import { IDEMPOTENCY_KEY_PATTERN, ISSUERS, type Issuer } from '../shared/service-contract.js';
-import {
-  type CHECKOUT_STATE,
-  type CheckoutState,
-  type ErrorState,
-  isCheckoutState,
-} from './checkout-machine.js';
+import type { CHECKOUT_STATE, CheckoutState, ErrorState } from './checkout-machine.js';
 import type { PayCheckoutEventName } from './events.js';
 
 /** What every phase of an attempt keeps. */
@@ -95,8 +90,7 @@ export function isStoredAttempt(value: unknown): value is StoredAttempt {
     IDEMPOTENCY_KEY_PATTERN.test(String(attempt.idempotencyKey)) &&
     typeof attempt.startedAt === 'number' &&
     Array.isArray(attempt.fired) &&
-    isCheckoutState(state.status) &&
-    states.includes(state.status) &&
+    states.includes(state.status as CheckoutState) &&
     (state.status !== 'error' || (state.cause === cause && typeof state.retryable === 'boolean')) &&
     strings.every((field) => typeof attempt[field] === 'string') &&
     (attempt.phase !== 'created' || typeof attempt.deadline === 'number') &&
@@ -118,8 +112,11 @@ export function newIdempotencyKey(): string {
   );
 }
 
-/** A new attempt's common part: a new key, and the amount shown now for its receipt. */
-export function attemptBasics(now: number, amount: number | undefined, currency: string): AttemptBasics {
+/** A new attempt's common part: a new key, and the amount the page shows now, for its receipt. */
+export function attemptBasics(
+  now: number,
+  { amount, currency }: { amount: number | undefined; currency: string },
+): AttemptBasics {
   return { version: 2, idempotencyKey: newIdempotencyKey(), startedAt: now, amount, currency, fired: [] };
 }
 
@@ -133,33 +130,21 @@ export function draftAttempt(
   return { ...basics, phase: 'draft', state: { status: 'submitting' }, body, issuer, localNumber };
 }
 
-/** An attempt that follows an order created elsewhere (`resume()`): no network or number known. */
-export function resumedAttempt(
-  basics: AttemptBasics,
-  orderId: string,
-  lookupToken: string,
-  deadline: number,
-): CreatedAttempt {
-  return {
-    ...basics,
-    phase: 'created',
-    state: { status: 'requires_action' },
-    orderId,
-    lookupToken,
-    deadline,
-  };
-}
-
-/** The attempt once its order exists: the body (name and number) need not stay in storage. */
+/**
+ * The attempt once its order exists: from a draft, whose body (name and
+ * number) need not stay in storage now, or from nothing but its order
+ * (`resume()`).
+ */
 export function createdAttempt(
-  { body: _sent, ...draft }: DraftAttempt,
+  from: AttemptBasics | DraftAttempt,
   orderId: string,
   lookupToken: string,
   deadline: number,
-  paymentStatus: string,
+  paymentStatus?: string,
 ): CreatedAttempt {
+  const { body: _sent, ...kept } = from as Partial<DraftAttempt> & AttemptBasics;
   return {
-    ...draft,
+    ...kept,
     phase: 'created',
     state: { status: 'requires_action' },
     orderId,
@@ -169,12 +154,11 @@ export function createdAttempt(
   };
 }
 
-/** The attempt once its payment is paid or failed for good: the receipt's facts only. */
+/** The attempt once its payment is paid or failed for good: the receipt needs nothing more. */
 export function settledAttempt(
-  { version, idempotencyKey, startedAt, amount, currency, fired, orderId }: CreatedAttempt,
+  created: CreatedAttempt,
   outcome: 'paid' | 'failed',
   paymentStatus: string,
 ): SettledAttempt {
-  const basics = { version, idempotencyKey, startedAt, amount, currency, fired };
-  return { ...basics, phase: 'settled', state: { status: outcome }, orderId, paymentStatus };
+  return { ...created, phase: 'settled', state: { status: outcome }, paymentStatus };
 }

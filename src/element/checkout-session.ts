@@ -1,30 +1,28 @@
 /**
  * One checkout, without the DOM or Lit: the state machine, the attempt and
  * its storage, the create (one run at a time, latest wins), polling and the
- * countdown. The element owns a session, hands it the shopper's actions,
- * and renders what the session reports through its host. Lit's `Task` is
- * the model: explicit statuses, an `AbortController` per run, and only the
- * latest run writes its result.
+ * countdown. The element owns a session, hands it the shopper's actions and
+ * renders what it reports through its host. Lit's `Task` is the model:
+ * explicit statuses, an `AbortController` per run, only the latest run writes.
  */
 import { classifyPaymentStatus, ORDER_ID_PATTERN } from '../shared/service-contract.js';
 import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.js';
-import { AttemptStore } from './attempt-store.js';
-import { asRequestError, CheckoutRequestError, createOrder, lookupOrder } from './checkout-api.js';
+import { AttemptRecord } from './attempt-record.js';
+import { asRequestError, type CheckoutRequestError, createOrder, lookupOrder } from './checkout-api.js';
 import {
   attemptBasics,
   type CreatedAttempt,
   createdAttempt,
   type DraftAttempt,
   draftAttempt,
-  resumedAttempt,
   type StoredAttempt,
   settledAttempt,
 } from './checkout-attempt.js';
-import { fieldForParam } from './checkout-form.js';
+import { createBody, fieldForParam } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
 import { type Clock, systemClock } from './clock.js';
-import { Countdown } from './countdown.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
+import { LatestRun } from './latest-run.js';
 import { type Connection, PollController } from './poll-controller.js';
 import {
   type CheckoutSessionHost,
@@ -38,41 +36,39 @@ import {
 /** The checkout's state, attempt, network runs and timers. */
 export class CheckoutSession {
   #state: MachineState = { status: 'idle' };
-  #attempt: StoredAttempt | undefined;
+  readonly #attempts: AttemptRecord;
   #refusal: Refusal | undefined;
   readonly #reportedRefusals = new Set<Refusal>();
-  #createRun: AbortController | undefined;
+  readonly #createRun = new LatestRun();
   /** Set while `pay-submit` listeners run: a `submit()` from one of them is ignored. */
   #proposing = false;
-  /** Set once the element has rendered: from then on a reconnect carries on. */
-  #started = false;
   readonly #settings: CheckoutSettings;
   readonly #host: CheckoutSessionHost;
   readonly #options: CheckoutSessionOptions;
   readonly #clock: Clock;
   readonly #poll: PollController;
-  readonly #countdown: Countdown;
 
   /** `settings` is read each time it is needed (the element itself): attributes change at any time. */
   constructor(settings: CheckoutSettings, host: CheckoutSessionHost, options: CheckoutSessionOptions) {
     this.#settings = settings;
     this.#host = host;
     this.#options = options;
-    const clock = options.clock ?? systemClock;
-    this.#clock = clock;
-    const update = () => host.requestUpdate();
-    this.#countdown = new Countdown(clock, update);
+    this.#clock = options.clock ?? systemClock;
+    this.#attempts = new AttemptRecord(options.storage, options.storageKey);
     this.#poll = new PollController({
-      lookup: (signal) => {
-        const { orderId, lookupToken } = this.#attempt as CreatedAttempt;
-        const request = { order_id: orderId, lookup_token: lookupToken };
-        return lookupOrder(settings.lookupUrl, request, this.#request(signal));
+      lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
+      onSettled: (order) => this.#reached(order, { type: 'polled', paymentStatus: order.payment.status }),
+      onGiveUp: ({ code, message }) => {
+        // The order exists, so the error screen tells the shopper not to pay again.
+        this.#move({ type: 'poll_failed' });
+        this.#fire('pay-error', { code, message, retryable: false });
       },
-      onAnswer: (answer) => this.#onLookupAnswer(answer),
-      onFailure: (error) => this.#onLookupFailure(error),
-      onTimeout: () => this.#onTimeout(),
-      onConnection: update,
-      clock,
+      onTimeout: () => {
+        const { orderId } = this.#attempts.current as CreatedAttempt;
+        if (this.#move({ type: 'timed_out' })) this.#fire('pay-timeout', { orderId });
+      },
+      onChange: () => host.requestUpdate(),
+      clock: this.#clock,
       page: options.page,
     });
   }
@@ -84,7 +80,7 @@ export class CheckoutSession {
 
   /** The current attempt; undefined on a fresh form. */
   get attempt(): StoredAttempt | undefined {
-    return this.#attempt;
+    return this.#attempts.current;
   }
 
   /** How the lookups are getting through. */
@@ -94,13 +90,14 @@ export class CheckoutSession {
 
   /** Whole seconds left for the payer to approve, never negative. */
   get secondsLeft(): number {
-    const deadline = this.#attempt?.phase === 'created' ? this.#attempt.deadline : 0;
+    const attempt = this.#attempts.current;
+    const deadline = attempt?.phase === 'created' ? attempt.deadline : 0;
     return Math.max(0, Math.ceil((deadline - this.#clock.now()) / 1000));
   }
 
-  /** Reconnected to the page (a Lit controller hook): carry on where the attempt stands. */
+  /** On the page again (a Lit controller hook): carry on where the attempt stands. */
   hostConnected(): void {
-    if (this.#started) this.carryOn();
+    this.carryOn();
   }
 
   /** Off the page: polling stops, and the create is resent with the same key on reconnect. */
@@ -110,40 +107,27 @@ export class CheckoutSession {
 
   /** Picks up the attempt a reload left behind (contract §2, `persist="session"`). No events: nothing new happened. */
   restore(): void {
-    const store = this.#store();
-    const stored = store?.load();
-    // A refused create created nothing: not worth more than a fresh form.
-    if (stored?.phase === 'draft' && stored.state.status === 'error' && !stored.state.retryable)
-      store?.clear();
-    else if (stored) [this.#attempt, this.#state] = [stored, stored.state];
+    this.#state = this.#attempts.load()?.state ?? this.#state;
   }
 
   /** Carries on with the attempt in hand: resends its create, or polls its order. */
   carryOn(): void {
-    this.#started = true;
     const { status } = this.#state;
-    if (status === 'submitting' && !this.#createRun) void this.#sendCreate();
-    if (status === 'requires_action' && !this.#poll.running) this.#watchPayment();
+    if (status === 'submitting' && !this.#createRun.running) void this.#sendCreate();
+    const attempt = this.#attempts.current as CreatedAttempt;
+    if (status === 'requires_action' && !this.#poll.running)
+      this.#poll.start(attempt, this.#settings.pollInterval);
   }
 
-  /**
-   * Sends the form: `readIntent` checks it (undefined when invalid), then
-   * `pay-submit` fires and the order is created once. In `error` this is
-   * "Try again": whatever the error's cause allows. Elsewhere it does nothing.
-   */
+  /** Sends the form once `readIntent` found it valid: `pay-submit`, then one create. In `error`, "Try again". */
   async submit(readIntent: () => CheckoutIntent | undefined): Promise<void> {
     if (this.#refusal || this.#proposing) return;
     if (this.#state.status === 'error') return this.#retry();
     const intent = this.#state.status === 'idle' ? readIntent() : undefined;
     if (!intent) return;
-    const { createUrl, lookupUrl } = this.#settings;
-    if (!createUrl || !lookupUrl) return this.refuse('missing_url');
-    let body: string;
-    try {
-      body = JSON.stringify(intent);
-    } catch {
-      return this.refuse('invalid_cart');
-    }
+    if (!this.#settings.createUrl || !this.#settings.lookupUrl) return this.refuse('missing_url');
+    const body = createBody(intent);
+    if (body === undefined) return this.refuse('invalid_cart');
     const { issuer, number } = intent.payment_method_data.mobile_money;
     const attempt = draftAttempt(this.#basics(), body, issuer, number);
     // Listeners get a copy of exactly the bytes that will be sent.
@@ -151,7 +135,7 @@ export class CheckoutSession {
     const proceed = this.#fire('pay-submit', { intent: JSON.parse(body) }, attempt);
     this.#proposing = false;
     if (!proceed) return;
-    this.#attempt = attempt;
+    this.#attempts.current = attempt;
     // The state, and with it the key, is stored before the first byte leaves.
     this.#move({ type: 'submit' });
     await this.#sendCreate();
@@ -161,7 +145,7 @@ export class CheckoutSession {
   restart(): boolean {
     if (this.#state.status === 'submitting') return false;
     this.#stopWork();
-    this.#forget();
+    this.#attempts.forget();
     this.#move({ type: 'restart' });
     return true;
   }
@@ -172,11 +156,7 @@ export class CheckoutSession {
     return this.restart();
   }
 
-  /**
-   * Follows an order created elsewhere, as a new attempt. Throws a
-   * `TypeError` for a malformed order id or token; ignored while a create is
-   * in flight or the checkout refuses to work.
-   */
+  /** Follows an order created elsewhere, as a new attempt; a `TypeError` for a malformed id or token. */
   resume({ orderId, lookupToken }: { orderId: string; lookupToken: string }): void {
     if (!ORDER_ID_PATTERN.test(orderId) || !lookupToken) {
       throw new TypeError('resume() needs an orderId and a lookupToken.');
@@ -187,7 +167,7 @@ export class CheckoutSession {
       return;
     }
     this.#stopWork();
-    this.#attempt = resumedAttempt(this.#basics(), orderId, lookupToken, this.#deadline());
+    this.#attempts.current = createdAttempt(this.#basics(), orderId, lookupToken, this.#deadline());
     this.#move({ type: 'resume' });
     this.#waitForPayer();
   }
@@ -214,32 +194,21 @@ export class CheckoutSession {
     const { status } = this.#state;
     if (status === 'submitting') void this.#sendCreate();
     else if (status === 'requires_action') this.#pollAgain();
-    else this.#forget();
+    else this.#attempts.forget();
   }
 
-  async #sendCreate(): Promise<void> {
-    const attempt = this.#attempt as DraftAttempt;
-    this.#createRun?.abort();
-    const run = new AbortController();
-    this.#createRun = run;
-    let answer: CreateAnswer | undefined;
-    let failure: unknown;
-    try {
-      const { createUrl } = this.#settings;
-      answer = await createOrder(createUrl, attempt.body, attempt.idempotencyKey, this.#request(run.signal));
-    } catch (error) {
-      failure = error;
-    }
-    // Only the latest run may write: an aborted or superseded one says nothing.
-    if (run.signal.aborted || this.#createRun !== run) return;
-    this.#createRun = undefined;
-    if (answer) this.#created(attempt, answer);
-    else this.#createFailed(asRequestError(failure));
+  #sendCreate(): Promise<void> {
+    const draft = this.#attempts.current as DraftAttempt;
+    const { createUrl } = this.#settings;
+    return this.#createRun.run(
+      (signal) => createOrder(createUrl, draft.body, draft.idempotencyKey, this.#request(signal)),
+      (answer, error) => (answer ? this.#created(draft, answer) : this.#createFailed(asRequestError(error))),
+    );
   }
 
   #created(draft: DraftAttempt, { order, lookup_token }: CreateAnswer): void {
     const paymentStatus = order.payment.status;
-    this.#attempt = createdAttempt(draft, order.id, lookup_token, this.#deadline(), paymentStatus);
+    this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline(), paymentStatus);
     this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus });
     this.#reached(order, { type: 'created', paymentStatus });
   }
@@ -247,9 +216,8 @@ export class CheckoutSession {
   #createFailed({ status, param, code, message, retryable }: CheckoutRequestError): void {
     const field = status === 400 ? fieldForParam(param) : undefined;
     if (field) {
-      // The relay refused the input and created nothing: back to the form,
-      // with a new key next time, since this one is bound to the refused body.
-      this.#forget();
+      // Refused input created nothing: back to the form, and a new key next time (this one is bound to the body).
+      this.#attempts.forget();
       this.#move({ type: 'rejected' });
       this.#host.fieldRefused(field);
       return;
@@ -263,91 +231,41 @@ export class CheckoutSession {
     const { id: orderId, payment } = order;
     const paymentStatus = payment.status;
     const outcome = classifyPaymentStatus(paymentStatus);
-    if (outcome !== 'pending') {
-      this.#attempt = settledAttempt(this.#attempt as CreatedAttempt, outcome, paymentStatus);
-    }
+    const created = this.#attempts.current as CreatedAttempt;
+    if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, outcome, paymentStatus);
     this.#move(event);
     if (outcome === 'paid') this.#fire('pay-paid', { orderId, order });
     else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus });
     else this.#waitForPayer();
   }
 
-  /** A lookup answered: true (polling stops) once the payment is final. */
-  #onLookupAnswer({ order }: LookupAnswer): boolean {
-    const attempt = this.#attempt as CreatedAttempt;
-    if (order.id !== attempt.orderId) {
-      return this.#onLookupFailure(
-        new CheckoutRequestError('answer', 200, 'invalid_answer', 'Lookup answered for another order.'),
-      );
-    }
-    const paymentStatus = order.payment.status;
-    if (classifyPaymentStatus(paymentStatus) !== 'pending') {
-      this.#reached(order, { type: 'polled', paymentStatus });
-      return true;
-    }
-    attempt.paymentStatus = paymentStatus;
-    this.#save();
-    return false;
-  }
-
-  /** A lookup failed: false (polling backs off) unless polling again cannot help (`403`, `404`, `400`). */
-  #onLookupFailure(error: unknown): boolean {
-    const { code, message, retryable } = asRequestError(error);
-    if (retryable) return false;
-    // The order exists, so the error screen tells the shopper not to pay again.
-    this.#move({ type: 'poll_failed' });
-    this.#fire('pay-error', { code, message, retryable });
-    return true;
-  }
-
-  #onTimeout(): void {
-    const { orderId } = this.#attempt as CreatedAttempt;
-    if (this.#move({ type: 'timed_out' })) this.#fire('pay-timeout', { orderId });
-  }
-
   /** Back to waiting for the same order, with a new `poll-timeout`. */
   #pollAgain(): void {
-    (this.#attempt as CreatedAttempt).deadline = this.#deadline();
-    this.#save();
+    (this.#attempts.current as CreatedAttempt).deadline = this.#deadline();
+    this.#attempts.save(this.#state);
     this.#waitForPayer();
   }
 
   #waitForPayer(): void {
-    const attempt = this.#attempt;
+    const attempt = this.#attempts.current;
     if (attempt?.phase !== 'created' || this.#state.status !== 'requires_action') return;
     this.#fire('pay-requires-action', { orderId: attempt.orderId });
-    this.#watchPayment();
-  }
-
-  #watchPayment(): void {
-    const { deadline } = this.#attempt as CreatedAttempt;
-    this.#poll.start(deadline, this.#settings.pollInterval);
-    this.#countdown.start(deadline);
-  }
-
-  #stopWatching(): void {
-    this.#poll.stop();
-    this.#countdown.stop();
+    this.#poll.start(attempt, this.#settings.pollInterval);
   }
 
   #stopWork(): void {
-    this.#createRun?.abort();
-    this.#createRun = undefined;
-    this.#stopWatching();
+    this.#createRun.abort();
+    this.#poll.stop();
   }
 
-  /**
-   * Applies an event to the machine. On a change: stores the attempt and
-   * tells the host; a new state name also fires `pay-state-change`.
-   * Returns whether anything changed.
-   */
+  /** Applies an event to the machine; on a change stores the attempt and tells the host. True on a change. */
   #move(event: CheckoutEvent): boolean {
     const previous = this.#state;
     const next = transition(previous, event);
     if (next === previous) return false;
     this.#state = next;
-    if (next.status !== 'requires_action') this.#stopWatching();
-    this.#save();
+    if (next.status !== 'requires_action') this.#poll.stop();
+    this.#attempts.save(this.#state);
     if (next.status === previous.status) {
       // Same screen, new context (a refusal over an error): the view only redraws.
       this.#host.requestUpdate();
@@ -358,41 +276,17 @@ export class CheckoutSession {
     return true;
   }
 
-  /** Fires a contract event at most once per attempt, remembered in storage so a reload does not repeat it. */
+  /** Fires a contract event at most once per attempt (`pay-state-change` aside). */
   #fire<Name extends PayCheckoutEventName>(
     name: Name,
     detail: PayCheckoutEventDetails[Name],
-    attempt = this.#attempt,
+    attempt = this.#attempts.current,
   ): boolean {
-    if (attempt?.fired.includes(name)) return true;
-    attempt?.fired.push(name);
-    if (attempt === this.#attempt) this.#save();
-    return this.#host.dispatch(name, detail);
-  }
-
-  /** Stores the attempt in its current state. A refusal is not stored: a reload with the page fixed carries on. */
-  #save(): void {
-    const attempt = this.#attempt;
-    const state = this.#state;
-    if (!attempt || (state.status === 'error' && state.cause === 'config')) return;
-    // The machine keeps each phase to its own states (see StoredAttempt).
-    attempt.state = state as typeof attempt.state;
-    this.#store()?.save(attempt);
-  }
-
-  #forget(): void {
-    this.#store()?.clear();
-    this.#attempt = undefined;
-  }
-
-  #store(): AttemptStore | undefined {
-    const key = this.#options.storageKey();
-    return key === undefined ? undefined : new AttemptStore(this.#options.storage, key);
+    return !this.#attempts.once(name, this.#state, attempt) || this.#host.dispatch(name, detail);
   }
 
   #basics() {
-    const { amount, currency } = this.#settings;
-    return attemptBasics(this.#clock.now(), amount, currency);
+    return attemptBasics(this.#clock.now(), this.#settings);
   }
 
   #deadline(): number {

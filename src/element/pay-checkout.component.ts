@@ -254,11 +254,7 @@ export class PayCheckout extends LitElement {
     return 'en';
   }
 
-  /**
-   * Sends the form: validates it, fires `pay-submit`, then creates the order
-   * once. In `error` it retries with the same idempotency key. Anywhere else
-   * (a create in flight, a payment under way) it does nothing.
-   */
+  /** Sends the form: validates it, fires `pay-submit`, creates the order once; in `error`, retries with the same key. */
   async submit(): Promise<void> {
     if (this.disabled || this.#refuseExposedKey()) return;
     await this.#session.submit(() => this.#form.check(this.cart));
@@ -274,11 +270,7 @@ export class PayCheckout extends LitElement {
     this.#focusHeading = this.matches(':focus-within');
   }
 
-  /**
-   * Follows an order created elsewhere, as a new attempt: polls it and shows
-   * its outcome. Throws a `TypeError` for a malformed order id or token;
-   * ignored while a create is in flight.
-   */
+  /** Follows an order created elsewhere, as a new attempt; throws a `TypeError` for a malformed id or token. */
   resume(order: { orderId: string; lookupToken: string }): void {
     this.#session.resume(order);
   }

@@ -12,7 +12,6 @@ import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-
 import type { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState, ErrorState } from './checkout-machine.js';
 import type { CheckoutSession } from './checkout-session.js';
-import { formatCountdown } from './countdown.js';
 import { formatAmount } from './format-amount.js';
 import { ISSUER_DISPLAY } from './issuers.js';
 import type { FailureReason, PayCheckoutStrings } from './locale/strings.js';
@@ -234,4 +233,10 @@ function renderButton(label: string, onClick: () => void, secondary = false): Te
 function failureReason(attempt: StoredAttempt | undefined): FailureReason {
   const status = attempt?.phase === 'settled' ? attempt.paymentStatus : '';
   return status === 'cancelled' || status === 'expired' ? status : 'failed';
+}
+
+/** `m:ss`, as the countdown shows it. */
+export function formatCountdown(seconds: number): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
 }

@@ -1,13 +1,17 @@
 /**
- * Polls an order's status for a checkout session (spec §4 "Polling
+ * Polls one order's payment for a checkout session (spec §4 "Polling
  * pattern", contract §2): one lookup in flight at most, every
- * `poll-interval` clamped to 2–5 s, backing off with jitter on errors,
- * paused while the page is hidden or the device offline and polling at once
- * when they come back, stopped on a final answer, a timeout or `stop()`.
- * Uses the session's clock only, and leaves no timer or listener behind.
+ * `poll-interval` clamped to 2–5 s, backing off with jitter on errors that
+ * a later lookup may not have, paused while the page is hidden or the
+ * device offline and polling at once when they come back, stopped on a
+ * final status, a lookup that cannot succeed, the deadline or `stop()`.
+ * Meanwhile it ticks every whole second, paused or not, for the visible
+ * countdown. Uses the session's clock only, and leaves no timer or listener behind.
  */
 import { equalJitterDelay } from '../shared/backoff.js';
-import type { LookupAnswer } from '../shared/wire.js';
+import { classifyPaymentStatus } from '../shared/service-contract.js';
+import type { LookupAnswer, LookupRequest } from '../shared/wire.js';
+import { asRequestError, CheckoutRequestError } from './checkout-api.js';
 import type { Clock } from './clock.js';
 import type { PageSignals } from './page-signals.js';
 
@@ -34,16 +38,16 @@ export type Connection = 'ok' | 'offline' | 'trouble';
 
 /** What the session supplies: the lookup itself, what to do with its outcomes, and the clock and page. */
 export interface PollHandlers {
-  /** One lookup; rejects on failure. */
-  lookup(signal: AbortSignal): Promise<LookupAnswer>;
-  /** An answer arrived; return true when it is final and polling should stop. */
-  onAnswer(answer: LookupAnswer): boolean;
-  /** A lookup failed; return true when it cannot get better (stop), false to back off and try again. */
-  onFailure(error: unknown): boolean;
-  /** The deadline passed with the payment still pending. */
+  /** One lookup; rejects with a CheckoutRequestError on failure. */
+  lookup(request: LookupRequest, signal: AbortSignal): Promise<LookupAnswer>;
+  /** A lookup saw a final status, paid or failed; polling has stopped. */
+  onSettled(order: LookupAnswer['order']): void;
+  /** A lookup failed in a way polling again cannot fix (`403`, `404`, another order); polling has stopped. */
+  onGiveUp(failure: CheckoutRequestError): void;
+  /** The deadline passed with the payment still pending; polling has stopped. */
   onTimeout(): void;
-  /** `connection` changed. */
-  onConnection(): void;
+  /** `connection` changed, or a second of the countdown passed. */
+  onChange(): void;
   clock: Clock;
   page: PageSignals;
 }
@@ -59,11 +63,15 @@ export class PollController {
   connection: Connection = 'ok';
 
   readonly #handlers: PollHandlers;
+  readonly #clock: Clock;
+  readonly #page: PageSignals;
   #active = false;
+  #order: LookupRequest = { order_id: '', lookup_token: '' };
   #deadline = 0;
   #intervalMs = POLL_INTERVAL_DEFAULT_MS;
   #failures = 0;
   #timer: unknown;
+  #tickTimer: unknown;
   #inFlight: AbortController | undefined;
   /** Set when a poll came due while paused: poll as soon as the page is back. */
   #duePaused = false;
@@ -72,6 +80,8 @@ export class PollController {
 
   constructor(handlers: PollHandlers) {
     this.#handlers = handlers;
+    this.#clock = handlers.clock;
+    this.#page = handlers.page;
   }
 
   /** True while polling (paused or not). */
@@ -79,15 +89,20 @@ export class PollController {
     return this.#active;
   }
 
-  /** Starts polling now, until `deadline` (ms since the epoch). Restarts if already running. */
-  start(deadline: number, intervalMs: number): void {
+  /** Starts polling the order now, until its `deadline` (ms since the epoch). Restarts if already running. */
+  start(
+    { orderId, lookupToken, deadline }: { orderId: string; lookupToken: string; deadline: number },
+    intervalMs: number,
+  ): void {
     this.stop();
     this.#active = true;
+    this.#order = { order_id: orderId, lookup_token: lookupToken };
     this.#deadline = deadline;
     this.#intervalMs = clampPollInterval(intervalMs);
     this.#failures = 0;
-    this.#unwatch = this.#handlers.page.watch(this.#onPageChange);
+    this.#unwatch = this.#page.watch(this.#onPageChange);
     this.#setConnection(this.#online ? 'ok' : 'offline');
+    this.#tick();
     void this.#pollNow();
   }
 
@@ -96,6 +111,7 @@ export class PollController {
     this.#active = false;
     this.#duePaused = false;
     this.#clearTimer();
+    this.#clock.clearTimeout(this.#tickTimer);
     this.#inFlight?.abort();
     this.#inFlight = undefined;
     this.#unwatch?.();
@@ -103,16 +119,29 @@ export class PollController {
   }
 
   get #online(): boolean {
-    return this.#handlers.page.online();
+    return this.#page.online();
   }
 
   get #paused(): boolean {
-    return this.#handlers.page.hidden() || !this.#online;
+    return this.#page.hidden() || !this.#online;
   }
 
   #clearTimer(): void {
-    this.#handlers.clock.clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
+  }
+
+  /** The countdown's next whole second, aligned to the deadline. */
+  #tick(): void {
+    const left = this.#deadline - this.#clock.now();
+    if (left <= 0) return;
+    this.#tickTimer = this.#clock.setTimeout(
+      () => {
+        this.#handlers.onChange();
+        this.#tick();
+      },
+      left % 1000 || 1000,
+    );
   }
 
   readonly #onPageChange = (): void => {
@@ -137,9 +166,8 @@ export class PollController {
       return;
     }
     // Never sleep past the deadline: the last look happens on time.
-    const { clock } = this.#handlers;
-    const untilDeadline = Math.max(0, this.#deadline - clock.now());
-    this.#timer = clock.setTimeout(
+    const untilDeadline = Math.max(0, this.#deadline - this.#clock.now());
+    this.#timer = this.#clock.setTimeout(
       () => {
         this.#timer = undefined;
         void this.#pollNow();
@@ -160,12 +188,12 @@ export class PollController {
     this.#inFlight = run;
     let answer: LookupAnswer;
     try {
-      answer = await this.#handlers.lookup(run.signal);
+      answer = await this.#handlers.lookup(this.#order, run.signal);
     } catch (error) {
       if (run.signal.aborted || this.#inFlight !== run) return;
       this.#inFlight = undefined;
       this.#failures++;
-      if (this.#handlers.onFailure(error)) return this.stop();
+      if (this.#gaveUp(error)) return;
       if (this.#online) this.#setConnection('trouble');
       if (this.#timedOut()) return;
       const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs ?? 0;
@@ -177,13 +205,32 @@ export class PollController {
     this.#failures = 0;
     // An answer already on its way can land just after the device went offline: it stays offline.
     this.#setConnection(this.#online ? 'ok' : 'offline');
-    if (this.#handlers.onAnswer(answer)) return this.stop();
+    const { order } = answer;
+    if (order.id !== this.#order.order_id) {
+      this.#gaveUp(
+        new CheckoutRequestError('answer', 200, 'invalid_answer', 'Lookup answered for another order.'),
+      );
+      return;
+    }
+    if (classifyPaymentStatus(order.payment.status) !== 'pending') {
+      this.stop();
+      return this.#handlers.onSettled(order);
+    }
     if (this.#timedOut()) return;
     this.#schedule(this.#intervalMs);
   }
 
+  /** Stops for a failure polling again cannot fix; false for one worth another try. */
+  #gaveUp(error: unknown): boolean {
+    const failure = asRequestError(error);
+    if (failure.retryable) return false;
+    this.stop();
+    this.#handlers.onGiveUp(failure);
+    return true;
+  }
+
   #timedOut(): boolean {
-    if (this.#handlers.clock.now() < this.#deadline) return false;
+    if (this.#clock.now() < this.#deadline) return false;
     this.stop();
     this.#handlers.onTimeout();
     return true;
@@ -192,6 +239,6 @@ export class PollController {
   #setConnection(connection: Connection): void {
     if (this.connection === connection) return;
     this.connection = connection;
-    this.#handlers.onConnection();
+    this.#handlers.onChange();
   }
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CREATE_RETRY_MAX_MS, parseRetryAfter } from '../../src/element/checkout-api.js';
-import { formatCountdown } from '../../src/element/countdown.js';
 import { formatAmount } from '../../src/element/format-amount.js';
 import { allowedIssuers, ISSUER_DISPLAY } from '../../src/element/issuers.js';
 import { EN_STRINGS } from '../../src/element/locale/en.js';
@@ -12,6 +11,7 @@ import {
   registerLocale,
   resolveStrings,
 } from '../../src/element/locale/loader.js';
+import { formatCountdown } from '../../src/element/pay-checkout.templates.js';
 import { clampPollInterval } from '../../src/element/poll-controller.js';
 import { containsSecretKey } from '../../src/element/secret-key-guard.js';
 import { equalJitterDelay } from '../../src/shared/backoff.js';
