@@ -7,7 +7,7 @@
  */
 import { classifyPaymentStatus, ORDER_ID_PATTERN } from '../shared/service-contract.js';
 import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.js';
-import { AttemptRecord } from './attempt-record.js';
+import { AttemptStore } from './attempt-store.js';
 import { asRequestError, type CheckoutRequestError, createOrder, lookupOrder } from './checkout-api.js';
 import {
   attemptBasics,
@@ -36,7 +36,7 @@ import {
 /** The checkout's state, attempt, network runs and timers. */
 export class CheckoutSession {
   #state: MachineState = { status: 'idle' };
-  readonly #attempts: AttemptRecord;
+  readonly #attempts: AttemptStore;
   #refusal: Refusal | undefined;
   readonly #reportedRefusals = new Set<Refusal>();
   readonly #createRun = new LatestRun();
@@ -54,7 +54,7 @@ export class CheckoutSession {
     this.#host = host;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.#attempts = new AttemptRecord(options.storage, options.storageKey);
+    this.#attempts = new AttemptStore(options.storage, options.storageKey);
     this.#poll = new PollController({
       lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
       onSettled: (order) => this.#reached(order, { type: 'polled', paymentStatus: order.payment.status }),

@@ -12,7 +12,6 @@ import { browserPage } from './page-signals.js';
 import { payCheckoutStyles } from './pay-checkout.styles.js';
 import { renderCheckout } from './pay-checkout.templates.js';
 import { containsSecretKey } from './secret-key-guard.js';
-import { POLL_TIMEOUT_DEFAULT_MS } from './session-host.js';
 
 /**
  * A mobile-money checkout: collects the payer's name, number and network,
@@ -143,7 +142,7 @@ export class PayCheckout extends LitElement {
     this.customerName = '';
     this.phone = '';
     this.pollInterval = 3_000;
-    this.pollTimeout = POLL_TIMEOUT_DEFAULT_MS;
+    this.pollTimeout = 360_000;
     this.persist = 'session';
     this.disabled = false;
     this.cart = null;

@@ -54,11 +54,44 @@ const phases: StoredAttempt[] = [
 describe('attempt store', () => {
   it('keeps an attempt across instances, as a reload would find it, and forgets it on clear', () => {
     const storage = memoryStorage();
-    const key = attemptStorageKey('/api/checkout/orders', 'checkout');
-    new AttemptStore(storage, key).save(attempt);
-    assert.deepEqual(new AttemptStore(storage, key).load(), attempt);
-    new AttemptStore(storage, key).clear();
+    const key = () => attemptStorageKey('/api/checkout/orders', 'checkout');
+    for (const kept of phases) {
+      const store = new AttemptStore(storage, key);
+      store.current = structuredClone(kept);
+      store.save(kept.state);
+      assert.deepEqual(new AttemptStore(storage, key).load(), kept, kept.phase);
+    }
+    new AttemptStore(storage, key).forget();
     assert.equal(new AttemptStore(storage, key).load(), undefined);
+  });
+
+  it('keeps nothing without a key (persist="none"), and never stores a refusal', () => {
+    const storage = memoryStorage();
+    const none = new AttemptStore(storage, () => undefined);
+    none.current = structuredClone(attempt);
+    none.save(attempt.state);
+    assert.equal(storage.map.size, 0);
+    const store = new AttemptStore(storage, () => 'k');
+    store.current = structuredClone(attempt);
+    store.save({ status: 'error', cause: 'config', retryable: false });
+    assert.equal(storage.map.size, 0);
+  });
+
+  it('forgets a create the relay refused for good: it created nothing', () => {
+    const storage = memoryStorage();
+    const refused = { ...phases[0], state: { status: 'error', cause: 'create', retryable: false } };
+    storage.map.set('k', JSON.stringify(refused));
+    assert.equal(new AttemptStore(storage, () => 'k').load(), undefined);
+    assert.equal(storage.map.size, 0);
+  });
+
+  it('remembers which events an attempt fired, in storage too', () => {
+    const storage = memoryStorage();
+    const store = new AttemptStore(storage, () => 'k');
+    store.current = structuredClone({ ...attempt, fired: [] });
+    assert.equal(store.once('pay-paid', attempt.state), true);
+    assert.equal(store.once('pay-paid', attempt.state), false);
+    assert.deepEqual(new AttemptStore(storage, () => 'k').load()?.fired, ['pay-paid']);
   });
 
   it('keeps two checkouts apart by create URL and element id', () => {
@@ -68,7 +101,7 @@ describe('attempt store', () => {
 
   it('reads what it cannot trust as nothing: bad JSON, other versions, bad keys, bad states', () => {
     const storage = memoryStorage();
-    const store = new AttemptStore(storage, 'k');
+    const store = new AttemptStore(storage, () => 'k');
     for (const raw of [
       '{',
       'null',
@@ -107,11 +140,12 @@ describe('attempt store', () => {
         throw new DOMException('denied', 'SecurityError');
       },
     };
-    const store = new AttemptStore(throwing, 'k');
-    assert.doesNotThrow(() => store.save(attempt));
-    assert.equal(store.load(), undefined);
-    assert.doesNotThrow(() => store.clear());
-    assert.equal(new AttemptStore(undefined, 'k').load(), undefined);
+    const store = new AttemptStore(throwing, () => 'k');
+    store.current = attempt;
+    assert.doesNotThrow(() => store.save(attempt.state));
+    assert.equal(new AttemptStore(throwing, () => 'k').load(), undefined);
+    assert.doesNotThrow(() => store.forget());
+    assert.equal(new AttemptStore(undefined, () => 'k').load(), undefined);
   });
 
   it('makes idempotency keys the relay accepts, different every time, with or without randomUUID', () => {
