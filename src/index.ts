@@ -4,7 +4,7 @@
  * rendering. French is a chunk of its own here, fetched the first time a
  * checkout speaks it: an app's bundler splits it off, and English pages never load it.
  */
-import { registerLocale } from './element/locale/loader.js';
+import { registerLazyLocale } from './element/locale/loader.js';
 
 export { CHECKOUT_STATE, type CheckoutState } from './element/checkout-machine.js';
 export type {
@@ -33,4 +33,4 @@ export { PayCheckout } from './element/pay-checkout.js';
 export type { CheckoutIntent } from './shared/wire.js';
 
 // Before any checkout renders: the first render waits for the texts of its locale.
-registerLocale('fr', async () => (await import('./element/locale/fr.js')).FR_STRINGS);
+registerLazyLocale('fr', async () => (await import('./element/locale/fr.js')).FR_STRINGS);

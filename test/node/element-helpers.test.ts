@@ -8,7 +8,7 @@ import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import {
   builtInLocale,
   loadStrings,
-  registerLocale,
+  registerLazyLocale,
   resolveStrings,
 } from '../../src/element/locale/loader.js';
 import { formatCountdown } from '../../src/element/pay-checkout.templates.js';
@@ -95,7 +95,7 @@ describe('element helpers', () => {
     assert.equal(resolveStrings('fr').formTitle, EN_STRINGS.formTitle);
     // The npm entry's way: French is fetched on first use; English stands in until it is here.
     let fetches = 0;
-    registerLocale('fr', async () => {
+    registerLazyLocale('fr', async () => {
       fetches++;
       return (await import('../../src/element/locale/fr.js')).FR_STRINGS;
     });
