@@ -5,6 +5,8 @@
  * below are the only ways from one phase to the next.
  */
 import { IDEMPOTENCY_KEY_PATTERN, ISSUERS, type Issuer } from '../shared/service-contract.js';
+import type { CheckoutIntent } from '../shared/wire.js';
+import { createBody } from './checkout-form.js';
 import type { CHECKOUT_STATE, CheckoutState, ErrorState } from './checkout-machine.js';
 import type { PayCheckoutEventName } from './events.js';
 
@@ -120,14 +122,22 @@ export function attemptBasics(
   return { version: 2, idempotencyKey: newIdempotencyKey(), startedAt: now, amount, currency, fired: [] };
 }
 
-/** The attempt a valid form starts: the body exactly as it is sent, every time, under one key. */
+/**
+ * The attempt a valid form starts, with the create body exactly as it is
+ * sent every time under one key; or why the checkout must refuse it: no
+ * relay URLs, or a cart that is not JSON.
+ */
 export function draftAttempt(
-  basics: AttemptBasics,
-  body: string,
-  issuer: Issuer,
-  localNumber: string,
-): DraftAttempt {
-  return { ...basics, phase: 'draft', state: { status: 'submitting' }, body, issuer, localNumber };
+  intent: CheckoutIntent,
+  settings: { createUrl: string; lookupUrl: string; amount: number | undefined; currency: string },
+  now: number,
+): DraftAttempt | 'missing_url' | 'invalid_cart' {
+  if (!settings.createUrl || !settings.lookupUrl) return 'missing_url';
+  const body = createBody(intent);
+  if (body === undefined) return 'invalid_cart';
+  const { issuer, number } = intent.payment_method_data.mobile_money;
+  const basics = attemptBasics(now, settings);
+  return { ...basics, phase: 'draft', state: { status: 'submitting' }, body, issuer, localNumber: number };
 }
 
 /**

@@ -18,11 +18,10 @@ import {
   type StoredAttempt,
   settledAttempt,
 } from './checkout-attempt.js';
-import { createBody, fieldForParam } from './checkout-form.js';
+import { fieldForParam } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
 import { type Clock, systemClock } from './clock.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
-import { LatestRun } from './latest-run.js';
 import { type Connection, PollController } from './poll-controller.js';
 import {
   type CheckoutSessionHost,
@@ -39,7 +38,7 @@ export class CheckoutSession {
   readonly #attempts: AttemptStore;
   #refusal: Refusal | undefined;
   readonly #reportedRefusals = new Set<Refusal>();
-  readonly #createRun = new LatestRun();
+  #createRun: AbortController | undefined;
   /** Set while `pay-submit` listeners run: a `submit()` from one of them is ignored. */
   #proposing = false;
   readonly #settings: CheckoutSettings;
@@ -113,10 +112,8 @@ export class CheckoutSession {
   /** Carries on with the attempt in hand: resends its create, or polls its order. */
   carryOn(): void {
     const { status } = this.#state;
-    if (status === 'submitting' && !this.#createRun.running) void this.#sendCreate();
-    const attempt = this.#attempts.current as CreatedAttempt;
-    if (status === 'requires_action' && !this.#poll.running)
-      this.#poll.start(attempt, this.#settings.pollInterval);
+    if (status === 'submitting' && !this.#createRun) void this.#sendCreate();
+    if (status === 'requires_action' && !this.#poll.running) this.#waitForPayer();
   }
 
   /** Sends the form once `readIntent` found it valid: `pay-submit`, then one create. In `error`, "Try again". */
@@ -125,14 +122,11 @@ export class CheckoutSession {
     if (this.#state.status === 'error') return this.#retry();
     const intent = this.#state.status === 'idle' ? readIntent() : undefined;
     if (!intent) return;
-    if (!this.#settings.createUrl || !this.#settings.lookupUrl) return this.refuse('missing_url');
-    const body = createBody(intent);
-    if (body === undefined) return this.refuse('invalid_cart');
-    const { issuer, number } = intent.payment_method_data.mobile_money;
-    const attempt = draftAttempt(this.#basics(), body, issuer, number);
+    const attempt = draftAttempt(intent, this.#settings, this.#clock.now());
+    if (typeof attempt === 'string') return this.refuse(attempt);
     // Listeners get a copy of exactly the bytes that will be sent.
     this.#proposing = true;
-    const proceed = this.#fire('pay-submit', { intent: JSON.parse(body) }, attempt);
+    const proceed = this.#fire('pay-submit', { intent: JSON.parse(attempt.body) }, attempt);
     this.#proposing = false;
     if (!proceed) return;
     this.#attempts.current = attempt;
@@ -162,12 +156,10 @@ export class CheckoutSession {
       throw new TypeError('resume() needs an orderId and a lookupToken.');
     }
     if (this.#refusal || this.#state.status === 'submitting') return;
-    if (!this.#settings.lookupUrl) {
-      this.refuse('missing_url');
-      return;
-    }
+    if (!this.#settings.lookupUrl) return void this.refuse('missing_url');
     this.#stopWork();
-    this.#attempts.current = createdAttempt(this.#basics(), orderId, lookupToken, this.#deadline());
+    const basics = attemptBasics(this.#clock.now(), this.#settings);
+    this.#attempts.current = createdAttempt(basics, orderId, lookupToken, this.#deadline());
     this.#move({ type: 'resume' });
     this.#waitForPayer();
   }
@@ -197,13 +189,24 @@ export class CheckoutSession {
     else this.#attempts.forget();
   }
 
-  #sendCreate(): Promise<void> {
+  /** One create run at a time, as Lit's `Task` runs: its own `AbortController`, and only the latest run writes. */
+  async #sendCreate(): Promise<void> {
     const draft = this.#attempts.current as DraftAttempt;
-    const { createUrl } = this.#settings;
-    return this.#createRun.run(
-      (signal) => createOrder(createUrl, draft.body, draft.idempotencyKey, this.#request(signal)),
-      (answer, error) => (answer ? this.#created(draft, answer) : this.#createFailed(asRequestError(error))),
-    );
+    const { body, idempotencyKey } = draft;
+    this.#createRun?.abort();
+    const run = new AbortController();
+    this.#createRun = run;
+    let answer: CreateAnswer | undefined;
+    let failure: unknown;
+    try {
+      answer = await createOrder(this.#settings.createUrl, body, idempotencyKey, this.#request(run.signal));
+    } catch (error) {
+      failure = error;
+    }
+    if (this.#createRun !== run) return;
+    this.#createRun = undefined;
+    if (answer) this.#created(draft, answer);
+    else this.#createFailed(asRequestError(failure));
   }
 
   #created(draft: DraftAttempt, { order, lookup_token }: CreateAnswer): void {
@@ -246,6 +249,7 @@ export class CheckoutSession {
     this.#waitForPayer();
   }
 
+  /** `pay-requires-action` (once per attempt), and polling until the deadline. */
   #waitForPayer(): void {
     const attempt = this.#attempts.current;
     if (attempt?.phase !== 'created' || this.#state.status !== 'requires_action') return;
@@ -254,7 +258,8 @@ export class CheckoutSession {
   }
 
   #stopWork(): void {
-    this.#createRun.abort();
+    this.#createRun?.abort();
+    this.#createRun = undefined;
     this.#poll.stop();
   }
 
@@ -285,14 +290,9 @@ export class CheckoutSession {
     return !this.#attempts.once(name, this.#state, attempt) || this.#host.dispatch(name, detail);
   }
 
-  #basics() {
-    return attemptBasics(this.#clock.now(), this.#settings);
-  }
-
   #deadline(): number {
     return this.#clock.now() + pollTimeoutMs(this.#settings.pollTimeout);
   }
-
   #request(signal: AbortSignal) {
     const { fetch, createRetries } = this.#options;
     return { signal, fetch, retries: createRetries };
