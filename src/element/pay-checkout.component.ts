@@ -206,10 +206,9 @@ export class PayCheckout extends LitElement {
   #onStateChange(): void {
     const { status } = this.#session.state;
     this.state = status;
-    if (status === 'idle') {
-      this.#form.clearErrors();
-      this.#earlierRequestOpen = false;
-    }
+    // The note about an earlier prompt belongs to the form it was shown on ("Use another number" sets it again).
+    this.#earlierRequestOpen = false;
+    if (status === 'idle') this.#form.clearErrors();
     // A result arriving while the shopper reads elsewhere on the page does
     // not pull them back; focus lost with a button that re-rendered away counts as here.
     const focusWasHere = this.matches(':focus-within') || document.activeElement === document.body;

@@ -207,12 +207,15 @@ export class PollController {
     this.#setConnection(this.#online ? 'ok' : 'offline');
     const { order } = answer;
     if (order.id !== this.#order.order_id) {
-      this.#gaveUp(
-        new CheckoutRequestError('answer', 200, 'invalid_answer', 'Lookup answered for another order.'),
+      // An answer we cannot read, like a proxy's page: the next lookup may be right.
+      const misread = new CheckoutRequestError(
+        'answer',
+        200,
+        'invalid_answer',
+        'Lookup answered for another order.',
       );
-      return;
-    }
-    if (classifyPaymentStatus(order.payment.status) !== 'pending') {
+      if (this.#gaveUp(misread)) return;
+    } else if (classifyPaymentStatus(order.payment.status) !== 'pending') {
       this.stop();
       return this.#handlers.onSettled(order);
     }
@@ -222,10 +225,10 @@ export class PollController {
 
   /** Stops for a failure polling again cannot fix; false for one worth another try. */
   #gaveUp(error: unknown): boolean {
-    const failure = asRequestError(error);
-    if (failure.retryable) return false;
+    // Only a relay's answer that may change is worth waiting for; anything unexpected is not.
+    if (error instanceof CheckoutRequestError && error.retryable) return false;
     this.stop();
-    this.#handlers.onGiveUp(failure);
+    this.#handlers.onGiveUp(asRequestError(error));
     return true;
   }
 

@@ -369,6 +369,20 @@ describe('CheckoutSession', () => {
     assert.equal(relay.creates.length, 1);
   });
 
+  it('never takes a lookup that answers for another order as its own: it keeps asking', async () => {
+    const relay = new ScriptedRelay();
+    relay.lookupAnswer = { status: 200, body: { order: { ...order('paid'), id: 'or_someone_else' } } };
+    const shop = checkout({ relay });
+    await shop.submit();
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'requires_action');
+    assert.equal(relay.lookups, 2, 'polling goes on');
+    assert.equal(shop.fired.includes('pay-paid'), false);
+    relay.lookupAnswer = 'paid';
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'paid');
+  });
+
   it('backs off while lookups fail for a while (5xx), and carries on', async () => {
     const relay = new ScriptedRelay();
     const shop = checkout({ relay });
