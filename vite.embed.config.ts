@@ -5,6 +5,7 @@
  */
 import { defineConfig, type Plugin } from 'vite';
 import { minifyStylesModule } from './scripts/minify-css.mjs';
+import { strippingSourceMap, stripTemplateIndentation } from './scripts/minify-templates.mjs';
 
 /**
  * Minifies the stylesheets of the element's `*.styles.ts` modules, as the
@@ -25,23 +26,29 @@ function minifyElementStyles(): Plugin {
 }
 
 /**
- * Puts French in the bundle: the element's `load-french-strings.ts` fetches
- * French as a chunk of its own, and the embed is one file with nothing else
- * to load (contract §1), so it takes `load-french-strings.embed.ts` instead.
+ * Strips the indentation of the element's `html` templates in its
+ * `*.templates.ts` modules, as the build does for the npm modules
+ * (scripts/minify-templates.mjs). Lines keep their numbers; the map says
+ * where each line's text now starts.
  */
-function bundleFrenchStrings(): Plugin {
+function minifyElementTemplates(): Plugin {
   return {
-    name: 'pay-checkout:bundle-french-strings',
-    enforce: 'pre',
-    async resolveId(source, importer) {
-      if (source !== './load-french-strings.js' || !importer?.includes('/src/element/')) return null;
-      return this.resolve('./load-french-strings.embed.js', importer);
+    name: 'pay-checkout:minify-element-templates',
+    transform: {
+      filter: { id: /\/src\/element\/[^/]+\.templates\.ts$/ },
+      handler(code, id) {
+        const stripped = stripTemplateIndentation(code);
+        return {
+          code: stripped.code,
+          map: { ...strippingSourceMap(stripped.code, stripped.removed), sources: [id] },
+        };
+      },
     },
   };
 }
 
 export default defineConfig({
-  plugins: [minifyElementStyles(), bundleFrenchStrings()],
+  plugins: [minifyElementStyles(), minifyElementTemplates()],
   build: {
     outDir: 'dist',
     emptyOutDir: false,

@@ -15,8 +15,8 @@
 import type {} from 'preact';
 import type {} from 'react';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './element/events.js';
+import type { PayCheckoutStrings } from './element/locale/strings.js';
 import type { PayCheckout } from './element/pay-checkout.js';
-import type { PayCheckoutStrings } from './element/strings.js';
 
 /**
  * What JSX may set on `<pay-checkout>`: the attributes of contract §2 by their

@@ -10,7 +10,8 @@
 import { createComponent, type EventName } from '@lit/react';
 import * as React from 'react';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './element/events.js';
-import { PayCheckout as PayCheckoutElement } from './element/pay-checkout.js';
+// The npm entry, for its locale set-up (French on demand), not only the tag.
+import { PayCheckout as PayCheckoutElement } from './index.js';
 
 /** `pay-requires-action` → `PayRequiresAction`. */
 type PascalCase<Name extends string> = Name extends `${infer Head}-${infer Tail}`

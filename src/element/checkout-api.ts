@@ -41,6 +41,13 @@ export class CheckoutRequestError extends Error {
   }
 }
 
+/** Any failure of a call as a CheckoutRequestError: an unexpected one counts as an answer we cannot read. */
+export function asRequestError(error: unknown): CheckoutRequestError {
+  return error instanceof CheckoutRequestError
+    ? error
+    : new CheckoutRequestError('answer', 0, 'invalid_answer', String((error as Error)?.message ?? error));
+}
+
 /** Extra tries of a create: a few over about eight seconds, long enough for a phone changing cells. */
 export const CREATE_RETRIES = 4;
 /** First backoff of a create retry; it doubles each try. */

@@ -64,6 +64,15 @@ export function checkForm(values: FormValues, allowedIssuers: readonly Issuer[],
   };
 }
 
+/** The create request's body for `intent`; undefined when its cart is not JSON (a cycle, a BigInt). */
+export function createBody(intent: CheckoutIntent): string | undefined {
+  try {
+    return JSON.stringify(intent);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The form field a relay `error.param` (contract §3) points at, if any. */
 export function fieldForParam(param: string | undefined): FieldName | undefined {
   switch (param) {

@@ -1,8 +1,11 @@
 /**
  * The checkout flow as a pure state machine (contract §2): no DOM, no
- * network, no clock. The element feeds it what happened and renders what it
- * answers; an event a state does not accept leaves the state unchanged, which
- * is what makes a double click or a second `submit()` harmless.
+ * network, no clock. The session feeds it what happened and the view renders
+ * what it answers. Each state carries what its screen needs (`error` says
+ * whether a create or a lookup failed, or the page is set up wrongly), so no
+ * caller decides what a state means. An event a state does not accept
+ * leaves the state unchanged, which is what makes a double click or a
+ * second `submit()` harmless.
  */
 import { classifyPaymentStatus } from '../shared/service-contract.js';
 
@@ -20,16 +23,34 @@ export const CHECKOUT_STATE = {
 /** One of the contract's checkout states. */
 export type CheckoutState = (typeof CHECKOUT_STATE)[keyof typeof CHECKOUT_STATE];
 
+/**
+ * What failed in `error`: the create (sent again under the same key when
+ * `retryable`, else a new attempt), a lookup of an order that exists (read
+ * again, never paid again), or the page's configuration (nothing to press).
+ */
+export type ErrorCause = 'create' | 'lookup' | 'config';
+
+/** The `error` state with its cause. */
+export interface ErrorState {
+  status: typeof CHECKOUT_STATE.error;
+  cause: ErrorCause;
+  /** True when the same request may succeed if sent again. */
+  retryable: boolean;
+}
+
+/** A state of the machine: the contract's name and, for `error`, its context. */
+export type MachineState = { status: Exclude<CheckoutState, 'error'> } | ErrorState;
+
 /** Everything that can happen to a checkout attempt. */
 export type CheckoutEvent =
-  /** The shopper (or `submit()`) sends a valid form, or retries a create with the same key. */
+  /** A valid form is sent; in `error`, "Try again". */
   | { type: 'submit' }
   /** The relay created the order; its payment status says where to go. */
   | { type: 'created'; paymentStatus: string }
   /** The relay refused the input (`400` with a field): back to the form. */
   | { type: 'rejected' }
   /** The create failed for good, or after its automatic retries. */
-  | { type: 'create_failed' }
+  | { type: 'create_failed'; retryable: boolean }
   /** A lookup answered with this payment status. */
   | { type: 'polled'; paymentStatus: string }
   /** A lookup failed in a way polling again will not fix (`403`, `404`). */
@@ -50,54 +71,71 @@ export function isCheckoutState(value: unknown): value is CheckoutState {
   return typeof value === 'string' && Object.hasOwn(TRANSITIONS, value);
 }
 
-/** Where a payment status leads: the final states, or waiting for the payer. */
-function stateForPaymentStatus(paymentStatus: string): CheckoutState {
-  const outcome = classifyPaymentStatus(paymentStatus);
-  if (outcome === 'paid') return CHECKOUT_STATE.paid;
-  if (outcome === 'failed') return CHECKOUT_STATE.failed;
-  return CHECKOUT_STATE.requiresAction;
-}
-
-/** In a transition table: the event's payment status decides (paid, failed, or still waiting). */
+/** In the table: the event's payment status decides (paid, failed, or still waiting). */
 const BY_PAYMENT_STATUS = 'by_payment_status';
+/** In the table: what the error's cause allows (see `retry`). */
+const RETRY = 'retry';
+
+type Target = CheckoutState | typeof BY_PAYMENT_STATUS | typeof RETRY;
 
 /**
  * What each state does with each event; an event missing from a state's row
  * leaves the state as it is. `restart`, `resume` and `misconfigured` apply
  * everywhere and are handled before the table.
  */
-const TRANSITIONS: Record<
-  CheckoutState,
-  Partial<Record<CheckoutEvent['type'], CheckoutState | typeof BY_PAYMENT_STATUS>>
-> = {
+const TRANSITIONS: Record<CheckoutState, Partial<Record<CheckoutEvent['type'], Target>>> = {
   idle: { submit: 'submitting' },
   submitting: { created: BY_PAYMENT_STATUS, rejected: 'idle', create_failed: 'error' },
   requires_action: { polled: BY_PAYMENT_STATUS, poll_failed: 'error', timed_out: 'timeout' },
   // Not a failure: money may still move, so the only ways on are polling the
   // same order again or a deliberate new attempt (contract §2).
   timeout: { check_again: 'requires_action' },
-  // A create that failed is sent again under the same key; an order that
-  // could not be read is read again. The element picks which one applies.
-  error: { submit: 'submitting', check_again: 'requires_action' },
+  // "Try again" and "Check again" do what the error's cause allows.
+  error: { submit: RETRY, check_again: RETRY },
   // Final for the attempt: only a new attempt leaves them.
   paid: {},
   failed: {},
 };
 
 /**
- * The state after `event` in `state`; `state` itself when the event does not
- * apply there. Throws on a state it does not know.
+ * "Try again" in `error`: the same create under the same key (or a fresh
+ * form when the relay refused it for good), the same order read again;
+ * nothing for a refusal. "Check again" only reads an order again.
  */
-export function transition(state: CheckoutState, event: CheckoutEvent): CheckoutState {
-  if (!isCheckoutState(state)) throw new TypeError(`Unknown checkout state: ${String(state)}`);
-  if (event.type === 'misconfigured') return CHECKOUT_STATE.error;
+function retry(state: ErrorState, event: CheckoutEvent): CheckoutState {
+  if (state.cause === 'lookup') return 'requires_action';
+  if (state.cause === 'config' || event.type === 'check_again') return 'error';
+  return state.retryable ? 'submitting' : 'idle';
+}
+
+/** The state a target of the table stands for, with the context `error` carries. */
+function enter(target: Target, state: MachineState, event: CheckoutEvent): MachineState {
+  if (target === RETRY) target = retry(state as ErrorState, event);
+  if (target === BY_PAYMENT_STATUS) {
+    const outcome = classifyPaymentStatus((event as { paymentStatus: string }).paymentStatus);
+    target = outcome === 'pending' ? 'requires_action' : outcome;
+  }
+  if (target === state.status) return state;
+  if (target !== 'error') return { status: target };
+  // Only a create or a lookup fails into `error` through the table.
+  const retryable = event.type === 'create_failed' && event.retryable;
+  return { status: target, cause: event.type === 'create_failed' ? 'create' : 'lookup', retryable };
+}
+
+/**
+ * The state after `event` in `state`: `state` itself (the same object) when
+ * nothing changes. Throws on a state it does not know.
+ */
+export function transition(state: MachineState, event: CheckoutEvent): MachineState {
+  const status: unknown = state?.status;
+  if (!isCheckoutState(status)) throw new TypeError(`Unknown checkout state: ${String(status)}`);
+  if (event.type === 'misconfigured') return { status: 'error', cause: 'config', retryable: false };
   if (event.type === 'restart' || event.type === 'resume') {
     // A create in flight may already have sent a prompt to the payer's phone:
     // leaving it for another attempt could let them approve two orders.
-    if (state === CHECKOUT_STATE.submitting) return state;
-    return event.type === 'restart' ? CHECKOUT_STATE.idle : CHECKOUT_STATE.requiresAction;
+    if (status === 'submitting') return state;
+    return enter(event.type === 'restart' ? 'idle' : 'requires_action', state, event);
   }
-  const target = TRANSITIONS[state][event.type];
-  if (target !== BY_PAYMENT_STATUS) return target ?? state;
-  return stateForPaymentStatus((event as { paymentStatus: string }).paymentStatus);
+  const target = TRANSITIONS[status][event.type];
+  return target ? enter(target, state, event) : state;
 }

@@ -1,13 +1,19 @@
 /**
- * Polls an order's status for its host (spec §4 "Polling pattern", contract
- * §2): one lookup in flight at most, every `poll-interval` clamped to 2–5 s,
- * backing off with jitter on errors, paused while the page is hidden or the
- * device offline and polling at once when they come back, stopped on a final
- * answer, a timeout or disconnect. Uses `setTimeout` only and leaves none behind.
+ * Polls one order's payment for a checkout session (spec §4 "Polling
+ * pattern", contract §2): one lookup in flight at most, every
+ * `poll-interval` clamped to 2–5 s, backing off with jitter on errors that
+ * a later lookup may not have, paused while the page is hidden or the
+ * device offline and polling at once when they come back, stopped on a
+ * final status, a lookup that cannot succeed, the deadline or `stop()`.
+ * Meanwhile it ticks every whole second, paused or not, for the visible
+ * countdown. Uses the session's clock only, and leaves no timer or listener behind.
  */
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { equalJitterDelay } from '../shared/backoff.js';
-import type { LookupAnswer } from '../shared/wire.js';
+import { classifyPaymentStatus } from '../shared/service-contract.js';
+import type { LookupAnswer, LookupRequest } from '../shared/wire.js';
+import { asRequestError, CheckoutRequestError } from './checkout-api.js';
+import type { Clock } from './clock.js';
+import type { PageSignals } from './page-signals.js';
 
 /** The shortest poll interval (spec §8: poll every 2 to 5 seconds). */
 export const POLL_INTERVAL_MIN_MS = 2_000;
@@ -25,21 +31,25 @@ export function clampPollInterval(ms: number | undefined): number {
 }
 
 /**
- * How the lookups are getting through, for the host to tell the shopper:
- * `trouble` while they fail and the controller backs off.
+ * How the lookups are getting through, for the view to tell the shopper:
+ * `trouble` while they fail and the poller backs off.
  */
 export type Connection = 'ok' | 'offline' | 'trouble';
 
-/** What the host supplies: the lookup itself and what to do with its outcomes. */
+/** What the session supplies: the lookup itself, what to do with its outcomes, and the clock and page. */
 export interface PollHandlers {
-  /** One lookup; rejects on failure. */
-  lookup(signal: AbortSignal): Promise<LookupAnswer>;
-  /** An answer arrived; return true when it is final and polling should stop. */
-  onAnswer(answer: LookupAnswer): boolean;
-  /** A lookup failed; return true when it cannot get better (stop), false to back off and try again. */
-  onFailure(error: unknown): boolean;
-  /** The deadline passed with the payment still pending. */
+  /** One lookup; rejects with a CheckoutRequestError on failure. */
+  lookup(request: LookupRequest, signal: AbortSignal): Promise<LookupAnswer>;
+  /** A lookup saw a final status, paid or failed; polling has stopped. */
+  onSettled(order: LookupAnswer['order']): void;
+  /** A lookup failed in a way polling again cannot fix (`403`, `404`, another order); polling has stopped. */
+  onGiveUp(failure: CheckoutRequestError): void;
+  /** The deadline passed with the payment still pending; polling has stopped. */
   onTimeout(): void;
+  /** `connection` changed, or a second of the countdown passed. */
+  onChange(): void;
+  clock: Clock;
+  page: PageSignals;
 }
 
 /** Delay before the next lookup after `failures` failures in a row (≥ 1). */
@@ -47,26 +57,31 @@ export function pollBackoffDelay(intervalMs: number, failures: number): number {
   return equalJitterDelay(failures, intervalMs, POLL_BACKOFF_MAX_MS);
 }
 
-/** The one owner of polling for an element. */
-export class PollController implements ReactiveController {
-  /** How lookups are getting through; the host re-renders when it changes. */
+/** The one owner of polling for a checkout. */
+export class PollController {
+  /** How lookups are getting through. */
   connection: Connection = 'ok';
 
-  readonly #host: ReactiveControllerHost;
   readonly #handlers: PollHandlers;
+  readonly #clock: Clock;
+  readonly #page: PageSignals;
   #active = false;
+  #order: LookupRequest = { order_id: '', lookup_token: '' };
   #deadline = 0;
   #intervalMs = POLL_INTERVAL_DEFAULT_MS;
   #failures = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
+  #tickTimer: unknown;
   #inFlight: AbortController | undefined;
   /** Set when a poll came due while paused: poll as soon as the page is back. */
   #duePaused = false;
 
-  constructor(host: ReactiveControllerHost, handlers: PollHandlers) {
-    this.#host = host;
+  #unwatch: (() => void) | undefined;
+
+  constructor(handlers: PollHandlers) {
     this.#handlers = handlers;
-    host.addController(this);
+    this.#clock = handlers.clock;
+    this.#page = handlers.page;
   }
 
   /** True while polling (paused or not). */
@@ -74,17 +89,20 @@ export class PollController implements ReactiveController {
     return this.#active;
   }
 
-  /** Starts polling now, until `deadline` (ms since the epoch). Restarts if already running. */
-  start(deadline: number, intervalMs: number): void {
+  /** Starts polling the order now, until its `deadline` (ms since the epoch). Restarts if already running. */
+  start(
+    { orderId, lookupToken, deadline }: { orderId: string; lookupToken: string; deadline: number },
+    intervalMs: number,
+  ): void {
     this.stop();
     this.#active = true;
+    this.#order = { order_id: orderId, lookup_token: lookupToken };
     this.#deadline = deadline;
     this.#intervalMs = clampPollInterval(intervalMs);
     this.#failures = 0;
-    document.addEventListener('visibilitychange', this.#onPageChange);
-    window.addEventListener('online', this.#onPageChange);
-    window.addEventListener('offline', this.#onPageChange);
-    this.#setConnection(navigator.onLine === false ? 'offline' : 'ok');
+    this.#unwatch = this.#page.watch(this.#onPageChange);
+    this.#setConnection(this.#online ? 'ok' : 'offline');
+    this.#tick();
     void this.#pollNow();
   }
 
@@ -92,32 +110,48 @@ export class PollController implements ReactiveController {
   stop(): void {
     this.#active = false;
     this.#duePaused = false;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clearTimer();
+    this.#clock.clearTimeout(this.#tickTimer);
     this.#inFlight?.abort();
     this.#inFlight = undefined;
-    document.removeEventListener('visibilitychange', this.#onPageChange);
-    window.removeEventListener('online', this.#onPageChange);
-    window.removeEventListener('offline', this.#onPageChange);
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
-  hostDisconnected(): void {
-    this.stop();
+  get #online(): boolean {
+    return this.#page.online();
   }
 
   get #paused(): boolean {
-    return document.visibilityState === 'hidden' || navigator.onLine === false;
+    return this.#page.hidden() || !this.#online;
+  }
+
+  #clearTimer(): void {
+    this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The countdown's next whole second, aligned to the deadline. */
+  #tick(): void {
+    const left = this.#deadline - this.#clock.now();
+    if (left <= 0) return;
+    this.#tickTimer = this.#clock.setTimeout(
+      () => {
+        this.#handlers.onChange();
+        this.#tick();
+      },
+      left % 1000 || 1000,
+    );
   }
 
   readonly #onPageChange = (): void => {
     if (!this.#active) return;
-    if (navigator.onLine === false) this.#setConnection('offline');
+    if (!this.#online) this.#setConnection('offline');
     else if (this.connection === 'offline') this.#setConnection('ok');
     if (this.#paused) {
       // A hidden page keeps no timer running; the next poll waits for its return.
       if (this.#timer !== undefined) this.#duePaused = true;
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
+      this.#clearTimer();
       return;
     }
     // Back in view or online: the payer may just have approved on the same
@@ -132,8 +166,8 @@ export class PollController implements ReactiveController {
       return;
     }
     // Never sleep past the deadline: the last look happens on time.
-    const untilDeadline = Math.max(0, this.#deadline - Date.now());
-    this.#timer = setTimeout(
+    const untilDeadline = Math.max(0, this.#deadline - this.#clock.now());
+    this.#timer = this.#clock.setTimeout(
       () => {
         this.#timer = undefined;
         void this.#pollNow();
@@ -143,8 +177,7 @@ export class PollController implements ReactiveController {
   }
 
   async #pollNow(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clearTimer();
     this.#duePaused = false;
     if (!this.#active || this.#inFlight) return;
     if (this.#paused) {
@@ -155,13 +188,13 @@ export class PollController implements ReactiveController {
     this.#inFlight = run;
     let answer: LookupAnswer;
     try {
-      answer = await this.#handlers.lookup(run.signal);
+      answer = await this.#handlers.lookup(this.#order, run.signal);
     } catch (error) {
       if (run.signal.aborted || this.#inFlight !== run) return;
       this.#inFlight = undefined;
       this.#failures++;
-      if (this.#handlers.onFailure(error)) return this.stop();
-      if (navigator.onLine !== false) this.#setConnection('trouble');
+      if (this.#gaveUp(error)) return;
+      if (this.#online) this.#setConnection('trouble');
       if (this.#timedOut()) return;
       const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs ?? 0;
       this.#schedule(Math.max(pollBackoffDelay(this.#intervalMs, this.#failures), retryAfterMs));
@@ -171,14 +204,36 @@ export class PollController implements ReactiveController {
     this.#inFlight = undefined;
     this.#failures = 0;
     // An answer already on its way can land just after the device went offline: it stays offline.
-    this.#setConnection(navigator.onLine === false ? 'offline' : 'ok');
-    if (this.#handlers.onAnswer(answer)) return this.stop();
+    this.#setConnection(this.#online ? 'ok' : 'offline');
+    const { order } = answer;
+    if (order.id !== this.#order.order_id) {
+      // An answer we cannot read, like a proxy's page: the next lookup may be right.
+      const misread = new CheckoutRequestError(
+        'answer',
+        200,
+        'invalid_answer',
+        'Lookup answered for another order.',
+      );
+      if (this.#gaveUp(misread)) return;
+    } else if (classifyPaymentStatus(order.payment.status) !== 'pending') {
+      this.stop();
+      return this.#handlers.onSettled(order);
+    }
     if (this.#timedOut()) return;
     this.#schedule(this.#intervalMs);
   }
 
+  /** Stops for a failure polling again cannot fix; false for one worth another try. */
+  #gaveUp(error: unknown): boolean {
+    // Only a relay's answer that may change is worth waiting for; anything unexpected is not.
+    if (error instanceof CheckoutRequestError && error.retryable) return false;
+    this.stop();
+    this.#handlers.onGiveUp(asRequestError(error));
+    return true;
+  }
+
   #timedOut(): boolean {
-    if (Date.now() < this.#deadline) return false;
+    if (this.#clock.now() < this.#deadline) return false;
     this.stop();
     this.#handlers.onTimeout();
     return true;
@@ -187,6 +242,6 @@ export class PollController implements ReactiveController {
   #setConnection(connection: Connection): void {
     if (this.connection === connection) return;
     this.connection = connection;
-    this.#host.requestUpdate();
+    this.#handlers.onChange();
   }
 }

@@ -15,17 +15,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Context, Next } from 'koa';
 import { createSandbox, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  type CheckoutRelay,
-  createCheckoutRelay,
-  listen,
-  type PricedLineItem,
-  toNodeListener,
-} from '../../src/server/index.js';
+import { type CheckoutRelay, createCheckoutRelay, listen, toNodeListener } from '../../src/server/node.js';
+import { priceAnyCart } from '../fixtures/checkout-data.js';
 import { embedBundleCode } from '../fixtures/embed-bundle.js';
 
-/** The sandbox's simulated payers answer this fast, so the tests do not wait. */
-export const TEST_APPROVE_AFTER_MS = 300;
+/**
+ * The sandbox's simulated payers never answer on their own within a test
+ * run (a day): each test that needs `paid` or `failed` answers for the payer
+ * through the sandbox's control surface (`payerAnswers` in the harness), so
+ * no state depends on how busy the machine is.
+ */
+export const TEST_APPROVE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** The CSP the element must work under (issue #4). */
 export const STRICT_CSP = "script-src 'self'; style-src 'self'; require-trusted-types-for 'script'";
@@ -64,16 +64,6 @@ interface TestServer {
 
 const NO_FAULTS: Faults = { dropCreateAnswers: 0, failCreates: 0, failLookups: 0, blankNextCreateName: 0 };
 
-/** The shop's price for any cart: the relay never charges what the page says. */
-function priceCart(): PricedLineItem[] {
-  return [
-    {
-      type: 'product',
-      product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 },
-    },
-  ];
-}
-
 let server: Promise<TestServer> | undefined;
 
 async function startTestServer(): Promise<TestServer> {
@@ -86,7 +76,7 @@ async function startTestServer(): Promise<TestServer> {
   const relay = createCheckoutRelay({
     secretKey: SANDBOX_KEYS.secret,
     baseUrl: sandboxUrl,
-    priceCart,
+    priceCart: priceAnyCart,
     lookupSecret: 'browser-tests-lookup-secret-0123456789',
     // Every test creates from 127.0.0.1: the per-client limits would be hit, and are the relay's to test.
     rateLimit: false,

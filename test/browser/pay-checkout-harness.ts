@@ -7,6 +7,7 @@
 import type { CheckoutState } from '../../src/element/checkout-machine.js';
 import { PAY_CHECKOUT_EVENT_NAMES, type PayCheckoutEventName } from '../../src/element/events.js';
 import type { PayCheckout } from '../../src/element/pay-checkout.component.js';
+import { CUSTOMER_NAME } from '../fixtures/checkout-data.js';
 import type { CreateRecord, Faults } from './checkout-test-server.js';
 
 // Captured before any test installs fake timers: waiting for the real network needs real time.
@@ -37,7 +38,7 @@ let numberCounter = Math.floor(Math.random() * 90_000);
 
 /**
  * A fresh valid MTN number for this test run, so orders and creates can be
- * counted per test (the sandbox approves it after TEST_APPROVE_AFTER_MS).
+ * counted per test. Its payer waits until the test answers (`payerAnswers`).
  */
 export function freshNumber(prefix = '024'): string {
   numberCounter = (numberCounter + 1) % 100_000;
@@ -106,7 +107,7 @@ export async function createOrderThroughRelay(
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
     body: JSON.stringify({
-      customer_data: { name: 'Kofi Boateng', phone_number: international(localNumber) },
+      customer_data: { name: CUSTOMER_NAME, phone_number: international(localNumber) },
       payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: localNumber } },
       cart: null,
     }),
@@ -248,7 +249,7 @@ export class PayCheckoutHarness {
   }
 
   /** Fills the form with a valid name and `number`. */
-  async fill(number: string, name = 'Ama Mensah'): Promise<void> {
+  async fill(number: string, name = CUSTOMER_NAME): Promise<void> {
     await this.type('customer_name', name);
     await this.type('number', number);
   }

@@ -1,14 +1,16 @@
 /**
  * `<pay-checkout>` in real Chromium against the real relay and the real
- * sandbox (test/browser/checkout-test-server.ts). One `describe` per state,
- * the accessibility check first in each.
+ * sandbox (test/browser/checkout-test-server.ts), loaded through the npm
+ * entry (`src/index.ts`, French on demand). One `describe` per state, the
+ * accessibility check first in each. The sandbox's payers never answer on
+ * their own: a test that needs `paid` or `failed` answers for them, so no
+ * state depends on timing.
  */
 import { expect } from '@open-wc/testing';
 import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
 import sinon from 'sinon';
-import '../../src/element/pay-checkout.js';
-import type { PayCheckout } from '../../src/element/pay-checkout.component.js';
-import { EN_STRINGS } from '../../src/element/strings.js';
+import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
+import { CUSTOMER_NAME, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 import {
   armFaults,
   createOrderThroughRelay,
@@ -57,6 +59,13 @@ async function mount(
   mounted.push(wrapper);
   await el.updateComplete;
   return { el, harness: new PayCheckoutHarness(el), log };
+}
+
+/** The order the sandbox created for `number` (one per fresh number). */
+async function orderFor(number: string): Promise<string> {
+  const [orderId] = await ordersFor(number);
+  if (!orderId) throw new Error(`No order for ${number}.`);
+  return orderId;
 }
 
 /** Mounts, fills with `number` and pays; resolves once the order waits for the payer. */
@@ -196,7 +205,7 @@ describe('<pay-checkout>', () => {
 
     it('keeps the network the shopper chose, since numbers move between networks', async () => {
       const { harness } = await mount();
-      await harness.type('number', '0241234567');
+      await harness.type('number', LOCAL_NUMBER);
       await harness.choose('telecel');
       await harness.type('number', '0261234567');
       expect(harness.control('issuer').value).to.equal('telecel');
@@ -215,7 +224,7 @@ describe('<pay-checkout>', () => {
     it('normalises the number: local form for the payment, +233 form for the customer', async () => {
       const number = freshNumber();
       const { harness, log } = await mount();
-      await harness.type('customer_name', '  Ama Mensah ');
+      await harness.type('customer_name', `  ${CUSTOMER_NAME} `);
       await harness.type('number', `+233 ${number.slice(1, 3)} ${number.slice(3, 6)} ${number.slice(6)}`);
       // Leaving the field shows it the way it is read out.
       expect(harness.control('number').value).to.equal(
@@ -223,7 +232,7 @@ describe('<pay-checkout>', () => {
       );
       await harness.pay();
       expect(log.details('pay-submit')[0]?.intent).to.deep.equal({
-        customer_data: { name: 'Ama Mensah', phone_number: `+233${number.slice(1)}` },
+        customer_data: { name: CUSTOMER_NAME, phone_number: `+233${number.slice(1)}` },
         payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number } },
         cart: null,
       });
@@ -262,7 +271,7 @@ describe('<pay-checkout>', () => {
       expect(harness.control('customer_name').getAttribute('aria-invalid')).to.equal('false');
       await harness.type('number', '0301234567');
       expect(harness.fieldError('number')).to.equal('Enter a Ghana mobile money number, like 024 123 4567.');
-      await harness.type('number', '0241234567');
+      await harness.type('number', LOCAL_NUMBER);
       expect(harness.fieldError('number')).to.equal('');
       expect(harness.fieldError('issuer')).to.equal('');
       network.restore();
@@ -302,7 +311,7 @@ describe('<pay-checkout>', () => {
       (document.activeElement as HTMLElement | null)?.blur();
       await sendKeys({ press: 'Tab' });
       expect(harness.focused).to.equal(harness.control('customer_name'));
-      await sendKeys({ type: 'Ama Mensah' });
+      await sendKeys({ type: CUSTOMER_NAME });
       await sendKeys({ press: 'Tab' });
       expect(harness.focused).to.equal(harness.control('number'));
       await sendKeys({ type: number });
@@ -404,7 +413,7 @@ describe('<pay-checkout>', () => {
       expect(harness.focused).to.equal(harness.control('customer_name'));
       expect(log.count('pay-error')).to.equal(0);
       await expect(el).to.be.accessible();
-      await harness.type('customer_name', 'Ama Mensah');
+      await harness.type('customer_name', CUSTOMER_NAME);
       await harness.pay();
       await harness.waitForState('requires_action');
       const creates = await createsFor(number);
@@ -552,9 +561,11 @@ describe('<pay-checkout>', () => {
       const { el, harness } = await mount();
       await harness.fill(number);
       await harness.pay();
+      await harness.waitForState('requires_action');
+      const orderId = await orderFor(number);
+      await payerAnswers(orderId, 'approve');
       await harness.waitForState('paid', 10_000);
       await expect(el).to.be.accessible();
-      const [orderId] = await ordersFor(number);
       expect(harness.headingText).to.equal('Payment received');
       expect(harness.focused).to.equal(harness.heading);
       expect(harness.liveRegion.textContent?.trim()).to.equal('Payment received');
@@ -620,8 +631,10 @@ describe('<pay-checkout>', () => {
       const first = await mount();
       await first.harness.fill(number);
       await first.harness.pay();
+      await first.harness.waitForState('requires_action');
+      const orderId = await orderFor(number);
+      await payerAnswers(orderId, 'approve');
       await first.harness.waitForState('paid', 10_000);
-      const [orderId] = await ordersFor(number);
       first.el.remove();
       // A reload: a new element with the same create-url finds the stored attempt.
       const network = new NetworkWatch();
@@ -646,6 +659,9 @@ describe('<pay-checkout>', () => {
       const { el, harness, log } = await mount({ 'poll-interval': '2000' });
       await harness.fill(DECLINES);
       await harness.pay();
+      await harness.waitForState('requires_action');
+      // The sandbox's declining payer, answering now rather than after a delay.
+      await payerAnswers(String(log.details('pay-created')[0]?.orderId), 'decline');
       await harness.waitForState('failed', 10_000);
       await expect(el).to.be.accessible();
       expect(harness.headingText).to.equal('Payment not completed');
@@ -799,7 +815,7 @@ describe('<pay-checkout>', () => {
       const reloaded = await mount();
       // While it sends again, the form shows what is sent, not an empty form.
       expect(reloaded.el.state).to.equal('submitting');
-      expect(reloaded.harness.control('customer_name').value).to.equal('Ama Mensah');
+      expect(reloaded.harness.control('customer_name').value).to.equal(CUSTOMER_NAME);
       expect(reloaded.harness.control('number').value.replace(/\s/g, '')).to.equal(number);
       await reloaded.harness.waitForState('requires_action');
       const creates = await createsFor(number);
@@ -923,8 +939,11 @@ describe('<pay-checkout>', () => {
       el.pollInterval = 2_000;
       const harness = new PayCheckoutHarness(el);
       await el.updateComplete;
-      await harness.fill(freshNumber());
+      const number = freshNumber();
+      await harness.fill(number);
       await harness.pay();
+      await harness.waitForState('requires_action');
+      await payerAnswers(await orderFor(number), 'approve');
       await harness.waitForState('paid', 10_000);
       expect(win.cspViolations).to.deep.equal([]);
       // The policy is really enforced, and the probe really listens.

@@ -14,7 +14,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { REQUEST_TIMEOUT_MS } from '../../src/element/checkout-api.js';
-import { EN_STRINGS } from '../../src/element/strings.js';
+import { EN_STRINGS } from '../../src/element/locale/en.js';
 import { SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
 import { SHOPPER } from '../fixtures/checkout-data.js';
 import {

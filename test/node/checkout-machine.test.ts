@@ -4,15 +4,27 @@ import {
   CHECKOUT_STATE,
   type CheckoutEvent,
   type CheckoutState,
+  type ErrorState,
   isCheckoutState,
+  type MachineState,
   transition,
 } from '../../src/element/checkout-machine.js';
 
 const ALL_STATES = Object.values(CHECKOUT_STATE);
 
-function run(state: CheckoutState, ...events: CheckoutEvent[]): CheckoutState {
-  return events.reduce(transition, state);
+/** The machine state of a name; `error` as a retryable create error unless given. */
+function at(status: CheckoutState, error: Partial<ErrorState> = {}): MachineState {
+  return status === 'error' ? { status, cause: 'create', retryable: true, ...error } : { status };
 }
+
+function run(state: CheckoutState | MachineState, ...events: CheckoutEvent[]): CheckoutState {
+  return events.reduce(transition, typeof state === 'string' ? at(state) : state).status;
+}
+
+const CREATE_ERROR = at('error', { cause: 'create', retryable: true });
+const REFUSED_CREATE = at('error', { cause: 'create', retryable: false });
+const LOOKUP_ERROR = at('error', { cause: 'lookup', retryable: false });
+const CONFIG_ERROR = at('error', { cause: 'config', retryable: false });
 
 describe('checkout machine', () => {
   it('walks the happy path: idle, submitting, requires_action, paid', () => {
@@ -34,34 +46,55 @@ describe('checkout machine', () => {
     }
   });
 
-  it('keeps waiting on pending and unknown payment statuses (contract §3)', () => {
+  it('keeps waiting on pending and unknown payment statuses (contract §3), as the very same state', () => {
+    const waiting = at('requires_action');
     for (const status of ['requires_action', 'not_started', 'processing', 'something_new', '']) {
-      assert.equal(run('requires_action', { type: 'polled', paymentStatus: status }), 'requires_action');
+      assert.equal(transition(waiting, { type: 'polled', paymentStatus: status }), waiting);
     }
   });
 
   it('ignores a second submit while one is in flight, and every submit after the order exists', () => {
-    for (const state of ['submitting', 'requires_action', 'paid', 'failed', 'timeout'] as const) {
-      assert.equal(transition(state, { type: 'submit' }), state, state);
+    for (const status of ['submitting', 'requires_action', 'paid', 'failed', 'timeout'] as const) {
+      const state = at(status);
+      assert.equal(transition(state, { type: 'submit' }), state, status);
     }
   });
 
+  it('says in error what failed: the create (retryable or not), a lookup, or the configuration', () => {
+    assert.deepEqual(transition(at('submitting'), { type: 'create_failed', retryable: true }), CREATE_ERROR);
+    assert.deepEqual(
+      transition(at('submitting'), { type: 'create_failed', retryable: false }),
+      REFUSED_CREATE,
+    );
+    assert.deepEqual(transition(at('requires_action'), { type: 'poll_failed' }), LOOKUP_ERROR);
+    assert.deepEqual(transition(at('paid'), { type: 'misconfigured' }), CONFIG_ERROR);
+  });
+
   it('retries a failed create from error, and reads an order again from error', () => {
-    assert.equal(run('submitting', { type: 'create_failed' }), 'error');
-    assert.equal(transition('error', { type: 'submit' }), 'submitting');
-    assert.equal(transition('error', { type: 'check_again' }), 'requires_action');
+    assert.equal(run('submitting', { type: 'create_failed', retryable: true }), 'error');
+    assert.equal(transition(CREATE_ERROR, { type: 'submit' }).status, 'submitting');
+    assert.equal(transition(LOOKUP_ERROR, { type: 'check_again' }).status, 'requires_action');
+  });
+
+  it('decides "Try again" in error by its cause: new form, same order, or nothing for a refusal', () => {
+    assert.equal(transition(REFUSED_CREATE, { type: 'submit' }).status, 'idle');
+    assert.equal(transition(LOOKUP_ERROR, { type: 'submit' }).status, 'requires_action');
+    assert.equal(transition(CONFIG_ERROR, { type: 'submit' }), CONFIG_ERROR);
+    // "Check again" only ever reads an order: a failed create has none.
+    assert.equal(transition(CREATE_ERROR, { type: 'check_again' }), CREATE_ERROR);
+    assert.equal(transition(CONFIG_ERROR, { type: 'check_again' }), CONFIG_ERROR);
   });
 
   it('goes back to the form when the relay refuses the input', () => {
-    assert.equal(transition('submitting', { type: 'rejected' }), 'idle');
+    assert.equal(run('submitting', { type: 'rejected' }), 'idle');
   });
 
   it('treats timeout as not final: only check_again (same order) or a restart leave it', () => {
-    assert.equal(transition('requires_action', { type: 'timed_out' }), 'timeout');
-    assert.equal(transition('timeout', { type: 'check_again' }), 'requires_action');
-    assert.equal(transition('timeout', { type: 'polled', paymentStatus: 'paid' }), 'timeout');
-    assert.equal(transition('timeout', { type: 'submit' }), 'timeout');
-    assert.equal(transition('timeout', { type: 'restart' }), 'idle');
+    assert.equal(run('requires_action', { type: 'timed_out' }), 'timeout');
+    assert.equal(run('timeout', { type: 'check_again' }), 'requires_action');
+    assert.equal(run('timeout', { type: 'polled', paymentStatus: 'paid' }), 'timeout');
+    assert.equal(run('timeout', { type: 'submit' }), 'timeout');
+    assert.equal(run('timeout', { type: 'restart' }), 'idle');
   });
 
   it('keeps paid and failed final: polls, retries and timeouts change nothing', () => {
@@ -72,34 +105,38 @@ describe('checkout machine', () => {
       { type: 'polled', paymentStatus: 'paid' },
       { type: 'timed_out' },
       { type: 'check_again' },
-      { type: 'create_failed' },
+      { type: 'create_failed', retryable: true },
       { type: 'poll_failed' },
     ];
-    for (const state of ['paid', 'failed'] as const) {
-      for (const event of events) assert.equal(transition(state, event), state, `${state} + ${event.type}`);
+    for (const status of ['paid', 'failed'] as const) {
+      const state = at(status);
+      for (const event of events) assert.equal(transition(state, event), state, `${status} + ${event.type}`);
     }
   });
 
   it('restarts from every state but submitting, where a prompt may already be on its way', () => {
-    for (const state of ALL_STATES) {
-      assert.equal(transition(state, { type: 'restart' }), state === 'submitting' ? 'submitting' : 'idle');
+    for (const status of ALL_STATES) {
+      assert.equal(run(status, { type: 'restart' }), status === 'submitting' ? 'submitting' : 'idle');
       assert.equal(
-        transition(state, { type: 'resume' }),
-        state === 'submitting' ? 'submitting' : 'requires_action',
+        run(status, { type: 'resume' }),
+        status === 'submitting' ? 'submitting' : 'requires_action',
       );
     }
   });
 
   it('goes to error from everywhere when misconfigured', () => {
-    for (const state of ALL_STATES) assert.equal(transition(state, { type: 'misconfigured' }), 'error');
+    for (const status of ALL_STATES) {
+      assert.deepEqual(transition(at(status), { type: 'misconfigured' }), CONFIG_ERROR);
+    }
   });
 
   it('throws on a state it does not know, including inherited property names', () => {
-    for (const state of ['done', 'toString', '__proto__', '']) {
-      assert.throws(() => transition(state as CheckoutState, { type: 'submit' }), TypeError);
-      assert.equal(isCheckoutState(state), false);
+    for (const status of ['done', 'toString', '__proto__', '']) {
+      assert.throws(() => transition({ status } as unknown as MachineState, { type: 'submit' }), TypeError);
+      assert.equal(isCheckoutState(status), false);
     }
-    for (const state of ALL_STATES) assert.equal(isCheckoutState(state), true);
+    assert.throws(() => transition(undefined as unknown as MachineState, { type: 'submit' }), TypeError);
+    for (const status of ALL_STATES) assert.equal(isCheckoutState(status), true);
   });
 
   it('never leaves the set of states, whatever the sequence of events', () => {
@@ -108,7 +145,8 @@ describe('checkout machine', () => {
       { type: 'created', paymentStatus: 'requires_action' },
       { type: 'created', paymentStatus: 'paid' },
       { type: 'rejected' },
-      { type: 'create_failed' },
+      { type: 'create_failed', retryable: true },
+      { type: 'create_failed', retryable: false },
       { type: 'polled', paymentStatus: 'failed' },
       { type: 'polled', paymentStatus: 'requires_action' },
       { type: 'poll_failed' },
@@ -119,14 +157,16 @@ describe('checkout machine', () => {
     ];
     let seed = 7;
     for (let walk = 0; walk < 200; walk++) {
-      let state: CheckoutState = 'idle';
+      let state: MachineState = at('idle');
       for (let step = 0; step < 30; step++) {
         seed = (seed * 1103515245 + 12345) % 2 ** 31;
         const event = events[seed % events.length] as CheckoutEvent;
         const next = transition(state, event);
-        assert.ok(isCheckoutState(next));
+        assert.ok(isCheckoutState(next.status));
+        // Only an error says why; it always does.
+        if (next.status === 'error') assert.ok(['create', 'lookup'].includes(next.cause));
         // Leaving paid or failed takes a deliberate new attempt.
-        if ((state === 'paid' || state === 'failed') && next !== state) {
+        if ((state.status === 'paid' || state.status === 'failed') && next !== state) {
           assert.ok(event.type === 'restart' || event.type === 'resume');
         }
         state = next;

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { type AttemptStorage, AttemptStore, attemptStorageKey } from '../../src/element/attempt-store.js';
 import {
-  type AttemptStorage,
-  AttemptStore,
-  attemptStorageKey,
+  type CreatedAttempt,
   isStoredAttempt,
   newIdempotencyKey,
   type StoredAttempt,
-} from '../../src/element/attempt-store.js';
+} from '../../src/element/checkout-attempt.js';
 import { isValidIdempotencyKey } from '../../src/shared/wire.js';
+import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 
 function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
   const map = new Map<string, string>();
@@ -20,29 +20,78 @@ function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
   };
 }
 
-const attempt: StoredAttempt = {
-  version: 1,
+const attempt: CreatedAttempt = {
+  version: 2,
+  phase: 'created',
   idempotencyKey: '6f1c1c9e-2c6b-4f5e-9b1a-1f2e3d4c5b6a',
-  state: 'requires_action',
+  state: { status: 'requires_action' },
   startedAt: 1_700_000_000_000,
   orderId: 'or_abc',
   lookupToken: 'token',
   deadline: 1_700_000_360_000,
+  paymentStatus: 'requires_action',
   issuer: 'mtn',
-  localNumber: '0241234567',
+  localNumber: LOCAL_NUMBER,
   amount: 5000,
   currency: 'ghs',
   fired: ['pay-submit', 'pay-created', 'pay-requires-action'],
 };
 
+/** One valid attempt per phase. */
+const phases: StoredAttempt[] = [
+  {
+    ...attempt,
+    phase: 'draft',
+    state: { status: 'error', cause: 'create', retryable: true },
+    body: JSON.stringify(checkoutIntent({ cart: null })),
+    issuer: 'mtn',
+    localNumber: LOCAL_NUMBER,
+  },
+  attempt,
+  { ...attempt, phase: 'settled', state: { status: 'paid' }, paymentStatus: 'paid' },
+];
+
 describe('attempt store', () => {
   it('keeps an attempt across instances, as a reload would find it, and forgets it on clear', () => {
     const storage = memoryStorage();
-    const key = attemptStorageKey('/api/checkout/orders', 'checkout');
-    new AttemptStore(storage, key).save(attempt);
-    assert.deepEqual(new AttemptStore(storage, key).load(), attempt);
-    new AttemptStore(storage, key).clear();
+    const key = () => attemptStorageKey('/api/checkout/orders', 'checkout');
+    for (const kept of phases) {
+      const store = new AttemptStore(storage, key);
+      store.current = structuredClone(kept);
+      store.save(kept.state);
+      assert.deepEqual(new AttemptStore(storage, key).load(), kept, kept.phase);
+    }
+    new AttemptStore(storage, key).forget();
     assert.equal(new AttemptStore(storage, key).load(), undefined);
+  });
+
+  it('keeps nothing without a key (persist="none"), and never stores a refusal', () => {
+    const storage = memoryStorage();
+    const none = new AttemptStore(storage, () => undefined);
+    none.current = structuredClone(attempt);
+    none.save(attempt.state);
+    assert.equal(storage.map.size, 0);
+    const store = new AttemptStore(storage, () => 'k');
+    store.current = structuredClone(attempt);
+    store.save({ status: 'error', cause: 'config', retryable: false });
+    assert.equal(storage.map.size, 0);
+  });
+
+  it('forgets a create the relay refused for good: it created nothing', () => {
+    const storage = memoryStorage();
+    const refused = { ...phases[0], state: { status: 'error', cause: 'create', retryable: false } };
+    storage.map.set('k', JSON.stringify(refused));
+    assert.equal(new AttemptStore(storage, () => 'k').load(), undefined);
+    assert.equal(storage.map.size, 0);
+  });
+
+  it('remembers which events an attempt fired, in storage too', () => {
+    const storage = memoryStorage();
+    const store = new AttemptStore(storage, () => 'k');
+    store.current = structuredClone({ ...attempt, fired: [] });
+    assert.equal(store.once('pay-paid', attempt.state), true);
+    assert.equal(store.once('pay-paid', attempt.state), false);
+    assert.deepEqual(new AttemptStore(storage, () => 'k').load()?.fired, ['pay-paid']);
   });
 
   it('keeps two checkouts apart by create URL and element id', () => {
@@ -52,14 +101,23 @@ describe('attempt store', () => {
 
   it('reads what it cannot trust as nothing: bad JSON, other versions, bad keys, bad states', () => {
     const storage = memoryStorage();
-    const store = new AttemptStore(storage, 'k');
+    const store = new AttemptStore(storage, () => 'k');
     for (const raw of [
       '{',
       'null',
       '[]',
-      JSON.stringify({ ...attempt, version: 2 }),
+      JSON.stringify({ ...attempt, version: 1 }),
       JSON.stringify({ ...attempt, idempotencyKey: 'short' }),
-      JSON.stringify({ ...attempt, state: 'done' }),
+      JSON.stringify({ ...attempt, state: 'requires_action' }),
+      JSON.stringify({ ...attempt, state: { status: 'done' } }),
+      JSON.stringify({ ...attempt, phase: 'done' }),
+      JSON.stringify({ ...attempt, phase: 'toString' }),
+      // A state its phase cannot be in, or an error of the other phase's cause.
+      JSON.stringify({ ...attempt, state: { status: 'paid' } }),
+      JSON.stringify({ ...attempt, state: { status: 'error', cause: 'create', retryable: true } }),
+      JSON.stringify({ ...attempt, phase: 'draft', state: { status: 'submitting' } }),
+      JSON.stringify({ ...attempt, lookupToken: undefined }),
+      JSON.stringify({ ...attempt, deadline: 'soon' }),
       JSON.stringify({ ...attempt, fired: 'pay-paid' }),
       JSON.stringify({ ...attempt, orderId: 42 }),
       JSON.stringify({ ...attempt, issuer: 'vodafone' }),
@@ -67,7 +125,7 @@ describe('attempt store', () => {
       storage.map.set('k', raw);
       assert.equal(store.load(), undefined, raw);
     }
-    assert.equal(isStoredAttempt(attempt), true);
+    for (const valid of phases) assert.equal(isStoredAttempt(valid), true, valid.phase);
   });
 
   it('degrades to no persistence when storage throws (private modes, sandboxed frames, quota)', () => {
@@ -82,11 +140,12 @@ describe('attempt store', () => {
         throw new DOMException('denied', 'SecurityError');
       },
     };
-    const store = new AttemptStore(throwing, 'k');
-    assert.doesNotThrow(() => store.save(attempt));
-    assert.equal(store.load(), undefined);
-    assert.doesNotThrow(() => store.clear());
-    assert.equal(new AttemptStore(undefined, 'k').load(), undefined);
+    const store = new AttemptStore(throwing, () => 'k');
+    store.current = attempt;
+    assert.doesNotThrow(() => store.save(attempt.state));
+    assert.equal(new AttemptStore(throwing, () => 'k').load(), undefined);
+    assert.doesNotThrow(() => store.forget());
+    assert.equal(new AttemptStore(undefined, () => 'k').load(), undefined);
   });
 
   it('makes idempotency keys the relay accepts, different every time, with or without randomUUID', () => {

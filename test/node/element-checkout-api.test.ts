@@ -6,12 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CheckoutRequestError, createOrder, lookupOrder } from '../../src/element/checkout-api.js';
 import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
-import { createCheckoutRelay, listen, type PricedLineItem } from '../../src/server/index.js';
+import { createCheckoutRelay, listen } from '../../src/server/index.js';
+import { CUSTOMER_NAME, priceAnyCart } from '../fixtures/checkout-data.js';
 import { type FaultPlan, type FaultProxy, startFaultProxy } from '../fixtures/fault-proxy.js';
-
-const priceCart = (): PricedLineItem[] => [
-  { type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } },
-];
 
 let phoneSuffix = 1000;
 /** A body for a fresh number, so orders can be counted per test. */
@@ -20,7 +17,7 @@ function body(): { body: string; local: string } {
   return {
     local,
     body: JSON.stringify({
-      customer_data: { name: 'Ama Mensah', phone_number: `+233${local.slice(1)}` },
+      customer_data: { name: CUSTOMER_NAME, phone_number: `+233${local.slice(1)}` },
       payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: local } },
       cart: null,
     }),
@@ -40,7 +37,7 @@ describe('checkout-api against the real relay and sandbox', () => {
     const relay = createCheckoutRelay({
       secretKey: SANDBOX_KEYS.secret,
       baseUrl: sandbox.url,
-      priceCart,
+      priceCart: priceAnyCart,
       lookupSecret: 'element-api-test-secret-0123456789',
       rateLimit: false,
       onEvent: () => undefined,

@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CREATE_RETRY_MAX_MS, parseRetryAfter } from '../../src/element/checkout-api.js';
-import { formatCountdown } from '../../src/element/countdown-controller.js';
 import { formatAmount } from '../../src/element/format-amount.js';
-import { FR_STRINGS } from '../../src/element/fr-strings.js';
 import { allowedIssuers, ISSUER_DISPLAY } from '../../src/element/issuers.js';
+import { EN_STRINGS } from '../../src/element/locale/en.js';
+import { FR_STRINGS } from '../../src/element/locale/fr.js';
+import {
+  builtInLocale,
+  loadStrings,
+  registerLazyLocale,
+  resolveStrings,
+} from '../../src/element/locale/loader.js';
+import { formatCountdown } from '../../src/element/pay-checkout.templates.js';
 import { clampPollInterval } from '../../src/element/poll-controller.js';
 import { containsSecretKey } from '../../src/element/secret-key-guard.js';
-import { builtInLocale, EN_STRINGS, loadStrings, resolveStrings } from '../../src/element/strings.js';
 import { equalJitterDelay } from '../../src/shared/backoff.js';
 import { ISSUERS } from '../../src/shared/service-contract.js';
 
@@ -84,7 +90,15 @@ describe('element helpers', () => {
     assert.equal(builtInLocale('en-GH'), 'en');
     assert.equal(builtInLocale('tw'), 'en');
     assert.equal(builtInLocale(undefined), 'en');
-    // French is fetched on first use; English stands in until it is here.
+    // Until an entry point registers French, a French checkout speaks English.
+    assert.equal(loadStrings('fr'), undefined);
+    assert.equal(resolveStrings('fr').formTitle, EN_STRINGS.formTitle);
+    // The npm entry's way: French is fetched on first use; English stands in until it is here.
+    let fetches = 0;
+    registerLazyLocale('fr', async () => {
+      fetches++;
+      return (await import('../../src/element/locale/fr.js')).FR_STRINGS;
+    });
     assert.equal(loadStrings('en-GH'), undefined);
     assert.equal(resolveStrings('fr').checkAgain, EN_STRINGS.checkAgain);
     const loading = loadStrings('fr-CI');
@@ -92,7 +106,18 @@ describe('element helpers', () => {
     assert.equal(loadStrings('fr'), loading, 'one download, however many checkouts ask');
     await loading;
     assert.equal(loadStrings('fr'), undefined);
+    assert.equal(fetches, 1);
     assert.equal(resolveStrings('fr', { formTitle: 'Payez' }).formTitle, 'Payez');
     assert.equal(resolveStrings('fr', { formTitle: 'Payez' }).checkAgain, FR_STRINGS.checkAgain);
+  });
+
+  it('speaks French at once where French is registered as texts, as the embed does', async () => {
+    // A fresh copy of the loader: the page of an embed, where nothing was fetched.
+    const loader = (await import(
+      `../../src/element/locale/loader.js?embed=${Date.now()}`
+    )) as typeof import('../../src/element/locale/loader.js');
+    loader.registerLocale('fr', FR_STRINGS);
+    assert.equal(loader.loadStrings('fr-CI'), undefined, 'nothing to wait for');
+    assert.equal(loader.resolveStrings('fr').formTitle, FR_STRINGS.formTitle);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The element's French texts. A module of their own, loaded the first time
- * a checkout speaks French (`strings.ts`), so English pages never download them.
+ * The element's French texts. A module of their own: the npm entry fetches
+ * it the first time a checkout speaks French, so English pages never
+ * download it; the embed bundles it (see `loader.ts`).
  */
 import type { PayCheckoutStrings } from './strings.js';
 

@@ -1,0 +1,47 @@
+/**
+ * The element's English texts, the default: they ship with the element, so
+ * an English checkout renders at once.
+ */
+import type { PayCheckoutStrings } from './strings.js';
+
+/** English, the default. */
+export const EN_STRINGS: PayCheckoutStrings = {
+  formTitle: 'Pay with mobile money',
+  amountLabel: 'Total',
+  nameLabel: 'Your name',
+  numberLabel: 'Mobile money number',
+  numberHint: 'For example 024 123 4567',
+  issuerLabel: 'Network',
+  issuerPlaceholder: 'Choose your network',
+  pay: (amount) => `Pay ${amount}`.trim(),
+  nameRequired: 'Enter your name.',
+  nameTooLong: (maxLength) => `Use at most ${maxLength} characters.`,
+  nameInvalid: 'The shop could not accept this name.',
+  numberRequired: 'Enter your mobile money number.',
+  numberInvalid: 'Enter a Ghana mobile money number, like 024 123 4567.',
+  issuerRequired: 'Choose your network.',
+  earlierRequestOpen: 'If the earlier request reaches the other phone, decline it there.',
+  submitting: 'Sending your payment request…',
+  requiresActionTitle: 'Approve the prompt on your phone',
+  requiresActionBody: (number, network) =>
+    `We sent a payment request${number ? ` to ${number}` : ''}${network ? ` (${network})` : ''}. Enter your PIN on the phone to approve it.`,
+  ussdFallback: (ussdCode) => `No prompt? Dial ${ussdCode} and approve it from your pending approvals.`,
+  timeLeft: (time) => `Time left: ${time}`,
+  useAnotherNumber: 'Use another number',
+  offline: 'You are offline. We will check as soon as you are back.',
+  connectionTrouble: 'Connection trouble. Still checking.',
+  paidTitle: 'Payment received',
+  paidBody: (amount) => `Thank you. You paid ${amount || 'in full'}.`,
+  orderLabel: 'Order',
+  failedTitle: 'Payment not completed',
+  failedReason: (reason) =>
+    `${{ failed: 'The payment was declined or failed.', cancelled: 'The payment was cancelled.', expired: 'The request expired before approval.' }[reason]} No money was taken.`,
+  tryAgain: 'Try again',
+  timeoutTitle: "We haven't heard back yet",
+  timeoutBody: 'Your payment may still go through, so do not pay again. Check again in a moment.',
+  checkAgain: 'Check again',
+  errorTitle: 'Something went wrong',
+  errorRetryable: 'We could not reach the payment service. Try again: you will not be charged twice.',
+  errorLookup: 'We could not check your payment. Do not pay again: contact the shop with your order number.',
+  errorConfiguration: 'This checkout is not set up correctly. Please contact the shop.',
+};

@@ -1,0 +1,64 @@
+/**
+ * The shape of the element's texts: every word it shows or announces. Types
+ * only; the texts are in `en.ts` and `fr.ts`, and `loader.ts` picks them.
+ */
+
+/** Why a payment ended without being paid, from its terminal status. */
+export type FailureReason = 'failed' | 'cancelled' | 'expired';
+
+/** The element's texts. Functions take the pieces they interpolate. */
+export interface PayCheckoutStrings {
+  /** Heading of the form. */
+  formTitle: string;
+  /** Label of the amount summary. */
+  amountLabel: string;
+  nameLabel: string;
+  numberLabel: string;
+  /** Under the number field: the accepted shapes. */
+  numberHint: string;
+  issuerLabel: string;
+  /** First option of the network list while none is chosen. */
+  issuerPlaceholder: string;
+  /** Submit button; `amount` is formatted, or '' when the page gave none. */
+  pay: (amount: string) => string;
+  nameRequired: string;
+  nameTooLong: (maxLength: number) => string;
+  /** The relay refused the name. */
+  nameInvalid: string;
+  numberRequired: string;
+  numberInvalid: string;
+  issuerRequired: string;
+  /** Shown on the form after "Use another number": the earlier prompt is still open. */
+  earlierRequestOpen: string;
+  /** Announced while the create is on its way. */
+  submitting: string;
+  requiresActionTitle: string;
+  /** `number` and `network` are '' when unknown (after `resume()`). */
+  requiresActionBody: (number: string, network: string) => string;
+  /** The network's fallback when no prompt arrives: the USSD code to dial. */
+  ussdFallback: (ussdCode: string, network: string) => string;
+  /** Time left to approve, `m:ss`. */
+  timeLeft: (time: string) => string;
+  useAnotherNumber: string;
+  offline: string;
+  connectionTrouble: string;
+  paidTitle: string;
+  paidBody: (amount: string) => string;
+  orderLabel: string;
+  failedTitle: string;
+  failedReason: (reason: FailureReason) => string;
+  tryAgain: string;
+  timeoutTitle: string;
+  timeoutBody: string;
+  checkAgain: string;
+  errorTitle: string;
+  /** A create that can be sent again with the same key: no double charge. */
+  errorRetryable: string;
+  /** An order exists but could not be read. */
+  errorLookup: string;
+  /** The page or the relay is set up wrongly: nothing the shopper can do. */
+  errorConfiguration: string;
+}
+
+/** The locales with texts of their own; any other tag gets English. */
+export type BuiltInLocale = 'en' | 'fr';

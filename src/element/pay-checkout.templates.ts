@@ -1,0 +1,242 @@
+/**
+ * What `<pay-checkout>` shows, as pure functions of a `CheckoutView`: the
+ * form while nothing is sent or the create is on its way, then one status
+ * panel per state. No state and no side effects here: the element builds the
+ * view, these functions render it. Their indentation is for reading; the
+ * build strips it (scripts/minify-templates.mjs).
+ */
+import { html, nothing, type TemplateResult } from 'lit';
+import { CUSTOMER_NAME_MAX_LENGTH, type Issuer } from '../shared/service-contract.js';
+import type { StoredAttempt } from './checkout-attempt.js';
+import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-form.js';
+import type { CheckoutFormController } from './checkout-form-controller.js';
+import type { CheckoutState, ErrorState } from './checkout-machine.js';
+import type { CheckoutSession } from './checkout-session.js';
+import { formatAmount } from './format-amount.js';
+import { ISSUER_DISPLAY } from './issuers.js';
+import type { FailureReason, PayCheckoutStrings } from './locale/strings.js';
+
+/** Everything a render needs: the element's settings, the session's state and the form's. */
+export interface CheckoutView {
+  text: PayCheckoutStrings;
+  /** The locale the texts and amounts are in. */
+  locale: string;
+  session: Pick<CheckoutSession, 'state' | 'attempt' | 'connection' | 'secondsLeft'>;
+  form: Pick<CheckoutFormController, 'values' | 'errors' | 'onInput' | 'onBlur'>;
+  /** The amount the page shows now, formatted; '' when it gave none. */
+  amount: string;
+  /** The networks offered. */
+  issuers: Issuer[];
+  disabled: boolean;
+  /** Set after "Use another number": the earlier prompt may still reach the old phone. */
+  earlierRequestOpen: boolean;
+  onSubmit(event: SubmitEvent): void;
+  onUseAnotherNumber(): void;
+  /** "Try again" after `failed`: a new attempt. */
+  onStartOver(): void;
+  /** "Try again" in `error`: whatever the error allows. */
+  onRetry(): void;
+  onCheckAgain(): void;
+}
+
+/** The whole shadow tree: the live region and the current screen. */
+export function renderCheckout(view: CheckoutView): TemplateResult {
+  return html`
+    <div lang=${view.locale}>
+      <div class="visually-hidden" role="status" aria-live="polite">${titleOf(view.session.state.status, view.text)}</div>
+      ${renderScreen(view)}
+    </div>
+  `;
+}
+
+/** Each state's heading, which the live region also announces; for `submitting`, what is under way. */
+export function titleOf(state: CheckoutState, text: PayCheckoutStrings): string {
+  return {
+    idle: '',
+    submitting: text.submitting,
+    requires_action: text.requiresActionTitle,
+    paid: text.paidTitle,
+    failed: text.failedTitle,
+    timeout: text.timeoutTitle,
+    error: text.errorTitle,
+  }[state];
+}
+
+/** The form while nothing is sent or the create is on its way; a status panel with a heading after. */
+function renderScreen(view: CheckoutView): TemplateResult {
+  const { status } = view.session.state;
+  if (status === 'idle' || status === 'submitting') return renderForm(view);
+  return html`
+    <div class="status state-${status}" part="status">
+      <h2 tabindex="-1" data-heading>${titleOf(status, view.text)}</h2>
+      ${renderStatusBody(view)}
+    </div>
+  `;
+}
+
+function renderForm(view: CheckoutView): TemplateResult {
+  const { text, amount, form } = view;
+  const { values, errors } = form;
+  const submitting = view.session.state.status === 'submitting';
+  return html`
+    <form part="form" novalidate aria-labelledby="heading" @submit=${view.onSubmit}>
+      <h2 id="heading" tabindex="-1" data-heading>${text.formTitle}</h2>
+      ${amount ? html`<p class="amount" part="amount"><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
+      ${view.earlierRequestOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
+      <fieldset ?disabled=${view.disabled}>
+        ${renderInput(view, 'customer_name', submitting)}
+        ${renderInput(view, 'number', submitting)}
+        <div class="field" part="field">
+          <label part="label" for="issuer">${text.issuerLabel}</label>
+          <select
+            part="input issuer"
+            id="issuer"
+            name="issuer"
+            required
+            ?disabled=${submitting}
+            aria-invalid=${!!errors.issuer}
+            aria-describedby="issuer-error"
+            @change=${form.onInput}
+          >
+            <option value="" ?selected=${!values.issuer}>${text.issuerPlaceholder}</option>
+            ${view.issuers.map(
+              (issuer) => html`
+                <option value=${issuer} ?selected=${values.issuer === issuer}>${ISSUER_DISPLAY[issuer].name}</option>
+              `,
+            )}
+          </select>
+          ${renderFieldError(text, errors, 'issuer')}
+        </div>
+        <button part="submit" type="submit" aria-busy=${submitting} aria-disabled=${submitting}>
+          ${submitting ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${text.pay(amount)}
+        </button>
+      </fieldset>
+    </form>
+  `;
+}
+
+function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'number', readonly: boolean) {
+  const isNumber = name === 'number';
+  return html`
+    <div class="field" part="field">
+      <label part="label" for=${name}>${isNumber ? text.numberLabel : text.nameLabel}</label>
+      <input
+        part="input"
+        id=${name}
+        name=${name}
+        required
+        type=${isNumber ? 'tel' : 'text'}
+        inputmode=${isNumber ? 'tel' : nothing}
+        autocomplete=${isNumber ? 'tel' : 'name'}
+        .value=${form.values[name]}
+        ?readonly=${readonly}
+        aria-invalid=${!!form.errors[name]}
+        aria-describedby=${isNumber ? 'number-hint number-error' : `${name}-error`}
+        @input=${form.onInput}
+        @blur=${form.onBlur}
+      />
+      ${isNumber ? html`<p id="number-hint" class="hint">${text.numberHint}</p>` : nothing}
+      ${renderFieldError(text, form.errors, name)}
+    </div>
+  `;
+}
+
+function renderFieldError(text: PayCheckoutStrings, errors: FieldErrors, name: FieldName): TemplateResult {
+  const error = errors[name];
+  const message = !error
+    ? ''
+    : error === 'nameTooLong'
+      ? text.nameTooLong(CUSTOMER_NAME_MAX_LENGTH)
+      : text[error];
+  return html`<p id="${name}-error" class="error" part="error">${message}</p>`;
+}
+
+/** What a state after the form says under its heading. */
+function renderStatusBody(view: CheckoutView): TemplateResult {
+  const { text } = view;
+  const { state, attempt } = view.session;
+  switch (state.status) {
+    case 'requires_action':
+      return renderRequiresAction(view);
+    case 'paid': {
+      const amount = formatAmount(attempt?.amount, attempt?.currency || 'ghs', view.locale);
+      return html`<p>${text.paidBody(amount)}</p>${renderOrder(view, amount)}`;
+    }
+    case 'failed':
+      return html`
+        <p>${text.failedReason(failureReason(attempt))}</p>
+        ${renderButton(text.tryAgain, view.onStartOver)}
+      `;
+    case 'timeout':
+      return html`
+        <p>${text.timeoutBody}</p>
+        ${renderOrder(view)}${renderButton(text.checkAgain, view.onCheckAgain)}
+      `;
+    case 'error':
+      return renderError(view, state);
+    default:
+      throw new Error(`<pay-checkout> cannot render the state ${state.status}.`);
+  }
+}
+
+function renderRequiresAction({ session, text, onUseAnotherNumber }: CheckoutView): TemplateResult {
+  const { attempt, connection } = session;
+  const { issuer, localNumber } = attempt?.phase === 'created' ? attempt : {};
+  const network = issuer && ISSUER_DISPLAY[issuer];
+  return html`
+    <p>${text.requiresActionBody(localNumber ? formatLocalNumber(localNumber) : '', network ? network.name : '')}</p>
+    ${network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing}
+    <p class="countdown" role="timer">${text.timeLeft(formatCountdown(session.secondsLeft))}</p>
+    ${connection === 'ok' ? nothing : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
+    ${renderButton(text.useAnotherNumber, onUseAnotherNumber, true)}
+  `;
+}
+
+/**
+ * One screen per cause: a refusal offers nothing to press; an order that
+ * exists is only ever checked again; a create is sent again under the same
+ * key when that may work, else the shopper starts over.
+ */
+function renderError(view: CheckoutView, { cause, retryable }: ErrorState): TemplateResult {
+  const { text } = view;
+  const lookup = cause === 'lookup';
+  const message = lookup ? text.errorLookup : retryable ? text.errorRetryable : text.errorConfiguration;
+  const action =
+    cause === 'config'
+      ? nothing
+      : lookup
+        ? renderButton(text.checkAgain, view.onCheckAgain)
+        : renderButton(text.tryAgain, view.onRetry);
+  return html`
+    <p part="error">${message}</p>
+    ${lookup ? renderOrder(view) : nothing}${action}
+  `;
+}
+
+function renderOrder({ session: { attempt }, text }: CheckoutView, amount = ''): TemplateResult {
+  return html`
+    <dl>
+      <dt>${text.orderLabel}</dt>
+      <dd>${attempt?.phase === 'draft' ? '' : attempt?.orderId}</dd>
+      ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+    </dl>
+  `;
+}
+
+function renderButton(label: string, onClick: () => void, secondary = false): TemplateResult {
+  return html`
+    <button class=${secondary ? 'secondary' : ''} part="action" type="button" @click=${onClick}>${label}</button>
+  `;
+}
+
+/** The reason a terminal failure status gives the shopper. */
+function failureReason(attempt: StoredAttempt | undefined): FailureReason {
+  const status = attempt?.phase === 'settled' ? attempt.paymentStatus : '';
+  return status === 'cancelled' || status === 'expired' ? status : 'failed';
+}
+
+/** `m:ss`, as the countdown shows it. */
+export function formatCountdown(seconds: number): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
+}

@@ -1,0 +1,69 @@
+/**
+ * What a checkout session needs from its element, and how it reports back:
+ * the element implements `CheckoutSessionHost`, tests implement it with a
+ * recorder. Kept apart from the session so the contract between the two
+ * reads on one page.
+ */
+import type { AttemptStorage } from './attempt-store.js';
+import type { FieldName } from './checkout-form.js';
+import type { CheckoutState } from './checkout-machine.js';
+import type { Clock } from './clock.js';
+import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
+import type { PageSignals } from './page-signals.js';
+
+/** `poll-timeout` when the attribute is missing or not a positive number: about five minutes to approve. */
+export const POLL_TIMEOUT_DEFAULT_MS = 360_000;
+
+/** Why the checkout refuses to work: a configuration the shopper cannot fix. */
+export type Refusal = 'secret_key_exposed' | 'missing_url' | 'invalid_cart';
+
+/** What `pay-error` says for each refusal: for the page's developer, never showing a key. */
+export const REFUSAL_MESSAGES: Record<Refusal, string> = {
+  secret_key_exposed: 'A secret key was given to <pay-checkout>: remove it from the page and rotate it.',
+  missing_url: 'create-url and lookup-url are required.',
+  invalid_cart: 'cart is not JSON.',
+};
+
+/** The element's settings the session reads, each time it needs them. */
+export interface CheckoutSettings {
+  createUrl: string;
+  lookupUrl: string;
+  /** `poll-interval`, ms; clamped by the poller. */
+  pollInterval: number;
+  /** `poll-timeout`, ms; POLL_TIMEOUT_DEFAULT_MS when not a positive number. */
+  pollTimeout: number;
+  /** Kept with the attempt for its receipt. */
+  amount: number | undefined;
+  currency: string;
+}
+
+/** How the session reports to its element. */
+export interface CheckoutSessionHost {
+  /** Dispatches a contract event; false when a listener cancelled it (`pay-submit`). */
+  dispatch<Name extends PayCheckoutEventName>(name: Name, detail: PayCheckoutEventDetails[Name]): boolean;
+  /** The state changed from `previous`; `pay-state-change` follows at once. */
+  stateChanged(previous: CheckoutState): void;
+  /** Something else the view shows changed: the connection, the time left, the state's context. */
+  requestUpdate(): void;
+  /** The relay refused a field (`400` with `param`): the session is back in `idle`, nothing was created. */
+  fieldRefused(field: FieldName): void;
+}
+
+/** What a session runs on; the browser's own by default, fakes in tests. */
+export interface CheckoutSessionOptions {
+  page: PageSignals;
+  /** Where attempts are kept (`sessionStorage`); undefined keeps nothing. */
+  storage?: AttemptStorage | undefined;
+  /** The attempt's key in `storage`, read at each use; undefined keeps nothing (`persist="none"`). */
+  storageKey(): string | undefined;
+  clock?: Clock;
+  /** Looked up at call time when not given, so a page may wrap `fetch` later. */
+  fetch?: typeof fetch;
+  /** Automatic create retries; CREATE_RETRIES by default. */
+  createRetries?: number;
+}
+
+/** Milliseconds to wait for the payer: `poll-timeout`, or the default when it is not a positive number. */
+export function pollTimeoutMs(pollTimeout: number): number {
+  return Number.isFinite(pollTimeout) && pollTimeout > 0 ? pollTimeout : POLL_TIMEOUT_DEFAULT_MS;
+}

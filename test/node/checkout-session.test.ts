@@ -1,0 +1,593 @@
+/**
+ * CheckoutSession in Node, without a DOM: a scripted relay behind an injected
+ * `fetch`, storage in a map and a clock the test moves. Each test reads as
+ * one shopper's attempt; the event log is the contract's (§2).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AttemptStorage } from '../../src/element/attempt-store.js';
+import type { StoredAttempt } from '../../src/element/checkout-attempt.js';
+import type { FieldName } from '../../src/element/checkout-form.js';
+import type { CheckoutState } from '../../src/element/checkout-machine.js';
+import { CheckoutSession } from '../../src/element/checkout-session.js';
+import type { Clock } from '../../src/element/clock.js';
+import type { PayCheckoutEventDetails, PayCheckoutEventName } from '../../src/element/events.js';
+import type { PageSignals } from '../../src/element/page-signals.js';
+import type { CheckoutSettings } from '../../src/element/session-host.js';
+import type { CheckoutIntent } from '../../src/shared/wire.js';
+import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
+
+const CREATE_URL = 'https://shop.example/api/checkout/orders';
+const LOOKUP_URL = 'https://shop.example/api/checkout/lookup';
+const STORAGE_KEY = 'pay-checkout::/api/checkout/orders';
+const ORDER_ID = 'or_session_1';
+const TOKEN = 'lookup-token-1';
+
+/** Timers on a clock that only moves when the test says so. */
+class ManualClock implements Clock {
+  time = 1_700_000_000_000;
+  readonly #timers = new Map<number, { at: number; callback: () => void }>();
+  #next = 1;
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = this.#next++;
+    this.#timers.set(id, { at: this.time + ms, callback });
+    return id;
+  }
+
+  clearTimeout(timer: unknown): void {
+    this.#timers.delete(timer as number);
+  }
+
+  get pending(): number {
+    return this.#timers.size;
+  }
+
+  /** Moves time on by `ms`, running each timer that comes due, and lets the promises it starts settle. */
+  async advance(ms: number): Promise<void> {
+    const end = this.time + ms;
+    for (;;) {
+      const due = [...this.#timers]
+        .filter(([, timer]) => timer.at <= end)
+        .sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.#timers.delete(due[0]);
+      this.time = Math.max(this.time, due[1].at);
+      due[1].callback();
+      await settle();
+    }
+    this.time = end;
+    await settle();
+  }
+}
+
+/** Lets pending promises (the scripted relay's answers) run. */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A page whose visibility and connectivity the test sets. */
+class FakePage implements PageSignals {
+  isHidden = false;
+  isOnline = true;
+  readonly listeners = new Set<() => void>();
+
+  hidden(): boolean {
+    return this.isHidden;
+  }
+
+  online(): boolean {
+    return this.isOnline;
+  }
+
+  watch(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  set(change: { hidden?: boolean; online?: boolean }): void {
+    this.isHidden = change.hidden ?? this.isHidden;
+    this.isOnline = change.online ?? this.isOnline;
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+/** One relay answer: a status and a JSON body. */
+type Answer = { status: number; body: unknown };
+
+/** The merchant's relay as the element sees it: answers scripted per call, every request recorded. */
+class ScriptedRelay {
+  readonly creates: { idempotencyKey: string | null; body: string }[] = [];
+  lookups = 0;
+  /** Answers for the next creates, in order; then the order is created. */
+  createAnswers: Answer[] = [];
+  /** The payment status lookups report; or an error answer. */
+  lookupAnswer: Answer | string = 'requires_action';
+
+  readonly fetch = (async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = String(input);
+    const headers = new Headers(init?.headers);
+    if (url === CREATE_URL) {
+      this.creates.push({ idempotencyKey: headers.get('Idempotency-Key'), body: String(init?.body) });
+      const answer = this.createAnswers.shift() ?? { status: 200, body: this.#created() };
+      return json(answer);
+    }
+    this.lookups++;
+    const answer = this.lookupAnswer;
+    if (typeof answer !== 'string') return json(answer);
+    return json({ status: 200, body: { order: order(answer) } });
+  }) as typeof fetch;
+
+  #created(): unknown {
+    return { order: order('requires_action'), lookup_token: TOKEN };
+  }
+}
+
+function order(paymentStatus: string) {
+  return {
+    id: ORDER_ID,
+    status: paymentStatus === 'paid' ? 'completed' : 'requires_payment',
+    ...(paymentStatus === 'paid' ? { completed_at: '2026-11-23T06:00:00Z' } : {}),
+    payment: { status: paymentStatus },
+  };
+}
+
+function json({ status, body }: Answer): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+function relayError(status: number, code: string, param?: string): Answer {
+  return { status, body: { error: { code, message: `The relay says ${code}.`, type: 'api_error', param } } };
+}
+
+function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  return {
+    map,
+    getItem: (key) => map.get(key) ?? null,
+    setItem: (key, value) => void map.set(key, value),
+    removeItem: (key) => void map.delete(key),
+  };
+}
+
+const intent = checkoutIntent({ cart: null }) as unknown as CheckoutIntent;
+
+/** A session as an element holds it after its first update, with everything it reports written down. */
+function checkout(
+  options: {
+    relay?: ScriptedRelay;
+    storage?: ReturnType<typeof memoryStorage>;
+    clock?: ManualClock;
+    page?: FakePage;
+    settings?: Partial<CheckoutSettings>;
+  } = {},
+) {
+  const relay = options.relay ?? new ScriptedRelay();
+  const storage = options.storage ?? memoryStorage();
+  const clock = options.clock ?? new ManualClock();
+  const page = options.page ?? new FakePage();
+  const settings: CheckoutSettings = {
+    createUrl: CREATE_URL,
+    lookupUrl: LOOKUP_URL,
+    pollInterval: 3_000,
+    pollTimeout: 60_000,
+    amount: 5_000,
+    currency: 'ghs',
+    ...options.settings,
+  };
+  const events: { name: PayCheckoutEventName; detail: unknown }[] = [];
+  const refused: FieldName[] = [];
+  let cancelSubmit = false;
+  const session = new CheckoutSession(
+    settings,
+    {
+      dispatch<Name extends PayCheckoutEventName>(name: Name, detail: PayCheckoutEventDetails[Name]) {
+        events.push({ name, detail });
+        return !(name === 'pay-submit' && cancelSubmit);
+      },
+      stateChanged: () => undefined,
+      requestUpdate: () => undefined,
+      fieldRefused: (field) => void refused.push(field),
+    },
+    { page, storage, storageKey: () => STORAGE_KEY, clock, fetch: relay.fetch, createRetries: 0 },
+  );
+  // As the element's first update does: pick up a stored attempt, then carry on with it.
+  session.restore();
+  session.carryOn();
+  return {
+    session,
+    relay,
+    storage,
+    clock,
+    page,
+    events,
+    refused,
+    cancelNextSubmit: () => {
+      cancelSubmit = true;
+    },
+    /** The contract events fired so far, `pay-state-change` aside. */
+    get fired(): PayCheckoutEventName[] {
+      return events.map((event) => event.name).filter((name) => name !== 'pay-state-change');
+    },
+    /** The states `pay-state-change` went through. */
+    get states(): CheckoutState[] {
+      return events
+        .filter((event) => event.name === 'pay-state-change')
+        .map((event) => (event.detail as { state: CheckoutState }).state);
+    },
+    get stored(): StoredAttempt | undefined {
+      const raw = storage.map.get(STORAGE_KEY);
+      return raw ? (JSON.parse(raw) as StoredAttempt) : undefined;
+    },
+    /** Sends the form and lets the create come back. */
+    async submit(): Promise<void> {
+      await session.submit(() => intent);
+      await settle();
+    },
+  };
+}
+
+/** A reload: a new session on the same storage, relay and clock, as the element's first update makes it. */
+function reload(previous: ReturnType<typeof checkout>) {
+  previous.session.hostDisconnected();
+  return checkout({ relay: previous.relay, storage: previous.storage, clock: previous.clock });
+}
+
+describe('CheckoutSession', () => {
+  it('creates once, waits for the payer, and ends paid: each event once, in order', async () => {
+    const shop = checkout();
+    await shop.submit();
+    assert.equal(shop.session.state.status, 'requires_action');
+    assert.equal(shop.relay.creates.length, 1);
+    assert.equal(shop.relay.lookups, 1, 'one lookup as soon as the order exists');
+    assert.equal(shop.session.secondsLeft, 60);
+    await shop.clock.advance(3_000);
+    assert.equal(shop.relay.lookups, 2);
+    shop.relay.lookupAnswer = 'paid';
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'paid');
+    assert.deepEqual(shop.fired, ['pay-submit', 'pay-created', 'pay-requires-action', 'pay-paid']);
+    assert.deepEqual(shop.states, ['submitting', 'requires_action', 'paid']);
+    assert.equal(shop.clock.pending, 0, 'no timer left after paid');
+    await shop.clock.advance(60_000);
+    assert.equal(shop.relay.lookups, 3, 'no lookup after paid');
+    assert.equal(shop.stored?.phase, 'settled');
+    assert.deepEqual(shop.stored?.state, { status: 'paid' });
+  });
+
+  it('sends the very intent it was given, under one idempotency key, and keeps no name once the order exists', async () => {
+    const shop = checkout();
+    await shop.session.submit(() => intent);
+    const [create] = shop.relay.creates;
+    assert.deepEqual(JSON.parse(String(create?.body)), intent);
+    assert.match(String(create?.idempotencyKey), /^[A-Za-z0-9_-]{16,255}$/);
+    await settle();
+    assert.equal(shop.stored?.phase, 'created');
+    assert.equal(JSON.stringify(shop.stored).includes(LOCAL_NUMBER), true, 'the number stays for the screen');
+    assert.equal(JSON.stringify(shop.stored).includes('Ama Mensah'), false, 'the body is gone');
+  });
+
+  it('ends failed on a declined payment, and stops polling', async () => {
+    const shop = checkout();
+    await shop.submit();
+    shop.relay.lookupAnswer = 'failed';
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'failed');
+    assert.deepEqual(shop.events.find((event) => event.name === 'pay-failed')?.detail, {
+      orderId: ORDER_ID,
+      paymentStatus: 'failed',
+    });
+    assert.equal(shop.clock.pending, 0);
+  });
+
+  it('times out without failing, and "Check again" polls the same order: never a new create', async () => {
+    const shop = checkout();
+    await shop.submit();
+    await shop.clock.advance(60_000);
+    assert.equal(shop.session.state.status, 'timeout');
+    assert.equal(shop.session.secondsLeft, 0);
+    assert.deepEqual(shop.fired.slice(-1), ['pay-timeout']);
+    assert.equal(shop.clock.pending, 0);
+    shop.session.checkAgain();
+    assert.equal(shop.session.state.status, 'requires_action');
+    assert.equal(shop.session.secondsLeft, 60, 'another poll-timeout');
+    await settle();
+    shop.relay.lookupAnswer = 'paid';
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'paid');
+    assert.equal(shop.relay.creates.length, 1);
+    assert.equal(shop.fired.filter((name) => name === 'pay-requires-action').length, 1);
+    assert.equal(shop.fired.filter((name) => name === 'pay-timeout').length, 1);
+  });
+
+  it('retries a retryable create error with the same idempotency key: one order', async () => {
+    const relay = new ScriptedRelay();
+    relay.createAnswers = [relayError(503, 'service_unavailable')];
+    const shop = checkout({ relay });
+    await shop.submit();
+    assert.deepEqual(shop.session.state, { status: 'error', cause: 'create', retryable: true });
+    assert.deepEqual(shop.events.find((event) => event.name === 'pay-error')?.detail, {
+      code: 'service_unavailable',
+      message: 'The relay says service_unavailable.',
+      retryable: true,
+    });
+    // "Try again".
+    await shop.submit();
+    assert.equal(shop.session.state.status, 'requires_action');
+    const [first, second] = relay.creates;
+    assert.equal(relay.creates.length, 2);
+    assert.equal(second?.idempotencyKey, first?.idempotencyKey);
+    assert.equal(second?.body, first?.body);
+    assert.equal(shop.fired.filter((name) => name === 'pay-submit').length, 1);
+  });
+
+  it('starts over with a new key after a create the relay refused for good', async () => {
+    const relay = new ScriptedRelay();
+    relay.createAnswers = [relayError(422, 'idempotency_key_reused')];
+    const shop = checkout({ relay });
+    await shop.submit();
+    assert.deepEqual(shop.session.state, { status: 'error', cause: 'create', retryable: false });
+    await shop.session.submit(() => intent);
+    assert.equal(shop.session.state.status, 'idle', '"Try again" gives a fresh form');
+    assert.equal(shop.stored, undefined);
+    await shop.submit();
+    assert.notEqual(relay.creates[1]?.idempotencyKey, relay.creates[0]?.idempotencyKey);
+  });
+
+  it('goes back to the form on a refused field (400 with param), forgetting the key', async () => {
+    const relay = new ScriptedRelay();
+    relay.createAnswers = [relayError(400, 'invalid_request', 'customer_data.name')];
+    const shop = checkout({ relay });
+    await shop.submit();
+    assert.equal(shop.session.state.status, 'idle');
+    assert.deepEqual(shop.refused, ['customer_name']);
+    assert.equal(shop.stored, undefined);
+    assert.equal(shop.fired.includes('pay-error'), false);
+  });
+
+  it('is a lookup error when the relay refuses the token (403): the order is kept and checked again', async () => {
+    const relay = new ScriptedRelay();
+    relay.lookupAnswer = relayError(403, 'permission_denied');
+    const shop = checkout({ relay });
+    await shop.submit();
+    assert.deepEqual(shop.session.state, { status: 'error', cause: 'lookup', retryable: false });
+    assert.deepEqual(shop.events.find((event) => event.name === 'pay-error')?.detail, {
+      code: 'permission_denied',
+      message: 'The relay says permission_denied.',
+      retryable: false,
+    });
+    assert.equal(shop.stored?.phase, 'created');
+    assert.equal(shop.clock.pending, 0);
+    relay.lookupAnswer = 'paid';
+    shop.session.checkAgain();
+    await settle();
+    assert.equal(shop.session.state.status, 'paid');
+    assert.equal(relay.creates.length, 1);
+  });
+
+  it('never takes a lookup that answers for another order as its own: it keeps asking', async () => {
+    const relay = new ScriptedRelay();
+    relay.lookupAnswer = { status: 200, body: { order: { ...order('paid'), id: 'or_someone_else' } } };
+    const shop = checkout({ relay });
+    await shop.submit();
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'requires_action');
+    assert.equal(relay.lookups, 2, 'polling goes on');
+    assert.equal(shop.fired.includes('pay-paid'), false);
+    relay.lookupAnswer = 'paid';
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'paid');
+  });
+
+  it('backs off while lookups fail for a while (5xx), and carries on', async () => {
+    const relay = new ScriptedRelay();
+    const shop = checkout({ relay });
+    await shop.submit();
+    relay.lookupAnswer = relayError(503, 'service_unavailable');
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.connection, 'trouble');
+    assert.equal(shop.session.state.status, 'requires_action');
+    relay.lookupAnswer = 'requires_action';
+    await shop.clock.advance(6_000);
+    assert.equal(shop.session.connection, 'ok');
+  });
+
+  it('refuses to work when misconfigured, says so once, and sends nothing', async () => {
+    const shop = checkout({ settings: { lookupUrl: '' } });
+    await shop.submit();
+    assert.deepEqual(shop.session.state, { status: 'error', cause: 'config', retryable: false });
+    await shop.submit();
+    shop.session.resume({ orderId: ORDER_ID, lookupToken: TOKEN });
+    assert.deepEqual(shop.fired, ['pay-error']);
+    assert.equal(shop.relay.creates.length + shop.relay.lookups, 0);
+    // A cart that is not JSON is refused the same way, once more for its own reason.
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const other = checkout();
+    await other.session.submit(() => ({ ...intent, cart: cyclic }));
+    assert.deepEqual(other.events.map((event) => (event.detail as { code?: string }).code).filter(Boolean), [
+      'invalid_cart',
+    ]);
+    other.session.refuse('secret_key_exposed');
+    other.session.refuse('secret_key_exposed');
+    assert.equal(other.fired.filter((name) => name === 'pay-error').length, 2);
+  });
+
+  it('sends nothing when pay-submit is cancelled, and ignores submits while one is in flight', async () => {
+    const shop = checkout();
+    shop.cancelNextSubmit();
+    await shop.submit();
+    assert.equal(shop.session.state.status, 'idle');
+    assert.equal(shop.relay.creates.length, 0);
+    const fresh = checkout();
+    const first = fresh.session.submit(() => intent);
+    await fresh.session.submit(() => intent);
+    assert.equal(fresh.session.restart(), false, 'no new attempt while a create is in flight');
+    await first;
+    await settle();
+    assert.equal(fresh.relay.creates.length, 1);
+  });
+
+  it('resumes a draft after a reload: the same create, under the same key, without pay-submit', async () => {
+    const relay = new ScriptedRelay();
+    const shop = checkout({ relay });
+    // The page reloads while the create is in flight: its answer never reaches the old page.
+    const sending = shop.session.submit(() => intent);
+    const reloaded = reload(shop);
+    await sending;
+    await settle();
+    assert.equal(reloaded.session.state.status, 'requires_action');
+    assert.equal(relay.creates.length, 2);
+    assert.equal(relay.creates[1]?.idempotencyKey, relay.creates[0]?.idempotencyKey);
+    assert.deepEqual(reloaded.fired, ['pay-created', 'pay-requires-action']);
+  });
+
+  it('shows a failed create again after a reload, and retries it under the same key', async () => {
+    const relay = new ScriptedRelay();
+    relay.createAnswers = [relayError(503, 'service_unavailable')];
+    const shop = checkout({ relay });
+    await shop.submit();
+    const reloaded = reload(shop);
+    assert.deepEqual(reloaded.session.state, { status: 'error', cause: 'create', retryable: true });
+    assert.equal(reloaded.session.attempt?.phase, 'draft');
+    assert.equal(relay.creates.length, 1, 'nothing sent until the shopper tries again');
+    await reloaded.submit();
+    assert.equal(relay.creates[1]?.idempotencyKey, relay.creates[0]?.idempotencyKey);
+    assert.deepEqual(reloaded.fired, ['pay-created', 'pay-requires-action']);
+  });
+
+  it('polls a created order again after a reload, without firing its events twice', async () => {
+    const shop = checkout();
+    await shop.submit();
+    const reloaded = reload(shop);
+    assert.equal(reloaded.session.state.status, 'requires_action');
+    await settle();
+    assert.equal(shop.relay.lookups, 2, 'a lookup at once after the reload');
+    shop.relay.lookupAnswer = 'paid';
+    await reloaded.clock.advance(3_000);
+    assert.equal(reloaded.session.state.status, 'paid');
+    assert.deepEqual(reloaded.fired, ['pay-paid']);
+  });
+
+  it('shows a settled attempt again after a reload, with no request and no event', async () => {
+    const relay = new ScriptedRelay();
+    relay.lookupAnswer = 'paid';
+    const shop = checkout({ relay });
+    await shop.submit();
+    assert.equal(shop.session.state.status, 'paid');
+    const requests = relay.creates.length + relay.lookups;
+    const reloaded = reload(shop);
+    await settle();
+    assert.equal(reloaded.session.state.status, 'paid');
+    assert.equal(reloaded.session.attempt?.phase, 'settled');
+    assert.equal(relay.creates.length + relay.lookups, requests);
+    assert.deepEqual(reloaded.events, []);
+    assert.equal(reloaded.session.restart(), true);
+    assert.equal(reloaded.stored, undefined, 'a new attempt forgets the old one');
+  });
+
+  it('forgets a create the relay refused for good on reload: a fresh form', () => {
+    const storage = memoryStorage();
+    const refusedDraft = {
+      version: 2,
+      phase: 'draft',
+      idempotencyKey: 'f3b0c6a2-5d0e-4e55-9a1f-6c2d3b4a5e6f',
+      startedAt: 1,
+      fired: ['pay-submit', 'pay-error'],
+      state: { status: 'error', cause: 'create', retryable: false },
+      body: JSON.stringify(intent),
+      issuer: 'mtn',
+      localNumber: LOCAL_NUMBER,
+    };
+    storage.map.set(STORAGE_KEY, JSON.stringify(refusedDraft));
+    const shop = checkout({ storage });
+    assert.equal(shop.session.state.status, 'idle');
+    assert.equal(storage.map.size, 0);
+  });
+
+  it('follows an order created elsewhere with resume(), and rejects a malformed one', async () => {
+    const shop = checkout();
+    assert.throws(() => shop.session.resume({ orderId: 'nope', lookupToken: TOKEN }), TypeError);
+    shop.session.resume({ orderId: ORDER_ID, lookupToken: TOKEN });
+    await settle();
+    assert.equal(shop.session.state.status, 'requires_action');
+    assert.deepEqual(shop.fired, ['pay-requires-action']);
+    assert.equal(shop.relay.creates.length, 0);
+    assert.equal(shop.relay.lookups, 1);
+  });
+
+  it('pauses polling while the page is hidden or offline, and looks at once when it is back', async () => {
+    const shop = checkout();
+    await shop.submit();
+    shop.page.set({ hidden: true });
+    await shop.clock.advance(30_000);
+    assert.equal(shop.relay.lookups, 1);
+    assert.equal(shop.clock.pending, 1, 'the countdown only');
+    shop.page.set({ hidden: false });
+    await settle();
+    assert.equal(shop.relay.lookups, 2);
+    shop.page.set({ online: false });
+    assert.equal(shop.session.connection, 'offline');
+    await shop.clock.advance(30_000);
+    assert.equal(shop.relay.lookups, 2);
+    shop.page.set({ online: true });
+    await settle();
+    assert.equal(shop.relay.lookups, 3);
+  });
+
+  it('stops everything when taken off the page, and carries on when put back', async () => {
+    const shop = checkout();
+    await shop.submit();
+    shop.session.hostDisconnected();
+    assert.equal(shop.clock.pending, 0);
+    assert.equal(shop.page.listeners.size, 0);
+    await shop.clock.advance(30_000);
+    assert.equal(shop.relay.lookups, 1);
+    shop.session.hostConnected();
+    await settle();
+    assert.equal(shop.relay.lookups, 2);
+    assert.equal(shop.fired.filter((name) => name === 'pay-requires-action').length, 1);
+  });
+
+  it('keeps nothing without a storage key (persist="none")', async () => {
+    const storage = memoryStorage();
+    const relay = new ScriptedRelay();
+    const settings = { createUrl: CREATE_URL };
+    const shop = checkout({ storage, relay, settings });
+    await shop.submit();
+    assert.equal(shop.session.state.status, 'requires_action');
+    const none = new CheckoutSession(
+      {
+        ...settings,
+        lookupUrl: LOOKUP_URL,
+        pollInterval: 3000,
+        pollTimeout: 0,
+        amount: undefined,
+        currency: 'ghs',
+      },
+      {
+        dispatch: () => true,
+        stateChanged: () => undefined,
+        requestUpdate: () => undefined,
+        fieldRefused: () => undefined,
+      },
+      {
+        page: new FakePage(),
+        storage: memoryStorage(),
+        storageKey: () => undefined,
+        fetch: relay.fetch,
+        clock: new ManualClock(),
+      },
+    );
+    await none.submit(() => intent);
+    await settle();
+    assert.equal(none.state.status, 'requires_action');
+    assert.equal(none.secondsLeft, 360, 'poll-timeout 0 means the default');
+    none.hostDisconnected();
+    shop.session.hostDisconnected();
+  });
+});
