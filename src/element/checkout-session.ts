@@ -56,7 +56,7 @@ export class CheckoutSession {
     this.#attempts = new AttemptStore(options.storage, options.storageKey);
     this.#poll = new PollController({
       lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
-      onSettled: (order) => this.#reached(order, { type: 'polled', paymentStatus: order.payment.status }),
+      onAnswer: (order) => this.#reached(order, { type: 'polled', paymentStatus: order.payment.status }),
       onGiveUp: ({ code, message }) => {
         // The order exists, so the error screen tells the shopper not to pay again.
         this.#move({ type: 'poll_failed' });
@@ -113,7 +113,7 @@ export class CheckoutSession {
   carryOn(): void {
     const { status } = this.#state;
     if (status === 'submitting' && !this.#createRun) void this.#sendCreate();
-    if (status === 'requires_action' && !this.#poll.running) this.#waitForPayer();
+    if (status === 'requires_action') this.#waitForPayer();
   }
 
   /** Sends the form once `readIntent` found it valid: `pay-submit`, then one create. In `error`, "Try again". */
@@ -249,12 +249,12 @@ export class CheckoutSession {
     this.#waitForPayer();
   }
 
-  /** `pay-requires-action` (once per attempt), and polling until the deadline. */
+  /** `pay-requires-action` (once per attempt), and polling until the deadline unless it already runs. */
   #waitForPayer(): void {
     const attempt = this.#attempts.current;
     if (attempt?.phase !== 'created' || this.#state.status !== 'requires_action') return;
     this.#fire('pay-requires-action', { orderId: attempt.orderId });
-    this.#poll.start(attempt, this.#settings.pollInterval);
+    if (!this.#poll.running) this.#poll.start(attempt, this.#settings.pollInterval);
   }
 
   #stopWork(): void {

@@ -223,20 +223,11 @@ export class PayCheckout extends LitElement {
     if (attempt?.phase === 'draft') this.#form.showSent(attempt.body);
   }
 
-  /** Refuses to work when any attribute or property holds a secret key; true when it does. */
+  /** Refuses to work when any attribute or declared property holds a secret key; true when it does. */
   #refuseExposedKey(): boolean {
     const exposed = containsSecretKey([
       Array.from(this.attributes, (attribute) => attribute.value),
-      this.createUrl,
-      this.lookupUrl,
-      this.currency,
-      this.locale,
-      this.issuers,
-      this.customerName,
-      this.phone,
-      this.persist,
-      this.cart,
-      this.strings,
+      Object.keys(PayCheckout.properties).map((name) => this[name as keyof this]),
     ]);
     if (exposed) this.#session.refuse('secret_key_exposed');
     return exposed;
