@@ -60,7 +60,7 @@ export const REQUEST_TIMEOUT_MS = 20_000;
 export interface RequestOptions {
   /** Aborts the call, its retries and their waits. */
   signal?: AbortSignal;
-  /** Defaults to the global `fetch`, looked up at call time. */
+  /** Defaults to the global `fetch`, looked up at call time, so a page may wrap `fetch` later. */
   fetch?: typeof fetch;
   /** Defaults to REQUEST_TIMEOUT_MS. */
   timeoutMs?: number;

@@ -8,7 +8,13 @@
 import { classifyPaymentStatus, ORDER_ID_PATTERN } from '../shared/service-contract.js';
 import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.js';
 import { AttemptStore } from './attempt-store.js';
-import { asRequestError, type CheckoutRequestError, createOrder, lookupOrder } from './checkout-api.js';
+import {
+  asRequestError,
+  type CheckoutRequestError,
+  createOrder,
+  lookupOrder,
+  type RequestOptions,
+} from './checkout-api.js';
 import {
   attemptBasics,
   type CreatedAttempt,
@@ -293,8 +299,7 @@ export class CheckoutSession {
   #deadline(): number {
     return this.#clock.now() + pollTimeoutMs(this.#settings.pollTimeout);
   }
-  #request(signal: AbortSignal) {
-    const { fetch, createRetries } = this.#options;
-    return { signal, fetch, retries: createRetries };
+  #request(signal: AbortSignal): RequestOptions {
+    return { ...this.#options, signal };
   }
 }

@@ -68,17 +68,18 @@ export class PollController {
   readonly #handlers: PollHandlers;
   readonly #clock: Clock;
   readonly #page: PageSignals;
-  #active = false;
-  #order: LookupRequest = { order_id: '', lookup_token: '' };
-  #deadline = 0;
-  #intervalMs = POLL_INTERVAL_DEFAULT_MS;
-  #failures = 0;
+  // What is polled, set by each `start()`.
+  #order!: LookupRequest;
+  #deadline!: number;
+  #intervalMs!: number;
+  #failures!: number;
   #timer: unknown;
   #tickTimer: unknown;
   #inFlight: AbortController | undefined;
   /** Set when a poll came due while paused: poll as soon as the page is back. */
   #duePaused = false;
 
+  /** Stops listening to the page; set exactly while polling. */
   #unwatch: (() => void) | undefined;
 
   constructor(handlers: PollHandlers) {
@@ -89,7 +90,7 @@ export class PollController {
 
   /** True while polling (paused or not). */
   get running(): boolean {
-    return this.#active;
+    return !!this.#unwatch;
   }
 
   /** Starts polling the order now, until its `deadline` (ms since the epoch). Restarts if already running. */
@@ -98,7 +99,6 @@ export class PollController {
     intervalMs: number,
   ): void {
     this.stop();
-    this.#active = true;
     this.#order = { order_id: orderId, lookup_token: lookupToken };
     this.#deadline = deadline;
     this.#intervalMs = clampPollInterval(intervalMs);
@@ -111,7 +111,6 @@ export class PollController {
 
   /** Stops polling: aborts the lookup in flight, clears the timer, removes the listeners. */
   stop(): void {
-    this.#active = false;
     this.#duePaused = false;
     this.#clearTimer();
     this.#clock.clearTimeout(this.#tickTimer);
@@ -148,7 +147,7 @@ export class PollController {
   }
 
   readonly #onPageChange = (): void => {
-    if (!this.#active) return;
+    if (!this.running) return;
     if (!this.#online) this.#setConnection('offline');
     else if (this.connection === 'offline') this.#setConnection('ok');
     if (this.#paused) {
@@ -164,7 +163,7 @@ export class PollController {
 
   /** The next lookup in `delayMs`, never past the deadline: the last look happens on time, then `onTimeout`. */
   #schedule(delayMs: number): void {
-    if (!this.#active) return;
+    if (!this.running) return;
     const untilDeadline = this.#deadline - this.#clock.now();
     if (untilDeadline <= 0) {
       this.stop();
@@ -185,7 +184,7 @@ export class PollController {
   async #pollNow(): Promise<void> {
     this.#clearTimer();
     this.#duePaused = false;
-    if (!this.#active || this.#inFlight) return;
+    if (!this.running || this.#inFlight) return;
     if (this.#paused) {
       this.#duePaused = true;
       return;

@@ -5,6 +5,7 @@
  * reads on one page.
  */
 import type { AttemptStorage } from './attempt-store.js';
+import type { RequestOptions } from './checkout-api.js';
 import type { FieldName } from './checkout-form.js';
 import type { CheckoutState } from './checkout-machine.js';
 import type { Clock } from './clock.js';
@@ -49,18 +50,17 @@ export interface CheckoutSessionHost {
   fieldRefused(field: FieldName): void;
 }
 
-/** What a session runs on; the browser's own by default, fakes in tests. */
-export interface CheckoutSessionOptions {
+/**
+ * What a session runs on; the browser's own by default, fakes in tests. The
+ * request options (`fetch`, `retries`, `timeoutMs`) go with every call to the relay.
+ */
+export interface CheckoutSessionOptions extends Omit<RequestOptions, 'signal'> {
   page: PageSignals;
   /** Where attempts are kept (`sessionStorage`); undefined keeps nothing. */
   storage?: AttemptStorage | undefined;
   /** The attempt's key in `storage`, read at each use; undefined keeps nothing (`persist="none"`). */
   storageKey(): string | undefined;
   clock?: Clock;
-  /** Looked up at call time when not given, so a page may wrap `fetch` later. */
-  fetch?: typeof fetch;
-  /** Automatic create retries; CREATE_RETRIES by default. */
-  createRetries?: number;
 }
 
 /** Milliseconds to wait for the payer: `poll-timeout`, or the default when it is not a positive number. */

@@ -193,7 +193,7 @@ function checkout(
       requestUpdate: () => undefined,
       fieldRefused: (field) => void refused.push(field),
     },
-    { page, storage, storageKey: () => STORAGE_KEY, clock, fetch: relay.fetch, createRetries: 0 },
+    { page, storage, storageKey: () => STORAGE_KEY, clock, fetch: relay.fetch, retries: 0 },
   );
   // As the element's first update does: pick up a stored attempt, then carry on with it.
   session.restore();
