@@ -40,9 +40,12 @@ export class CheckoutFormController implements ReactiveController {
   readonly #options: CheckoutFormOptions;
   /** The field to focus once the form is rendered: the first invalid one, or one the shopper should change. */
   #focusAfterUpdate: FieldName | undefined;
-  /** Fields the shopper typed in: prefills no longer overwrite them, and leaving them judges them. */
+  /**
+   * Fields the shopper typed in or chose: prefills no longer overwrite them,
+   * leaving them judges them, and a network chosen by hand beats the one the
+   * number suggests.
+   */
   readonly #edited = new Set<FieldName>();
-  #issuerChosenByShopper = false;
 
   constructor(host: CheckoutFormHost, options: CheckoutFormOptions) {
     this.#host = host;
@@ -61,7 +64,6 @@ export class CheckoutFormController implements ReactiveController {
     const control = event.target as HTMLInputElement | HTMLSelectElement;
     const field = control.name as FieldName;
     this.#edited.add(field);
-    if (field === 'issuer') this.#issuerChosenByShopper = control.value !== '';
     this.#set({ ...this.values, [field]: control.value });
     // An error already shown follows the typing, so a fixed field clears at
     // once; new errors wait until the shopper leaves the field. A number
@@ -95,8 +97,7 @@ export class CheckoutFormController implements ReactiveController {
       const { customer_data, payment_method_data } = JSON.parse(body) as CheckoutIntent;
       const { issuer, number } = payment_method_data.mobile_money;
       this.values = { customer_name: customer_data.name, number: formatLocalNumber(number), issuer };
-      this.#edited.add('customer_name').add('number');
-      this.#issuerChosenByShopper = true;
+      this.#edited.add('customer_name').add('number').add('issuer');
     } catch {
       // Not an intent: the form keeps the prefills.
     }
@@ -126,10 +127,11 @@ export class CheckoutFormController implements ReactiveController {
     this.#setErrors({});
   }
 
-  /** Forgets what the shopper typed in by hand (`reset()`): prefills apply again. */
-  forgetEdits(): void {
+  /** A fresh form (`reset()`): no errors, and the prefills over whatever the shopper typed. */
+  reset(customerName: string, phone: string): void {
     this.#edited.clear();
-    this.#issuerChosenByShopper = false;
+    this.clearErrors();
+    this.prefill(customerName, phone);
   }
 
   #set(values: FormValues): void {
@@ -145,16 +147,13 @@ export class CheckoutFormController implements ReactiveController {
 
   #checkField(field: FieldName): void {
     const check = checkForm(this.values, this.#options.allowedIssuers(), null);
-    const errors = { ...this.errors };
-    if (check.ok || !check.errors[field]) delete errors[field];
-    else errors[field] = check.errors[field];
-    this.#setErrors(errors);
+    this.#setErrors({ ...this.errors, [field]: check.ok ? undefined : check.errors[field] });
   }
 
   /** The network to show: the shopper's choice, else the one the number's prefix suggests. */
   #suggestedIssuer({ number, issuer }: FormValues): Issuer | '' {
     const allowed = this.#options.allowedIssuers();
-    if (this.#issuerChosenByShopper && issuer && allowed.includes(issuer)) return issuer;
+    if (this.#edited.has('issuer') && issuer && allowed.includes(issuer)) return issuer;
     const detected = detectIssuer(number);
     if (detected && allowed.includes(detected)) return detected;
     return allowed.length === 1 ? (allowed[0] ?? '') : '';

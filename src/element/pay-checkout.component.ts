@@ -1,4 +1,4 @@
-import { LitElement, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, type PropertyDeclarations, type TemplateResult } from 'lit';
 import { attemptStorageKey, sessionStorageIfAvailable } from './attempt-store.js';
 import { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState } from './checkout-machine.js';
@@ -158,13 +158,12 @@ export class PayCheckout extends LitElement {
     return loading.then(() => super.scheduleUpdate());
   }
 
-  protected override willUpdate(changed: PropertyValues<this>): void {
+  protected override willUpdate(): void {
     if (!this.hasUpdated) this.#restore();
-    const { status } = this.#session.state;
-    if (this.state !== status) this.state = status;
-    if (changed.has('customerName') || changed.has('phone') || changed.has('issuers')) {
-      this.#form.prefill(this.customerName, this.phone);
-    }
+    // `state` is read-only: a write by the page is undone here (an equal value changes nothing).
+    this.state = this.#session.state.status;
+    // Prefills and `issuers` may change at any time; what the shopper typed stays.
+    this.#form.prefill(this.customerName, this.phone);
     // The contract has the element refuse a key however it arrives, set
     // properties included: the one event not caused by the shopper.
     this.#refuseExposedKey();
@@ -252,9 +251,7 @@ export class PayCheckout extends LitElement {
   /** Starts a new attempt with a new idempotency key and clears the stored one. Ignored while a create is in flight. */
   reset(): void {
     if (this.#refuseExposedKey() || !this.#session.reset()) return;
-    this.#form.forgetEdits();
-    this.#form.clearErrors();
-    this.#form.prefill(this.customerName, this.phone);
+    this.#form.reset(this.customerName, this.phone);
     this.#earlierRequestOpen = false;
     this.#focusHeading = this.matches(':focus-within');
   }
