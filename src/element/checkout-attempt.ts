@@ -48,8 +48,7 @@ export interface CreatedAttempt extends AttemptBasics {
   lookupToken: string;
   /** When waiting for the payer gives up: `poll-timeout` after the order was created or checked again. */
   deadline: number;
-  /** Unknown after `resume()` until the first lookup, as are the network and number. */
-  paymentStatus?: string;
+  /** Unknown after `resume()`, as is the number. */
   issuer?: Issuer;
   localNumber?: string;
 }
@@ -82,18 +81,18 @@ const PHASES: Record<AttemptPhase, [CheckoutState[], string, string[]]> = {
  * state, and what goes on the wire.
  */
 export function isStoredAttempt(value: unknown): value is StoredAttempt {
-  if (typeof value !== 'object' || value === null) return false;
-  const attempt = value as Record<string, unknown>;
-  const state = attempt.state as Partial<ErrorState> | null;
-  if (!Object.hasOwn(PHASES, String(attempt.phase)) || typeof state !== 'object' || !state) return false;
+  // Any JSON may come back: a primitive reads as having no fields, `null` is refused first.
+  const attempt = value as Record<string, unknown> | null;
+  if (!attempt || !Object.hasOwn(PHASES, String(attempt.phase))) return false;
+  const state = attempt.state as Partial<ErrorState> | null | undefined;
   const [states, cause, strings] = PHASES[attempt.phase as AttemptPhase];
   return (
     attempt.version === 2 &&
     IDEMPOTENCY_KEY_PATTERN.test(String(attempt.idempotencyKey)) &&
     typeof attempt.startedAt === 'number' &&
     Array.isArray(attempt.fired) &&
-    states.includes(state.status as CheckoutState) &&
-    (state.status !== 'error' || (state.cause === cause && typeof state.retryable === 'boolean')) &&
+    states.includes(state?.status as CheckoutState) &&
+    (state?.status !== 'error' || (state.cause === cause && typeof state.retryable === 'boolean')) &&
     strings.every((field) => typeof attempt[field] === 'string') &&
     (attempt.phase !== 'created' || typeof attempt.deadline === 'number') &&
     (attempt.issuer === undefined || (ISSUERS as readonly unknown[]).includes(attempt.issuer))
@@ -150,7 +149,6 @@ export function createdAttempt(
   orderId: string,
   lookupToken: string,
   deadline: number,
-  paymentStatus?: string,
 ): CreatedAttempt {
   const { body: _sent, ...kept } = from as Partial<DraftAttempt> & AttemptBasics;
   return {
@@ -160,7 +158,6 @@ export function createdAttempt(
     orderId,
     lookupToken,
     deadline,
-    paymentStatus,
   };
 }
 

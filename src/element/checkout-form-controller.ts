@@ -18,17 +18,19 @@ import {
   formatLocalNumber,
   refusedFieldError,
 } from './checkout-form.js';
+import type { CheckoutState } from './checkout-machine.js';
+import { allowedIssuers } from './issuers.js';
 
-/** An element with a form in its shadow root. */
-export type CheckoutFormHost = ReactiveControllerHost & { readonly renderRoot: ParentNode };
-
-/** What the form reads from its element. */
-export interface CheckoutFormOptions {
-  /** The networks the page allows (`issuers`). */
-  allowedIssuers(): Issuer[];
-  /** False once the form is sent: a blur then is the form going away, not the shopper. */
-  editable(): boolean;
-}
+/**
+ * The element the form belongs to, as the form reads it: its shadow root, the
+ * networks the page allows (`issuers`) and its `state` (once the form is sent
+ * it is no longer `idle`, and a blur then is the form going away, not the shopper).
+ */
+export type CheckoutFormHost = ReactiveControllerHost & {
+  readonly renderRoot: ParentNode;
+  readonly issuers?: string | undefined;
+  readonly state: CheckoutState;
+};
 
 /** The checkout form's values and errors, for one element. */
 export class CheckoutFormController implements ReactiveController {
@@ -37,7 +39,6 @@ export class CheckoutFormController implements ReactiveController {
   /** The fields shown as invalid, and why. */
   errors: FieldErrors = {};
   readonly #host: CheckoutFormHost;
-  readonly #options: CheckoutFormOptions;
   /** The field to focus once the form is rendered: the first invalid one, or one the shopper should change. */
   #focusAfterUpdate: FieldName | undefined;
   /**
@@ -47,9 +48,8 @@ export class CheckoutFormController implements ReactiveController {
    */
   readonly #edited = new Set<FieldName>();
 
-  constructor(host: CheckoutFormHost, options: CheckoutFormOptions) {
+  constructor(host: CheckoutFormHost) {
     this.#host = host;
-    this.#options = options;
     host.addController(this);
   }
 
@@ -77,7 +77,7 @@ export class CheckoutFormController implements ReactiveController {
     const field = (event.target as HTMLInputElement).name as FieldName;
     // Chromium blurs a focused field as the form is removed for the next
     // screen: only a shopper leaving a field of the open form counts.
-    if (!this.#edited.has(field) || !this.#options.editable()) return;
+    if (!this.#edited.has(field) || this.#host.state !== 'idle') return;
     this.#checkField(field);
     const number = field === 'number' && parseGhanaMobileNumber(this.values.number);
     if (number) this.#set({ ...this.values, number: formatLocalNumber(number.local) });
@@ -105,7 +105,7 @@ export class CheckoutFormController implements ReactiveController {
 
   /** The intent to send; or undefined, with every invalid field marked and the first one focused. */
   check(cart: unknown): CheckoutIntent | undefined {
-    const check = checkForm(this.values, this.#options.allowedIssuers(), cart);
+    const check = checkForm(this.values, this.#allowedIssuers, cart);
     this.#setErrors(check.ok ? {} : check.errors);
     if (check.ok) return check.intent;
     this.focus(FIELD_ORDER.find((field) => check.errors[field]));
@@ -146,13 +146,17 @@ export class CheckoutFormController implements ReactiveController {
   }
 
   #checkField(field: FieldName): void {
-    const check = checkForm(this.values, this.#options.allowedIssuers(), null);
+    const check = checkForm(this.values, this.#allowedIssuers, null);
     this.#setErrors({ ...this.errors, [field]: check.ok ? undefined : check.errors[field] });
+  }
+
+  get #allowedIssuers(): Issuer[] {
+    return allowedIssuers(this.#host.issuers);
   }
 
   /** The network to show: the shopper's choice, else the one the number's prefix suggests. */
   #suggestedIssuer({ number, issuer }: FormValues): Issuer | '' {
-    const allowed = this.#options.allowedIssuers();
+    const allowed = this.#allowedIssuers;
     if (this.#edited.has('issuer') && issuer && allowed.includes(issuer)) return issuer;
     const detected = detectIssuer(number);
     if (detected && allowed.includes(detected)) return detected;

@@ -217,7 +217,7 @@ export class CheckoutSession {
 
   #created(draft: DraftAttempt, { order, lookup_token }: CreateAnswer): void {
     const paymentStatus = order.payment.status;
-    this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline(), paymentStatus);
+    this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline());
     this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus });
     this.#reached(order, { type: 'created', paymentStatus });
   }

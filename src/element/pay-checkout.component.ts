@@ -77,10 +77,7 @@ export class PayCheckout extends LitElement {
     state: { reflect: true },
   };
 
-  readonly #form = new CheckoutFormController(this, {
-    allowedIssuers: () => allowedIssuers(this.issuers),
-    editable: () => this.#session.state.status === 'idle',
-  });
+  readonly #form = new CheckoutFormController(this);
 
   readonly #session = new CheckoutSession(
     this,
