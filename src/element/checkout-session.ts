@@ -26,12 +26,11 @@ import {
 } from './checkout-attempt.js';
 import { fieldForParam } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
-import { type Clock, systemClock } from './clock.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
 import { type Connection, PollController } from './poll-controller.js';
 import {
+  type CheckoutEnvironment,
   type CheckoutSessionHost,
-  type CheckoutSessionOptions,
   type CheckoutSettings,
   pollTimeoutMs,
   REFUSAL_MESSAGES,
@@ -49,33 +48,32 @@ export class CheckoutSession {
   #proposing = false;
   readonly #settings: CheckoutSettings;
   readonly #host: CheckoutSessionHost;
-  readonly #options: CheckoutSessionOptions;
-  readonly #clock: Clock;
+  readonly #env: CheckoutEnvironment;
   readonly #poll: PollController;
 
   /** `settings` is read each time it is needed (the element itself): attributes change at any time. */
-  constructor(settings: CheckoutSettings, host: CheckoutSessionHost, options: CheckoutSessionOptions) {
+  constructor(settings: CheckoutSettings, host: CheckoutSessionHost, environment: CheckoutEnvironment) {
     this.#settings = settings;
     this.#host = host;
-    this.#options = options;
-    this.#clock = options.clock ?? systemClock;
-    this.#attempts = new AttemptStore(options.storage, options.storageKey);
-    this.#poll = new PollController({
-      lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
-      onAnswer: (order) => this.#reached(order, { type: 'polled', paymentStatus: order.payment.status }),
-      onGiveUp: ({ code, message }) => {
-        // The order exists, so the error screen tells the shopper not to pay again.
-        this.#move({ type: 'poll_failed' });
-        this.#fire('pay-error', { code, message, retryable: false });
+    this.#env = environment;
+    this.#attempts = new AttemptStore(environment.storage, () => host.storageKey());
+    this.#poll = new PollController(
+      {
+        lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
+        onAnswer: (order) => this.#reached(order, { type: 'polled', paymentStatus: order.payment.status }),
+        onGiveUp: ({ code, message }) => {
+          // The order exists, so the error screen tells the shopper not to pay again.
+          this.#move({ type: 'poll_failed' });
+          this.#fire('pay-error', { code, message, retryable: false });
+        },
+        onTimeout: () => {
+          const { orderId } = this.#attempts.current as CreatedAttempt;
+          if (this.#move({ type: 'timed_out' })) this.#fire('pay-timeout', { orderId });
+        },
+        onChange: () => host.requestUpdate(),
       },
-      onTimeout: () => {
-        const { orderId } = this.#attempts.current as CreatedAttempt;
-        if (this.#move({ type: 'timed_out' })) this.#fire('pay-timeout', { orderId });
-      },
-      onChange: () => host.requestUpdate(),
-      clock: this.#clock,
-      page: options.page,
-    });
+      environment,
+    );
   }
 
   /** Where the checkout stands, with its context. */
@@ -97,7 +95,7 @@ export class CheckoutSession {
   get secondsLeft(): number {
     const attempt = this.#attempts.current;
     const deadline = attempt?.phase === 'created' ? attempt.deadline : 0;
-    return Math.max(0, Math.ceil((deadline - this.#clock.now()) / 1000));
+    return Math.max(0, Math.ceil((deadline - this.#env.now()) / 1000));
   }
 
   /** On the page again (a Lit controller hook): carry on where the attempt stands. */
@@ -128,7 +126,7 @@ export class CheckoutSession {
     if (this.#state.status === 'error') return this.#retry();
     const intent = this.#state.status === 'idle' ? readIntent() : undefined;
     if (!intent) return;
-    const attempt = draftAttempt(intent, this.#settings, this.#clock.now());
+    const attempt = draftAttempt(intent, this.#settings, this.#env.now());
     if (typeof attempt === 'string') return this.refuse(attempt);
     // Listeners get a copy of exactly the bytes that will be sent.
     this.#proposing = true;
@@ -164,7 +162,7 @@ export class CheckoutSession {
     if (this.#refusal || this.#state.status === 'submitting') return;
     if (!this.#settings.lookupUrl) return void this.refuse('missing_url');
     this.#stopWork();
-    const basics = attemptBasics(this.#clock.now(), this.#settings);
+    const basics = attemptBasics(this.#env.now(), this.#settings);
     this.#attempts.current = createdAttempt(basics, orderId, lookupToken, this.#deadline());
     this.#move({ type: 'resume' });
     this.#waitForPayer();
@@ -297,9 +295,9 @@ export class CheckoutSession {
   }
 
   #deadline(): number {
-    return this.#clock.now() + pollTimeoutMs(this.#settings.pollTimeout);
+    return this.#env.now() + pollTimeoutMs(this.#settings.pollTimeout);
   }
   #request(signal: AbortSignal): RequestOptions {
-    return { ...this.#options, signal };
+    return { ...this.#env, signal };
   }
 }

@@ -3,6 +3,7 @@ import { attemptStorageKey, sessionStorageIfAvailable } from './attempt-store.js
 import { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState } from './checkout-machine.js';
 import { CheckoutSession } from './checkout-session.js';
+import { systemClock } from './clock.js';
 import { dispatchPayEvent } from './events.js';
 import { formatAmount } from './format-amount.js';
 import { allowedIssuers } from './issuers.js';
@@ -86,13 +87,10 @@ export class PayCheckout extends LitElement {
       stateChanged: () => this.#onStateChange(),
       requestUpdate: () => this.requestUpdate(),
       fieldRefused: (field) => this.#form.refuse(field),
-    },
-    {
-      page: browserPage,
-      storage: sessionStorageIfAvailable(),
       storageKey: () =>
         this.persist === 'none' || !this.createUrl ? undefined : attemptStorageKey(this.createUrl, this.id),
     },
+    { ...systemClock, ...browserPage, storage: sessionStorageIfAvailable() },
   );
 
   /** Set after "Use another number": the earlier prompt may still reach the old phone. */

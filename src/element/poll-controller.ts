@@ -36,7 +36,7 @@ export function clampPollInterval(ms: number | undefined): number {
  */
 export type Connection = 'ok' | 'offline' | 'trouble';
 
-/** What the session supplies: the lookup itself, what to do with its outcomes, and the clock and page. */
+/** What the session supplies: the lookup itself, and what to do with its outcomes. */
 export interface PollHandlers {
   /** One lookup; rejects with a CheckoutRequestError on failure. */
   lookup(request: LookupRequest, signal: AbortSignal): Promise<LookupAnswer>;
@@ -51,8 +51,6 @@ export interface PollHandlers {
   onTimeout(): void;
   /** `connection` changed, or a second of the countdown passed. */
   onChange(): void;
-  clock: Clock;
-  page: PageSignals;
 }
 
 /** Delay before the next lookup after `failures` failures in a row (≥ 1). */
@@ -66,8 +64,8 @@ export class PollController {
   connection: Connection = 'ok';
 
   readonly #handlers: PollHandlers;
-  readonly #clock: Clock;
-  readonly #page: PageSignals;
+  /** The session's clock and page. */
+  readonly #env: Clock & PageSignals;
   // What is polled, set by each `start()`.
   #order!: LookupRequest;
   #deadline!: number;
@@ -82,10 +80,9 @@ export class PollController {
   /** Stops listening to the page; set exactly while polling. */
   #unwatch: (() => void) | undefined;
 
-  constructor(handlers: PollHandlers) {
+  constructor(handlers: PollHandlers, environment: Clock & PageSignals) {
     this.#handlers = handlers;
-    this.#clock = handlers.clock;
-    this.#page = handlers.page;
+    this.#env = environment;
   }
 
   /** True while polling (paused or not). */
@@ -103,7 +100,7 @@ export class PollController {
     this.#deadline = deadline;
     this.#intervalMs = clampPollInterval(intervalMs);
     this.#failures = 0;
-    this.#unwatch = this.#page.watch(this.#onPageChange);
+    this.#unwatch = this.#env.watch(this.#onPageChange);
     this.#setConnection(this.#online ? 'ok' : 'offline');
     this.#tick();
     void this.#pollNow();
@@ -113,7 +110,7 @@ export class PollController {
   stop(): void {
     this.#duePaused = false;
     this.#clearTimer();
-    this.#clock.clearTimeout(this.#tickTimer);
+    this.#env.clearTimeout(this.#tickTimer);
     this.#inFlight?.abort();
     this.#inFlight = undefined;
     this.#unwatch?.();
@@ -121,23 +118,23 @@ export class PollController {
   }
 
   get #online(): boolean {
-    return this.#page.online();
+    return this.#env.online();
   }
 
   get #paused(): boolean {
-    return this.#page.hidden() || !this.#online;
+    return this.#env.hidden() || !this.#online;
   }
 
   #clearTimer(): void {
-    this.#clock.clearTimeout(this.#timer);
+    this.#env.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
   /** The countdown's next whole second, aligned to the deadline. */
   #tick(): void {
-    const left = this.#deadline - this.#clock.now();
+    const left = this.#deadline - this.#env.now();
     if (left <= 0) return;
-    this.#tickTimer = this.#clock.setTimeout(
+    this.#tickTimer = this.#env.setTimeout(
       () => {
         this.#handlers.onChange();
         this.#tick();
@@ -164,14 +161,14 @@ export class PollController {
   /** The next lookup in `delayMs`, never past the deadline: the last look happens on time, then `onTimeout`. */
   #schedule(delayMs: number): void {
     if (!this.running) return;
-    const untilDeadline = this.#deadline - this.#clock.now();
+    const untilDeadline = this.#deadline - this.#env.now();
     if (untilDeadline <= 0) {
       this.stop();
       this.#handlers.onTimeout();
     } else if (this.#paused) {
       this.#duePaused = true;
     } else {
-      this.#timer = this.#clock.setTimeout(
+      this.#timer = this.#env.setTimeout(
         () => {
           this.#timer = undefined;
           void this.#pollNow();

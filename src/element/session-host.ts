@@ -48,19 +48,19 @@ export interface CheckoutSessionHost {
   requestUpdate(): void;
   /** The relay refused a field (`400` with `param`): the session is back in `idle`, nothing was created. */
   fieldRefused(field: FieldName): void;
+  /** The attempt's key in storage, read at each use; undefined keeps nothing (`persist="none"`). */
+  storageKey(): string | undefined;
 }
 
 /**
- * What a session runs on; the browser's own by default, fakes in tests. The
- * request options (`fetch`, `retries`, `timeoutMs`) go with every call to the relay.
+ * What a session runs on, in one object: a clock, the page's visibility and
+ * connectivity, storage for the attempt and the options of every call to the
+ * relay (`fetch`, `retries`, `timeoutMs`). The element hands it the browser's
+ * own; tests hand it fakes.
  */
-export interface CheckoutSessionOptions extends Omit<RequestOptions, 'signal'> {
-  page: PageSignals;
+export interface CheckoutEnvironment extends Clock, PageSignals, Omit<RequestOptions, 'signal'> {
   /** Where attempts are kept (`sessionStorage`); undefined keeps nothing. */
   storage?: AttemptStorage | undefined;
-  /** The attempt's key in `storage`, read at each use; undefined keeps nothing (`persist="none"`). */
-  storageKey(): string | undefined;
-  clock?: Clock;
 }
 
 /** Milliseconds to wait for the payer: `poll-timeout`, or the default when it is not a positive number. */
