@@ -32,6 +32,9 @@ export type CheckoutFormHost = ReactiveControllerHost & {
   readonly state: CheckoutState;
 };
 
+/** What takes focus after a render, by `id`: a field (its `id` is its `name`) or the screen's heading. */
+export type FocusTarget = FieldName | 'heading';
+
 /** The checkout form's values and errors, for one element. */
 export class CheckoutFormController implements ReactiveController {
   /** What the form shows. */
@@ -39,8 +42,8 @@ export class CheckoutFormController implements ReactiveController {
   /** The fields shown as invalid, and why. */
   errors: FieldErrors = {};
   readonly #host: CheckoutFormHost;
-  /** The field to focus once the form is rendered: the first invalid one, or one the shopper should change. */
-  #focusAfterUpdate: FieldName | undefined;
+  /** What to focus once rendered: the first invalid field, one the shopper should change, or a new screen's heading. */
+  #focusAfterUpdate: FocusTarget | undefined;
   /**
    * Fields the shopper typed in or chose: prefills no longer overwrite them,
    * leaving them judges them, and a network chosen by hand beats the one the
@@ -54,9 +57,9 @@ export class CheckoutFormController implements ReactiveController {
   }
 
   hostUpdated(): void {
-    const field = this.#focusAfterUpdate;
+    const target = this.#focusAfterUpdate;
     this.#focusAfterUpdate = undefined;
-    if (field) this.#host.renderRoot.querySelector<HTMLElement>(`[name="${field}"]`)?.focus();
+    if (target) this.#host.renderRoot.querySelector<HTMLElement>(`#${target}`)?.focus();
   }
 
   /** `input` and `change` of any control. */
@@ -117,9 +120,13 @@ export class CheckoutFormController implements ReactiveController {
     this.focus(field);
   }
 
-  /** Focuses `field` once the form is rendered. */
-  focus(field: FieldName | undefined): void {
-    this.#focusAfterUpdate = field;
+  /**
+   * Focuses `field`, or the heading of the screen, once the element is
+   * rendered: the one place that moves focus after a render. Undefined
+   * cancels a move asked for earlier.
+   */
+  focus(target: FocusTarget | undefined): void {
+    this.#focusAfterUpdate = target;
   }
 
   /** Clears every error message, for a new attempt. */

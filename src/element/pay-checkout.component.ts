@@ -95,8 +95,6 @@ export class PayCheckout extends LitElement {
 
   /** Set after "Use another number": the earlier prompt may still reach the old phone. */
   #earlierRequestOpen = false;
-  /** Set when the next render shows a new screen whose heading should take focus. */
-  #focusHeading = false;
 
   /** Where the relay's create endpoint is (contract §3). Required. */
   declare createUrl: string;
@@ -168,11 +166,6 @@ export class PayCheckout extends LitElement {
     this.#session.carryOn();
   }
 
-  protected override updated(): void {
-    if (this.#focusHeading) this.renderRoot.querySelector<HTMLElement>('[data-heading]')?.focus();
-    this.#focusHeading = false;
-  }
-
   readonly #onFormSubmit = (event: SubmitEvent): void => {
     event.preventDefault();
     void this.submit();
@@ -185,13 +178,13 @@ export class PayCheckout extends LitElement {
   };
 
   readonly #onStartOver = (): void => {
-    this.#focusHeading = this.#session.restart();
+    if (this.#session.restart()) this.#form.focus('heading');
   };
 
   readonly #onRetry = (): void => {
     void this.submit();
     // A create that cannot work again leaves a fresh form: the shopper starts at its heading.
-    if (this.#session.state.status === 'idle') this.#focusHeading = true;
+    if (this.#session.state.status === 'idle') this.#form.focus('heading');
   };
 
   readonly #onCheckAgain = (): void => this.#session.checkAgain();
@@ -207,7 +200,7 @@ export class PayCheckout extends LitElement {
     // not pull them back; focus lost with a button that re-rendered away counts as here.
     const focusWasHere = this.matches(':focus-within') || document.activeElement === document.body;
     const newScreen = status !== 'submitting' && status !== 'idle';
-    this.#focusHeading = newScreen && focusWasHere;
+    this.#form.focus(newScreen && focusWasHere ? 'heading' : undefined);
   }
 
   /** Picks up a reload's attempt; a create still to be sent again shows what it sends, not the prefills. */
@@ -248,7 +241,7 @@ export class PayCheckout extends LitElement {
     if (this.#refuseExposedKey() || !this.#session.reset()) return;
     this.#form.reset(this.customerName, this.phone);
     this.#earlierRequestOpen = false;
-    this.#focusHeading = this.matches(':focus-within');
+    this.#form.focus(this.matches(':focus-within') ? 'heading' : undefined);
   }
 
   /** Follows an order created elsewhere, as a new attempt; throws a `TypeError` for a malformed id or token. */

@@ -68,7 +68,7 @@ function renderScreen(view: CheckoutView): TemplateResult {
   if (status === 'idle' || status === 'submitting') return renderForm(view);
   return html`
     <div class="status state-${status}" part="status">
-      <h2 tabindex="-1" data-heading>${titleOf(status, view.text)}</h2>
+      <h2 id="heading" tabindex="-1">${titleOf(status, view.text)}</h2>
       ${renderStatusBody(view)}
     </div>
   `;
@@ -80,7 +80,7 @@ function renderForm(view: CheckoutView): TemplateResult {
   const submitting = view.session.state.status === 'submitting';
   return html`
     <form part="form" novalidate aria-labelledby="heading" @submit=${view.onSubmit}>
-      <h2 id="heading" tabindex="-1" data-heading>${text.formTitle}</h2>
+      <h2 id="heading" tabindex="-1">${text.formTitle}</h2>
       ${amount ? html`<p class="amount" part="amount"><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
       ${view.earlierRequestOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
       <fieldset ?disabled=${view.disabled}>
