@@ -9,6 +9,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { detectIssuer, parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
 import type { Issuer } from '../shared/service-contract.js';
 import type { CheckoutIntent } from '../shared/wire.js';
+import type { DraftAttempt } from './checkout-attempt.js';
 import {
   checkForm,
   FIELD_ORDER,
@@ -94,12 +95,11 @@ export class CheckoutFormController implements ReactiveController {
     this.#set(values);
   }
 
-  /** Shows what an attempt sends (its body), after a reload: the shopper's own input, not the prefills. */
-  showSent(body: string): void {
+  /** Shows what a draft sends, after a reload: the shopper's own input, not the prefills. */
+  showSent({ body, localNumber, issuer }: DraftAttempt): void {
     try {
-      const { customer_data, payment_method_data } = JSON.parse(body) as CheckoutIntent;
-      const { issuer, number } = payment_method_data.mobile_money;
-      this.values = { customer_name: customer_data.name, number: formatLocalNumber(number), issuer };
+      const { customer_data } = JSON.parse(body) as CheckoutIntent;
+      this.values = { customer_name: customer_data.name, number: formatLocalNumber(localNumber), issuer };
       this.#edited.add('customer_name').add('number').add('issuer');
     } catch {
       // Not an intent: the form keeps the prefills.

@@ -10,7 +10,7 @@ import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.
 import { AttemptStore } from './attempt-store.js';
 import {
   asRequestError,
-  type CheckoutRequestError,
+  CheckoutRequestError,
   createOrder,
   lookupOrder,
   type RequestOptions,
@@ -196,21 +196,24 @@ export class CheckoutSession {
   /** One create run at a time, as Lit's `Task` runs: its own `AbortController`, and only the latest run writes. */
   async #sendCreate(): Promise<void> {
     const draft = this.#attempts.current as DraftAttempt;
-    const { body, idempotencyKey } = draft;
     this.#createRun?.abort();
     const run = new AbortController();
     this.#createRun = run;
-    let answer: CreateAnswer | undefined;
-    let failure: unknown;
+    let outcome: CreateAnswer | CheckoutRequestError;
     try {
-      answer = await createOrder(this.#settings.createUrl, body, idempotencyKey, this.#request(run.signal));
+      outcome = await createOrder(
+        this.#settings.createUrl,
+        draft.body,
+        draft.idempotencyKey,
+        this.#request(run.signal),
+      );
     } catch (error) {
-      failure = error;
+      outcome = asRequestError(error);
     }
     if (this.#createRun !== run) return;
     this.#createRun = undefined;
-    if (answer) this.#created(draft, answer);
-    else this.#createFailed(asRequestError(failure));
+    if (outcome instanceof CheckoutRequestError) this.#createFailed(outcome);
+    else this.#created(draft, outcome);
   }
 
   #created(draft: DraftAttempt, { order, lookup_token }: CreateAnswer): void {

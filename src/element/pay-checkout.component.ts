@@ -207,7 +207,7 @@ export class PayCheckout extends LitElement {
   #restore(): void {
     this.#session.restore();
     const attempt = this.#session.attempt;
-    if (attempt?.phase === 'draft') this.#form.showSent(attempt.body);
+    if (attempt?.phase === 'draft') this.#form.showSent(attempt);
   }
 
   /** Refuses to work when any attribute or declared property holds a secret key; true when it does. */
