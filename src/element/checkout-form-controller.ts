@@ -31,6 +31,7 @@ export type CheckoutFormHost = ReactiveControllerHost & {
   readonly renderRoot: ParentNode;
   readonly issuers?: string | undefined;
   readonly state: CheckoutState;
+  submit(): Promise<void>;
 };
 
 /** What takes focus after a render, by `id`: a field (its `id` is its `name`) or the screen's heading. */
@@ -62,6 +63,12 @@ export class CheckoutFormController implements ReactiveController {
     this.#focusAfterUpdate = undefined;
     if (target) this.#host.renderRoot.querySelector<HTMLElement>(`#${target}`)?.focus();
   }
+
+  /** `submit` of the form: the element's `submit()`, which validates first. */
+  readonly onSubmit = (event: SubmitEvent): void => {
+    event.preventDefault();
+    void this.#host.submit();
+  };
 
   /** `input` and `change` of any control. */
   readonly onInput = (event: Event): void => {

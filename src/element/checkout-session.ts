@@ -168,10 +168,10 @@ export class CheckoutSession {
     this.#waitForPayer();
   }
 
-  /** Polls the same order for another `poll-timeout` ("Check again"): never a new create. */
-  checkAgain(): void {
+  /** Polls the same order for another `poll-timeout` ("Check again"): never a new create. Bound: a view may pass it as a listener. */
+  readonly checkAgain = (): void => {
     if (this.#move({ type: 'check_again' })) this.#pollAgain();
-  }
+  };
 
   /** Stops everything for a configuration the shopper cannot fix, and says so once per reason. */
   refuse(refusal: Refusal): void {

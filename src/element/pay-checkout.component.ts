@@ -166,28 +166,19 @@ export class PayCheckout extends LitElement {
     this.#session.carryOn();
   }
 
-  readonly #onFormSubmit = (event: SubmitEvent): void => {
-    event.preventDefault();
-    void this.submit();
-  };
-
   readonly #onUseAnotherNumber = (): void => {
     if (!this.#session.restart()) return;
     this.#earlierRequestOpen = true;
     this.#form.focus('number');
   };
 
-  readonly #onStartOver = (): void => {
-    if (this.#session.restart()) this.#form.focus('heading');
-  };
-
-  readonly #onRetry = (): void => {
-    void this.submit();
-    // A create that cannot work again leaves a fresh form: the shopper starts at its heading.
+  /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
+  readonly #onTryAgain = (): void => {
+    if (this.#session.state.status === 'failed') this.#session.restart();
+    else void this.submit();
+    // A fresh form (a new attempt, or a create that cannot work again): the shopper starts at its heading.
     if (this.#session.state.status === 'idle') this.#form.focus('heading');
   };
-
-  readonly #onCheckAgain = (): void => this.#session.checkAgain();
 
   /** A new state: reflect it, and move focus to the new screen's heading if focus was in the element. */
   #onStateChange(): void {
@@ -260,11 +251,8 @@ export class PayCheckout extends LitElement {
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
       earlierRequestOpen: this.#earlierRequestOpen,
-      onSubmit: this.#onFormSubmit,
       onUseAnotherNumber: this.#onUseAnotherNumber,
-      onStartOver: this.#onStartOver,
-      onRetry: this.#onRetry,
-      onCheckAgain: this.#onCheckAgain,
+      onTryAgain: this.#onTryAgain,
     });
   }
 }
