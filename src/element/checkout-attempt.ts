@@ -64,6 +64,15 @@ export interface SettledAttempt extends AttemptBasics {
 /** One checkout attempt, one type per phase: everything a reload needs to carry on. */
 export type StoredAttempt = DraftAttempt | CreatedAttempt | SettledAttempt;
 
+/**
+ * An attempt as the session holds it. Its `state` is the machine's, which
+ * `AttemptStore.save` writes in on every move, so the constructors below
+ * leave it out.
+ */
+export type CheckoutAttempt<Attempt extends StoredAttempt = StoredAttempt> = Attempt extends StoredAttempt
+  ? Omit<Attempt, 'state'> & { state?: Attempt['state'] }
+  : never;
+
 /** The phase of an attempt. */
 export type AttemptPhase = StoredAttempt['phase'];
 
@@ -130,13 +139,13 @@ export function draftAttempt(
   intent: CheckoutIntent,
   settings: { createUrl: string; lookupUrl: string; amount: number | undefined; currency: string },
   now: number,
-): DraftAttempt | 'missing_url' | 'invalid_cart' {
+): CheckoutAttempt<DraftAttempt> | 'missing_url' | 'invalid_cart' {
   if (!settings.createUrl || !settings.lookupUrl) return 'missing_url';
   const body = createBody(intent);
   if (body === undefined) return 'invalid_cart';
   const { issuer, number } = intent.payment_method_data.mobile_money;
   const basics = attemptBasics(now, settings);
-  return { ...basics, phase: 'draft', state: { status: 'submitting' }, body, issuer, localNumber: number };
+  return { ...basics, phase: 'draft', body, issuer, localNumber: number };
 }
 
 /**
@@ -145,27 +154,20 @@ export function draftAttempt(
  * (`resume()`).
  */
 export function createdAttempt(
-  from: AttemptBasics | DraftAttempt,
+  from: AttemptBasics | CheckoutAttempt<DraftAttempt>,
   orderId: string,
   lookupToken: string,
   deadline: number,
-): CreatedAttempt {
-  const { body: _sent, ...kept } = from as Partial<DraftAttempt> & AttemptBasics;
-  return {
-    ...kept,
-    phase: 'created',
-    state: { status: 'requires_action' },
-    orderId,
-    lookupToken,
-    deadline,
-  };
+): CheckoutAttempt<CreatedAttempt> {
+  const { body: _sent, state: _left, ...kept } = from as Partial<DraftAttempt> & AttemptBasics;
+  return { ...kept, phase: 'created', orderId, lookupToken, deadline };
 }
 
 /** The attempt once its payment is paid or failed for good: the receipt needs nothing more. */
 export function settledAttempt(
-  created: CreatedAttempt,
-  outcome: 'paid' | 'failed',
+  created: CheckoutAttempt<CreatedAttempt>,
   paymentStatus: string,
-): SettledAttempt {
-  return { ...created, phase: 'settled', state: { status: outcome }, paymentStatus };
+): CheckoutAttempt<SettledAttempt> {
+  const { state: _left, ...kept } = created;
+  return { ...kept, phase: 'settled', paymentStatus };
 }

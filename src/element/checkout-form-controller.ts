@@ -103,7 +103,7 @@ export class CheckoutFormController implements ReactiveController {
   }
 
   /** Shows what a draft sends, after a reload: the shopper's own input, not the prefills. */
-  showSent({ body, localNumber, issuer }: DraftAttempt): void {
+  showSent({ body, localNumber, issuer }: Pick<DraftAttempt, 'body' | 'localNumber' | 'issuer'>): void {
     try {
       const { customer_data } = JSON.parse(body) as CheckoutIntent;
       this.values = { customer_name: customer_data.name, number: formatLocalNumber(localNumber), issuer };

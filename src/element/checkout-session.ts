@@ -17,11 +17,11 @@ import {
 } from './checkout-api.js';
 import {
   attemptBasics,
+  type CheckoutAttempt,
   type CreatedAttempt,
   createdAttempt,
   type DraftAttempt,
   draftAttempt,
-  type StoredAttempt,
   settledAttempt,
 } from './checkout-attempt.js';
 import { fieldForParam } from './checkout-form.js';
@@ -67,7 +67,7 @@ export class CheckoutSession {
           this.#fire('pay-error', { code, message, retryable: false });
         },
         onTimeout: () => {
-          const { orderId } = this.#attempts.current as CreatedAttempt;
+          const { orderId } = this.#attempts.current as CheckoutAttempt<CreatedAttempt>;
           if (this.#move({ type: 'timed_out' })) this.#fire('pay-timeout', { orderId });
         },
         onChange: () => host.requestUpdate(),
@@ -82,7 +82,7 @@ export class CheckoutSession {
   }
 
   /** The current attempt; undefined on a fresh form. */
-  get attempt(): StoredAttempt | undefined {
+  get attempt(): CheckoutAttempt | undefined {
     return this.#attempts.current;
   }
 
@@ -139,19 +139,18 @@ export class CheckoutSession {
     await this.#sendCreate();
   }
 
-  /** A new attempt with a new key; the stored one is forgotten. False (nothing done) while a create is in flight. */
+  /**
+   * A new attempt with a new key; the stored one is forgotten. Out of a
+   * refusal too (`reset()`): the page may have fixed its setup. False
+   * (nothing done) while a create is in flight.
+   */
   restart(): boolean {
     if (this.#state.status === 'submitting') return false;
+    this.#refusal = undefined;
     this.#stopWork();
     this.#attempts.forget();
     this.#move({ type: 'restart' });
     return true;
-  }
-
-  /** `restart()`, out of a refusal too: the page may have fixed its setup. */
-  reset(): boolean {
-    if (this.#state.status !== 'submitting') this.#refusal = undefined;
-    return this.restart();
   }
 
   /** Follows an order created elsewhere, as a new attempt; a `TypeError` for a malformed id or token. */
@@ -195,7 +194,7 @@ export class CheckoutSession {
 
   /** One create run at a time, as Lit's `Task` runs: its own `AbortController`, and only the latest run writes. */
   async #sendCreate(): Promise<void> {
-    const draft = this.#attempts.current as DraftAttempt;
+    const draft = this.#attempts.current as CheckoutAttempt<DraftAttempt>;
     this.#createRun?.abort();
     const run = new AbortController();
     this.#createRun = run;
@@ -216,7 +215,7 @@ export class CheckoutSession {
     else this.#created(draft, outcome);
   }
 
-  #created(draft: DraftAttempt, { order, lookup_token }: CreateAnswer): void {
+  #created(draft: CheckoutAttempt<DraftAttempt>, { order, lookup_token }: CreateAnswer): void {
     const paymentStatus = order.payment.status;
     this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline());
     this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus });
@@ -241,8 +240,8 @@ export class CheckoutSession {
     const { id: orderId, payment } = order;
     const paymentStatus = payment.status;
     const outcome = classifyPaymentStatus(paymentStatus);
-    const created = this.#attempts.current as CreatedAttempt;
-    if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, outcome, paymentStatus);
+    const created = this.#attempts.current as CheckoutAttempt<CreatedAttempt>;
+    if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, paymentStatus);
     this.#move(event);
     if (outcome === 'paid') this.#fire('pay-paid', { orderId, order });
     else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus });
@@ -251,7 +250,7 @@ export class CheckoutSession {
 
   /** Back to waiting for the same order, with a new `poll-timeout`. */
   #pollAgain(): void {
-    (this.#attempts.current as CreatedAttempt).deadline = this.#deadline();
+    (this.#attempts.current as CheckoutAttempt<CreatedAttempt>).deadline = this.#deadline();
     this.#attempts.save(this.#state);
     this.#waitForPayer();
   }

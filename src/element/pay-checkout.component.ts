@@ -229,7 +229,7 @@ export class PayCheckout extends LitElement {
 
   /** Starts a new attempt with a new idempotency key and clears the stored one. Ignored while a create is in flight. */
   reset(): void {
-    if (this.#refuseExposedKey() || !this.#session.reset()) return;
+    if (this.#refuseExposedKey() || !this.#session.restart()) return;
     this.#form.reset(this.customerName, this.phone);
     this.#earlierRequestOpen = false;
     this.#form.focus(this.matches(':focus-within') ? 'heading' : undefined);

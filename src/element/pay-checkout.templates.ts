@@ -7,7 +7,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { CUSTOMER_NAME_MAX_LENGTH, type Issuer } from '../shared/service-contract.js';
-import type { StoredAttempt } from './checkout-attempt.js';
+import type { CheckoutAttempt } from './checkout-attempt.js';
 import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-form.js';
 import type { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState, ErrorState } from './checkout-machine.js';
@@ -226,7 +226,7 @@ function renderButton(label: string, onClick: () => void, secondary = false): Te
 }
 
 /** The reason a terminal failure status gives the shopper. */
-function failureReason(attempt: StoredAttempt | undefined): FailureReason {
+function failureReason(attempt: CheckoutAttempt | undefined): FailureReason {
   const status = attempt?.phase === 'settled' ? attempt.paymentStatus : '';
   return status === 'cancelled' || status === 'expired' ? status : 'failed';
 }
