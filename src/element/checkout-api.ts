@@ -122,7 +122,7 @@ async function postJson<T>(
   // request can hang for minutes, and hanging is worse than retrying.
   const controller = new AbortController();
   const abort = () => controller.abort();
-  signal?.addEventListener('abort', abort, { once: true });
+  signal?.addEventListener('abort', abort);
   const timer = setTimeout(abort, options.timeoutMs ?? REQUEST_TIMEOUT_MS);
   let response: Response;
   let text: string;

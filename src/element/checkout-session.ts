@@ -60,7 +60,7 @@ export class CheckoutSession {
     this.#poll = new PollController(
       {
         lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
-        onAnswer: (order) => this.#reached(order, { type: 'polled', paymentStatus: order.payment.status }),
+        onAnswer: (order) => this.#reached(order, 'polled'),
         onGiveUp: ({ code, message }) => {
           // The order exists, so the error screen tells the shopper not to pay again.
           this.#move({ type: 'poll_failed' });
@@ -219,7 +219,7 @@ export class CheckoutSession {
     const paymentStatus = order.payment.status;
     this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline());
     this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus });
-    this.#reached(order, { type: 'created', paymentStatus });
+    this.#reached(order, 'created');
   }
 
   #createFailed({ status, param, code, message, retryable }: CheckoutRequestError): void {
@@ -236,13 +236,13 @@ export class CheckoutSession {
   }
 
   /** A payment status from a create or a lookup: a final one settles the attempt; then the machine moves. */
-  #reached(order: LookupAnswer['order'], event: CheckoutEvent): void {
+  #reached(order: LookupAnswer['order'], type: 'created' | 'polled'): void {
     const { id: orderId, payment } = order;
     const paymentStatus = payment.status;
     const outcome = classifyPaymentStatus(paymentStatus);
     const created = this.#attempts.current as CheckoutAttempt<CreatedAttempt>;
     if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, paymentStatus);
-    this.#move(event);
+    this.#move({ type, paymentStatus });
     if (outcome === 'paid') this.#fire('pay-paid', { orderId, order });
     else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus });
     else this.#waitForPayer();
