@@ -24,11 +24,14 @@ import { allowedIssuers } from './issuers.js';
 
 /**
  * The element the form belongs to, as the form reads it: its shadow root, the
- * networks the page allows (`issuers`) and its `state` (once the form is sent
- * it is no longer `idle`, and a blur then is the form going away, not the shopper).
+ * prefills, the networks the page allows (`issuers`), its `state` (once the
+ * form is sent it is no longer `idle`, and a blur then is the form going
+ * away, not the shopper) and its `submit()`.
  */
 export type CheckoutFormHost = ReactiveControllerHost & {
   readonly renderRoot: ParentNode;
+  readonly customerName: string;
+  readonly phone: string;
   readonly issuers?: string | undefined;
   readonly state: CheckoutState;
   submit(): Promise<void>;
@@ -94,8 +97,13 @@ export class CheckoutFormController implements ReactiveController {
     if (number) this.#set({ ...this.values, number: formatLocalNumber(number.local) });
   };
 
-  /** Prefills fill what the shopper has not typed in themselves; the network follows. */
-  prefill(customerName: string, phone: string): void {
+  /**
+   * Before each render: the prefills (`customer-name`, `phone`) fill what the
+   * shopper has not typed in themselves, and the network follows the number
+   * and `issuers`. Either may change at any time.
+   */
+  hostUpdate(): void {
+    const { customerName, phone } = this.#host;
     const values = { ...this.values };
     if (!this.#edited.has('customer_name')) values.customer_name = customerName ?? '';
     if (!this.#edited.has('number')) values.number = phone ?? '';
@@ -141,11 +149,10 @@ export class CheckoutFormController implements ReactiveController {
     this.#setErrors({});
   }
 
-  /** A fresh form (`reset()`): no errors, and the prefills over whatever the shopper typed. */
-  reset(customerName: string, phone: string): void {
+  /** A fresh form (`reset()`): no errors, and the prefills over whatever the shopper typed from the next render. */
+  reset(): void {
     this.#edited.clear();
     this.clearErrors();
-    this.prefill(customerName, phone);
   }
 
   #set(values: FormValues): void {

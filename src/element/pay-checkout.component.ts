@@ -155,8 +155,6 @@ export class PayCheckout extends LitElement {
     if (!this.hasUpdated) this.#restore();
     // `state` is read-only: a write by the page is undone here (an equal value changes nothing).
     this.state = this.#session.state.status;
-    // Prefills and `issuers` may change at any time; what the shopper typed stays.
-    this.#form.prefill(this.customerName, this.phone);
     // The contract has the element refuse a key however it arrives, set
     // properties included: the one event not caused by the shopper.
     this.#refuseExposedKey();
@@ -230,7 +228,7 @@ export class PayCheckout extends LitElement {
   /** Starts a new attempt with a new idempotency key and clears the stored one. Ignored while a create is in flight. */
   reset(): void {
     if (this.#refuseExposedKey() || !this.#session.restart()) return;
-    this.#form.reset(this.customerName, this.phone);
+    this.#form.reset();
     this.#earlierRequestOpen = false;
     this.#form.focus(this.matches(':focus-within') ? 'heading' : undefined);
   }
