@@ -4,7 +4,7 @@
  * and never offers a fresh form after `paid`. Storage that is missing, full
  * or forbidden (private modes, sandboxed frames) degrades to no persistence.
  */
-import { isStoredAttempt, type StoredAttempt } from './checkout-attempt.js';
+import { type CheckoutAttempt, isStoredAttempt } from './checkout-attempt.js';
 import type { MachineState } from './checkout-machine.js';
 import type { PayCheckoutEventName } from './events.js';
 
@@ -18,7 +18,7 @@ export type AttemptStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
  */
 export class AttemptStore {
   /** The attempt in hand; undefined on a fresh form. Stored only by `save`. */
-  current: StoredAttempt | undefined;
+  current: CheckoutAttempt | undefined;
   readonly #storage: AttemptStorage | undefined;
   readonly #key: () => string | undefined;
 
@@ -32,7 +32,7 @@ export class AttemptStore {
    * Makes the stored attempt the current one, if storage holds one it can
    * trust. A create the relay refused for good created nothing: it is forgotten.
    */
-  load(): StoredAttempt | undefined {
+  load(): CheckoutAttempt | undefined {
     const key = this.#key();
     let stored: unknown;
     try {
