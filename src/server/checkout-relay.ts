@@ -64,5 +64,6 @@ export function assembleCheckoutRelay(
   // The listener's own cap sits above the relay's, so the relay's 413 (with CORS headers) is the one seen.
   const node = toNodeListener(handle, { maxBodyBytes: RELAY_MAX_BODY_BYTES * 4 });
   const close = async () => fulfilment?.close();
-  return { create, lookup, handle, node, fulfilment, close };
+  const runner = fulfilment && { tick: fulfilment.tick, deliverNow: fulfilment.deliverNow };
+  return { create, lookup, handle, node, fulfilment: runner, close };
 }

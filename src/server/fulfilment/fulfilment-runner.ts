@@ -19,12 +19,16 @@ export interface FulfilmentTick extends WatchPass {
   delivered: number;
 }
 
-/** The fulfilment of one relay process (`relay.fulfilment`). */
+/** The fulfilment of one relay process, as merchants see it (`relay.fulfilment`). */
 export interface FulfilmentRunner {
   /** Runs one watcher pass and one delivery pass now (for tests, or a cron job with `watch.timers: false`). */
   tick(): Promise<FulfilmentTick>;
   /** Delivers settled orders now, without waiting for the next tick. */
   deliverNow(): Promise<number>;
+}
+
+/** The runner as the relay holds it: the handlers' writes are tracked, and the relay closes it. */
+export interface RelayFulfilment extends FulfilmentRunner {
   /** Keeps `close()` waiting for `work` (a create or lookup writing to the journal). */
   track<T>(work: Promise<T>): Promise<T>;
   /** Stops the ticks, waits for the work in flight, and closes the journal. */
@@ -36,7 +40,7 @@ export function startFulfilment(
   settings: FulfilmentSettings,
   client: ServiceClient,
   reporter: RelayReporter,
-): FulfilmentRunner {
+): RelayFulfilment {
   const inFlight = new Set<Promise<unknown>>();
   let stopped = false;
   let timer: unknown;

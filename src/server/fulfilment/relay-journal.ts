@@ -6,7 +6,7 @@
  */
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { RelayReporter } from '../relay-reporter.js';
-import type { FulfilmentRunner } from './fulfilment-runner.js';
+import type { RelayFulfilment } from './fulfilment-runner.js';
 import { isRefusedForGood } from './service-trouble.js';
 import { nextCheckAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
@@ -34,7 +34,7 @@ export const NO_JOURNAL: RelayJournal = {
 /** The steps on `settings.journal`, tracked by `runner` so `close()` waits for them. */
 export function relayJournal(
   settings: FulfilmentSettings,
-  runner: FulfilmentRunner,
+  runner: RelayFulfilment,
   reporter: RelayReporter,
 ): RelayJournal {
   const { journal } = settings;
