@@ -10,7 +10,8 @@
  *   SQLite file) holds them as the relay would have, and the relay's own
  *   timers run the watcher for `BENCH_WATCH_SECONDS` (default 30): lookups per
  *   second against the ideal of one per order per interval, this process's
- *   CPU per 1,000 watched orders, and its memory.
+ *   CPU per 1,000 watched orders, and its memory; then the same on a journal
+ *   in memory, to tell the journal's share from the relay's.
  *
  * The machine is shared with other engineers' tests: latencies and rates
  * move with them; CPU per order moves less.
@@ -124,12 +125,12 @@ async function recordPending(journal: Journal, ids: readonly string[], now: numb
   }
 }
 
-async function measureWatching(scratch: string) {
+async function measureWatching(journalUrl: string, seconds: number) {
   const sandbox = await startServerInChild<string[]>(new URL(import.meta.url), 'serveWatchedSandbox', {
     orders: PENDING,
   });
   try {
-    const journal = await openJournal(`sqlite:${join(scratch, 'watch.db')}`);
+    const journal = await openJournal(journalUrl);
     await recordPending(journal, sandbox.info, Date.now());
     let lookups = 0;
     const recordChecked = journal.recordChecked.bind(journal);
@@ -156,7 +157,7 @@ async function measureWatching(scratch: string) {
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }, 250);
-    await new Promise((resolve) => setTimeout(resolve, WATCH_SECONDS * 1000));
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const lookupsAtEnd = lookups;
     const elapsedSeconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
@@ -190,7 +191,9 @@ async function main(): Promise<void> {
   try {
     const createLatency = await measureCreates(scratch, await cluster.createDatabase());
     process.stdout.write(`${JSON.stringify(createLatency, null, 2)}\n`);
-    const watching = await measureWatching(scratch);
+    const watching = await measureWatching(`sqlite:${join(scratch, 'watch.db')}`, WATCH_SECONDS);
+    // The same on a journal in memory: what is left is the relay, its transport and the sandbox.
+    const watchingWithMemoryJournal = await measureWatching('memory:', WATCH_SECONDS / 2);
     const file = await writeResults('fulfilment', {
       settings: {
         createsTimed: CREATES,
@@ -205,8 +208,11 @@ async function main(): Promise<void> {
       },
       createLatency,
       watching,
+      watchingWithMemoryJournal,
     });
-    process.stdout.write(`${JSON.stringify(watching, null, 2)}\nWrote ${file}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ watching, watchingWithMemoryJournal }, null, 2)}\nWrote ${file}\n`,
+    );
   } finally {
     cluster.stop();
     rmSync(scratch, { recursive: true, force: true });
