@@ -76,7 +76,6 @@ export class FulfilmentView {
       : [];
     this.#delivered = new Set([...(this.#delivered ?? []), ...delivered]);
     const newest = fresh[0];
-    if (newest)
-      this.#status.textContent = `Your server heard: order ${describeFulfilment(newest).toLowerCase()}.`;
+    if (newest) this.#status.textContent = `Your server heard: ${describeFulfilment(newest)}.`;
   }
 }
