@@ -18,6 +18,8 @@ import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Orders claimed at once; they are looked up in parallel. */
 export const WATCH_BATCH_SIZE = 25;
+/** Batches claimed and watched at once, once the first batch of a pass has shown the service answers. */
+export const WATCH_LANES = 4;
 /** Batches at most per pass: 10,000 orders. */
 const MAX_BATCHES_PER_PASS = 400;
 
@@ -61,33 +63,55 @@ export function createOrderWatcher(deps: OrderWatcherDeps): OrderWatcher {
   return { watchOnce: () => watchOnce(watch) };
 }
 
+/** How a batch ended: all it asked for (more may be due), fewer (none left), or service trouble. */
+type BatchEnd = 'full' | 'short' | 'trouble';
+
+/** What a pass has done so far, shared by its lanes. */
+interface PassState {
+  calls: number;
+  batches: number;
+  troubles: Troubled[];
+}
+
 async function watchOnce(watch: Watch): Promise<WatchPass> {
   const { settings, pause } = watch;
-  const report = { calls: 0, paused: false };
-  if (settings.now() < pause.until) return { ...report, paused: true };
-  // After trouble, one order probes the service before the watcher calls it at full rate.
-  let limit = pause.failures > 0 ? 1 : WATCH_BATCH_SIZE;
-  for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
-    const requested = limit;
-    const entries = await claim(watch, requested);
-    if (!entries || entries.length === 0) break;
-    report.calls += entries.filter((entry) => !isPastBound(settings, entry.createdAt, settings.now())).length;
-    const results = await Promise.all(
-      entries.map(async (entry) => ({ entry, trouble: await watchEntry(watch, entry) })),
-    );
-    const troubles = results.filter((result): result is Troubled => result.trouble !== undefined);
-    if (troubles.length > 0) {
-      await pauseFor(watch, troubles);
-      return { ...report, paused: true };
-    }
-    if (pause.failures > 0) {
-      pause.failures = 0;
-      watch.reporter.emit({ type: 'watcher_resumed' });
-      limit = WATCH_BATCH_SIZE;
-    }
-    if (entries.length < requested) break;
+  if (settings.now() < pause.until) return { calls: 0, paused: true };
+  const pass: PassState = { calls: 0, batches: 0, troubles: [] };
+  // One batch goes first (after trouble, one order probes the service); only
+  // once the service has answered do the lanes call it at full rate.
+  const probing = pause.failures > 0;
+  const first = await watchBatch(watch, pass, probing ? 1 : WATCH_BATCH_SIZE);
+  if (probing && first !== 'trouble' && pass.batches > 0) {
+    pause.failures = 0;
+    watch.reporter.emit({ type: 'watcher_resumed' });
   }
-  return report;
+  if (first === 'full') await Promise.all(Array.from({ length: WATCH_LANES }, () => watchLane(watch, pass)));
+  if (pass.troubles.length === 0) return { calls: pass.calls, paused: false };
+  await pauseFor(watch, pass.troubles);
+  return { calls: pass.calls, paused: true };
+}
+
+/** Claims and watches batches until none is full, the pass has met trouble, or it has done its share. */
+async function watchLane(watch: Watch, pass: PassState): Promise<void> {
+  while (pass.troubles.length === 0 && pass.batches < MAX_BATCHES_PER_PASS) {
+    if ((await watchBatch(watch, pass, WATCH_BATCH_SIZE)) !== 'full') return;
+  }
+}
+
+/** Claims up to `limit` due orders and acts on each at once. */
+async function watchBatch(watch: Watch, pass: PassState, limit: number): Promise<BatchEnd> {
+  const { settings } = watch;
+  const entries = await claim(watch, limit);
+  if (!entries || entries.length === 0) return 'short';
+  pass.batches += 1;
+  pass.calls += entries.filter((entry) => !isPastBound(settings, entry.createdAt, settings.now())).length;
+  const results = await Promise.all(
+    entries.map(async (entry) => ({ entry, trouble: await watchEntry(watch, entry) })),
+  );
+  const troubles = results.filter((result): result is Troubled => result.trouble !== undefined);
+  pass.troubles.push(...troubles);
+  if (troubles.length > 0) return 'trouble';
+  return entries.length < limit ? 'short' : 'full';
 }
 
 async function claim(watch: Watch, limit: number): Promise<PendingEntry[] | undefined> {
