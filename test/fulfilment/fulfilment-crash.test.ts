@@ -4,7 +4,9 @@
  * call, after the service created the order and before the relay recorded it,
  * or inside `onPaid` after its side effect) 50 times over 200 orders. A last
  * process on the same file delivers every order; no order is lost, and an
- * order is delivered twice only when a kill landed inside `onPaid`.
+ * order is delivered twice only when its process was killed inside the
+ * callback's window: after `onPaid` did its work and before the journal
+ * recorded the delivery (each child prints `marked <id>` once it has).
  *
  * The processes' clock runs 20 times real time (leases of 30 s pass in 1.5 s);
  * the sandbox is served by this process, so it outlives every kill.
@@ -56,6 +58,8 @@ describe('fulfilment across crashes', () => {
     };
     const killed = { 'before-create': 0, 'after-create': 0, 'in-onpaid': 0 } as Record<KillPoint, number>;
     const killedInOnPaid = new Set<string>();
+    /** Per life killed: where, and the orders whose delivery the journal recorded before the kill. */
+    const lives = new Map<string, { point: KillPoint; marked: Set<string> }>();
     let from = 0;
     for (let life = 0; life < KILLS; life++) {
       const left = ORDERS - from;
@@ -73,6 +77,8 @@ describe('fulfilment across crashes', () => {
       });
       const hung = await child.waitFor('hang ', 20_000);
       await child.kill();
+      const marked = new Set(child.lines.filter((l) => l.startsWith('marked ')).map((l) => l.slice(7)));
+      lives.set(`life-${life}`, { point: plan.point, marked });
       if (hung) {
         killed[plan.point] += 1;
         if (plan.point === 'in-onpaid') killedInOnPaid.add(hung.split(' ')[2] as string);
@@ -95,15 +101,30 @@ describe('fulfilment across crashes', () => {
     const ids = lines.map((line) => line.split(' ')[1] as string);
     const distinct = new Set(ids);
     const doubles = ids.filter((id, index) => ids.indexOf(id) !== index);
+    // A repeat is allowed only after a process died between the callback's work and the journal's mark.
+    const unexplained: string[] = [];
+    const byAimedPoint = { 'before-create': 0, 'after-create': 0, 'in-onpaid': 0 } as Record<
+      KillPoint,
+      number
+    >;
+    for (const [index, line] of lines.entries()) {
+      const [name, id] = line.split(' ') as [string, string];
+      if (ids.indexOf(id, index + 1) === -1) continue;
+      const life = lives.get(name);
+      if (!life || life.marked.has(id)) unexplained.push(`${id} by ${name}`);
+      else byAimedPoint[life.point] += 1;
+    }
     const kills = killed['before-create'] + killed['after-create'] + killed['in-onpaid'];
     t.diagnostic(
-      `kills ${kills}: before the service call ${killed['before-create']}, after it ${killed['after-create']}, inside onPaid ${killed['in-onpaid']}; deliveries ${lines.length} of ${distinct.size} orders, double deliveries ${doubles.length}`,
+      `kills ${kills}: before the service call ${killed['before-create']}, after it ${killed['after-create']}, inside onPaid ${killed['in-onpaid']}; deliveries ${lines.length} of ${distinct.size} orders, double deliveries ${doubles.length} (after kills aimed inside onPaid ${byAimedPoint['in-onpaid']}, after kills aimed at a create that landed in another order's callback window ${byAimedPoint['before-create'] + byAimedPoint['after-create']})`,
     );
     assert.equal(sandbox.createdOrderCount, ORDERS, 'each order created once at the service');
     assert.equal(distinct.size, ORDERS, 'every order delivered');
     assert.ok(kills >= KILLS - 2, `${kills} kills landed`);
-    for (const id of doubles)
-      assert.ok(killedInOnPaid.has(id), `${id} was delivered twice without a kill inside onPaid`);
-    assert.ok(doubles.length <= killed['in-onpaid']);
+    // The guarantee: a repeat only when the process died before the journal recorded the delivery.
+    // A kill inside one callback can land inside its batch's other callbacks too (they run together).
+    assert.deepEqual(unexplained, [], 'delivered again although the journal had recorded the delivery');
+    for (const id of killedInOnPaid)
+      assert.ok(distinct.has(id), `${id}, killed inside onPaid, was delivered`);
   });
 });

@@ -10,6 +10,8 @@ import { createDelivery } from './delivery.js';
 import { createOrderWatcher, type WatchPass } from './order-watcher.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
+/** Shortest wait between two ticks, so a watcher that cannot keep up still yields to the server. */
+const MIN_TICK_GAP_MS = 50;
 /** How often settled orders past their retention are deleted. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -99,7 +101,11 @@ export function startFulfilment(
     if (!timers || stopped) return;
     timer = timers.setTimeout(() => {
       timer = undefined;
-      tick().finally(() => schedule(settings.intervalMs));
+      // One interval from the start of this tick: a long pass is followed at once by the next.
+      const startedAt = settings.now();
+      tick().finally(() =>
+        schedule(Math.max(MIN_TICK_GAP_MS, settings.intervalMs - (settings.now() - startedAt))),
+      );
     }, ms);
   }
 

@@ -13,7 +13,7 @@ import type { ServiceClient } from '../service-client.js';
 import { ServiceNotFoundError } from '../service-errors.js';
 import type { OrderCreateAnswer, OrderCreateInput } from '../service-schemas.js';
 import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
-import { isPastBound, MAX_BACKOFF_CHECK_MS, nextCheckAt, servicePauseMs } from './watch-schedule.js';
+import { isPastBound, MAX_BACKOFF_CHECK_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Orders claimed at once; they are looked up in parallel. */
@@ -49,6 +49,8 @@ export interface OrderWatcher {
 /** The watcher's state across passes: its dependencies and its pause. */
 interface Watch extends OrderWatcherDeps {
   readonly pause: { until: number; failures: number };
+  /** When the pass running now began: the next lookups are scheduled on its rhythm. */
+  passStartedAt: number;
 }
 
 /** A claimed entry the service could not be asked about, and why. */
@@ -59,7 +61,7 @@ interface Troubled {
 
 /** Creates the watcher of one relay process. */
 export function createOrderWatcher(deps: OrderWatcherDeps): OrderWatcher {
-  const watch: Watch = { ...deps, pause: { until: 0, failures: 0 } };
+  const watch: Watch = { ...deps, pause: { until: 0, failures: 0 }, passStartedAt: 0 };
   return { watchOnce: () => watchOnce(watch) };
 }
 
@@ -75,7 +77,8 @@ interface PassState {
 
 async function watchOnce(watch: Watch): Promise<WatchPass> {
   const { settings, pause } = watch;
-  if (settings.now() < pause.until) return { calls: 0, paused: true };
+  watch.passStartedAt = settings.now();
+  if (watch.passStartedAt < pause.until) return { calls: 0, paused: true };
   const pass: PassState = { calls: 0, batches: 0, troubles: [] };
   // One batch goes first (after trouble, one order probes the service); only
   // once the service has answered do the lanes call it at full rate.
@@ -206,7 +209,7 @@ async function resendCreate(watch: Watch, entry: CreatingEntry): Promise<Service
     orderId: order.id,
     paymentStatus: order.payment.status,
     now,
-    nextCheckAt: nextCheckAt(settings, entry.createdAt, now),
+    nextCheckAt: nextCheckInPass(settings, entry.createdAt, watch.passStartedAt, now),
   });
   settled(watch, order.id, order.payment.status);
   return undefined;
@@ -230,7 +233,7 @@ async function lookUp(watch: Watch, entry: WatchingEntry): Promise<ServiceTroubl
   const checked = await settings.journal.recordChecked(entry.idempotencyKey, settings.owner, {
     paymentStatus,
     now,
-    nextCheckAt: nextCheckAt(settings, entry.createdAt, now),
+    nextCheckAt: nextCheckInPass(settings, entry.createdAt, watch.passStartedAt, now),
   });
   if (checked) settled(watch, entry.orderId, paymentStatus);
   return undefined;

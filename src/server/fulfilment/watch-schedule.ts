@@ -31,6 +31,26 @@ export function nextCheckAt(timing: WatchTiming, createdAt: number, now: number)
   return Math.min(now + wait, createdAt + timing.maxWatchMs);
 }
 
+/** Slack so the next pass, which starts one interval after this one began, finds the order due. */
+export const PASS_SLACK_MS = 250;
+/** Two lookups of one order are never closer than the spec's shortest interval, even in a long pass. */
+export const MIN_RECHECK_MS = 2_000;
+
+/**
+ * When to look up an order looked up in a pass that began at `passStartedAt`:
+ * on the pass's rhythm (one interval after it began, so the next pass finds it
+ * due), but never sooner than 2 s after `now`, nor past the bound.
+ */
+export function nextCheckInPass(
+  timing: WatchTiming,
+  createdAt: number,
+  passStartedAt: number,
+  now: number,
+): number {
+  const onRhythm = nextCheckAt(timing, createdAt, passStartedAt) - PASS_SLACK_MS;
+  return Math.max(onRhythm, Math.min(now + MIN_RECHECK_MS, createdAt + timing.maxWatchMs));
+}
+
 /** Whether the watcher gives up on an order created at `createdAt` (then `onExpired`). */
 export function isPastBound(timing: WatchTiming, createdAt: number, now: number): boolean {
   return now - createdAt >= timing.maxWatchMs;
