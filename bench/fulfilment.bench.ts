@@ -3,8 +3,8 @@
  *
  * - **create latency the journal adds**: `relay.create` one after another
  *   against an in-process sandbox, without a journal, with an SQLite file and
- *   with PostgreSQL (durable, loopback), in the same run (p50, p99); the
- *   relay without a journal is measured first and last, so drift shows;
+ *   with PostgreSQL (durable, loopback), in the same run (p50, p99), one
+ *   create through each in turn so the machine's load falls on all alike;
  * - **watching 10,000 pending orders** in one process: the sandbox in a child
  *   process holds 10,000 orders its payer never answers, the journal (an
  *   SQLite file) holds them as the relay would have, and the relay's own
@@ -48,24 +48,30 @@ export async function serveWatchedSandbox({ orders }: { orders: number }): Promi
   return { url: running.url, info: ids, close: running.close };
 }
 
-/** `CREATES` creates through `relay`, one after another; latencies in ms. */
-async function timeCreates(relay: CheckoutRelay) {
-  for (let i = 0; i < 50; i++) await relay.create(createRequest(intent()));
-  const times: number[] = [];
+/** Latencies (ms) and CPU of one relay's creates. */
+interface CreateTimes {
+  times: number[];
+  cpuMicroseconds: number;
+}
+
+/** One create through `relay`, timed into `into`. */
+async function timeCreate(relay: CheckoutRelay, into: CreateTimes): Promise<void> {
   const cpuBefore = process.cpuUsage();
-  for (let i = 0; i < CREATES; i++) {
-    const start = performance.now();
-    const response = await relay.create(createRequest(intent()));
-    await response.arrayBuffer();
-    times.push(performance.now() - start);
-    if (response.status !== 200) throw new Error(`create answered ${response.status}`);
-  }
+  const start = performance.now();
+  const response = await relay.create(createRequest(intent()));
+  await response.arrayBuffer();
+  into.times.push(performance.now() - start);
   const cpu = process.cpuUsage(cpuBefore);
-  times.sort((a, b) => a - b);
+  into.cpuMicroseconds += cpu.user + cpu.system;
+  if (response.status !== 200) throw new Error(`create answered ${response.status}`);
+}
+
+function summary({ times, cpuMicroseconds }: CreateTimes) {
+  const sorted = [...times].sort((a, b) => a - b);
   return {
-    p50Ms: round(percentile(times, 0.5), 3),
-    p99Ms: round(percentile(times, 0.99), 3),
-    cpuMicrosecondsPerCreate: Math.round((cpu.user + cpu.system) / CREATES),
+    p50Ms: round(percentile(sorted, 0.5), 3),
+    p99Ms: round(percentile(sorted, 0.99), 3),
+    cpuMicrosecondsPerCreate: Math.round(cpuMicroseconds / times.length),
   };
 }
 
@@ -84,28 +90,36 @@ function createRelay(journal?: Journal): CheckoutRelay {
   });
 }
 
+/**
+ * `CREATES` creates through each relay, taken in turn (one without a journal,
+ * one on SQLite, one on PostgreSQL), so a neighbour's burst of load falls on
+ * all three alike.
+ */
 async function measureCreates(scratch: string, postgresUrl: string) {
-  const without = await timeCreates(createRelay());
-  const sqliteRelay = createRelay(await openJournal(`sqlite:${join(scratch, 'creates.db')}`));
-  const sqlite = await timeCreates(sqliteRelay);
-  await sqliteRelay.close();
-  const postgresRelay = createRelay(await openJournal(postgresUrl));
-  const postgres = await timeCreates(postgresRelay);
-  await postgresRelay.close();
-  const withoutAgain = await timeCreates(createRelay());
-  const baseline = (without.p50Ms + withoutAgain.p50Ms) / 2;
-  const baselineP99 = (without.p99Ms + withoutAgain.p99Ms) / 2;
+  const relays = {
+    withoutJournal: createRelay(),
+    sqlite: createRelay(await openJournal(`sqlite:${join(scratch, 'creates.db')}`)),
+    postgres: createRelay(await openJournal(postgresUrl)),
+  };
+  const names = Object.keys(relays) as (keyof typeof relays)[];
+  const fresh = (): CreateTimes => ({ times: [], cpuMicroseconds: 0 });
+  const measured = { withoutJournal: fresh(), sqlite: fresh(), postgres: fresh() };
+  for (let i = 0; i < 50; i++) for (const name of names) await relays[name].create(createRequest(intent()));
+  for (let i = 0; i < CREATES; i++) for (const name of names) await timeCreate(relays[name], measured[name]);
+  for (const name of names) await relays[name].close();
+  const [without, sqlite, postgres] = names.map((name) => summary(measured[name]));
+  const added = (store: ReturnType<typeof summary>) => ({
+    p50Ms: round(store.p50Ms - (without?.p50Ms ?? 0), 3),
+    p99Ms: round(store.p99Ms - (without?.p99Ms ?? 0), 3),
+  });
   return {
     creates: CREATES,
+    order: 'interleaved: one create through each relay in turn',
     withoutJournal: without,
     sqlite,
     postgres,
-    withoutJournalAgain: withoutAgain,
-    addedBySqlite: { p50Ms: round(sqlite.p50Ms - baseline, 3), p99Ms: round(sqlite.p99Ms - baselineP99, 3) },
-    addedByPostgres: {
-      p50Ms: round(postgres.p50Ms - baseline, 3),
-      p99Ms: round(postgres.p99Ms - baselineP99, 3),
-    },
+    addedBySqlite: sqlite && added(sqlite),
+    addedByPostgres: postgres && added(postgres),
   };
 }
 
