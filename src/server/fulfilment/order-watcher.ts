@@ -4,7 +4,9 @@
  * answer, looks pending orders up, and records what it read. When the
  * service is down or answers `429`, the whole watcher pauses, doubling the
  * pause, and probes with one call at a time: the call rate stays bounded and
- * every order stays in the journal, due again after the pause.
+ * every order stays in the journal, due again after the pause. A pass starts
+ * with one batch; once the service has answered it, four lanes of batches run
+ * at once, so the round trips of one batch do not bound the rate.
  */
 import type { CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
