@@ -140,6 +140,22 @@ describe('fulfilment setup', () => {
     assert.ok(stack.events.some((event) => event.type === 'journal_unavailable'));
   });
 
+  it('reports a create that never got an answer at the bound, without calling onExpired', async () => {
+    const unreachable: typeof fetch = async () => {
+      throw new TypeError('fetch failed');
+    };
+    const stack = await fulfilmentStack('memory:', { fetch: unreachable });
+    const response = await stack.relay.create(createRequest(intent()), { clientAddress: '198.51.100.7' });
+    assert.equal(response.status >= 500, true, 'the shopper hears the service is unreachable');
+    let calls = 0;
+    for (let minutes = 0; minutes <= 24 * 60; minutes++) calls += (await stack.advance(60_000))?.calls ?? 0;
+    assert.deepEqual(stack.delivered.expired, [], 'no order id to give onExpired');
+    const expired = stack.events.filter((event) => event.type === 'order_expired');
+    assert.deepEqual(expired, [{ type: 'order_expired', orderId: null }]);
+    // Resent while the service stayed down: paused, about one probe a minute, not one per interval.
+    assert.ok(calls <= 24 * 60 + 10, `${calls} resends over 24 hours`);
+  });
+
   it('close() stops watching and closes the journal', async () => {
     const stack = await fulfilmentStack('memory:');
     await stack.checkout();
