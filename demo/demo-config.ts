@@ -13,6 +13,20 @@ export const SANDBOX_BASE_PATH = '/sandbox';
 /** The page reads the catalogue, the mode and the embed's integrity here. */
 export const DEMO_CONFIG_PATH = '/api/demo/config';
 
+/** The merchant's-server view reads each order as the server sees it here (contract §6). */
+export const DEMO_FULFILMENTS_PATH = '/api/demo/fulfilments';
+
+/** What `GET /api/demo/fulfilments` answers: newest first, order ids and statuses only. */
+export interface DemoFulfilments {
+  fulfilments: {
+    order_id: string;
+    /** `pending` while the server watches the order, then how it settled. */
+    status: 'pending' | 'paid' | 'failed' | 'expired';
+    /** When the server's callback returned (ISO 8601), or null while it is owed. */
+    delivered_at: string | null;
+  }[];
+}
+
 /** Languages the demo's checkout speaks, as the element's `locale` values. */
 export const DEMO_LOCALES = ['en', 'fr'] as const;
 /** One of the demo's languages. */

@@ -17,6 +17,7 @@ import {
   snippetText,
 } from './page/embed-snippet.js';
 import { EventLog } from './page/event-log.js';
+import { FulfilmentView } from './page/fulfilment-view.js';
 import { type PageSettings, readPageSettings, writePageSettings } from './page/page-settings.js';
 import { PhoneMockup } from './page/phone-mockup.js';
 import { createSandboxControls } from './page/sandbox-controls.js';
@@ -55,6 +56,10 @@ quantity.addEventListener('change', () => {
 });
 onPayEvent(handlePayEvent);
 void loadConfig();
+new FulfilmentView(
+  requireById('fulfilment-list', HTMLOListElement),
+  requireById('fulfilment-status', HTMLElement),
+).start();
 
 function findCheckout(): HTMLElementTagNameMap['pay-checkout'] {
   const found = document.querySelector('pay-checkout');

@@ -1,7 +1,7 @@
 /**
  * `npm start`: the sales demo, the relay and the sandbox on one origin
  * (contract §5). Reads PORT, HOST, PAY_API_BASE_URL, PAY_SECRET_KEY,
- * PAY_SANDBOX_APPROVE_MS and PAY_LOOKUP_SECRET; prints where it listens and
+ * PAY_SANDBOX_APPROVE_MS, PAY_LOOKUP_SECRET and PAY_JOURNAL_URL; prints where it listens and
  * what it pays through, never a key in full; stops cleanly on Ctrl-C.
  * Tests start the same server through `startDemoServer`.
  */
@@ -35,6 +35,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       onRelayEvent: (event) => {
         const line = formatRelayEvent(event);
         if (line) console.log(`  ${new Date().toISOString().slice(11, 19)}  ${line}`);
+      },
+      onFulfilled: (order) => {
+        const callback = { paid: 'onPaid', failed: 'onFailed', expired: 'onExpired' }[order.outcome];
+        console.log(
+          `  ${new Date().toISOString().slice(11, 19)}  ${callback}(${order.id}): the merchant's server heard`,
+        );
       },
     });
   } catch (error) {
@@ -71,12 +77,18 @@ function banner(server: RunningDemoServer, options: DemoServerOptions, env: Node
     `  payments through    ${payments}`,
     '  relay               /api/checkout/orders, /api/checkout/lookup',
     `  lookup tokens       ${env.PAY_LOOKUP_SECRET ? 'signed with PAY_LOOKUP_SECRET' : 'signed with a random secret for this run'}`,
+    `  order journal       ${describeJournal(options.journalUrl)}`,
   ];
   if (options.host === '0.0.0.0' || options.host === '::') {
     lines.push(`  listening on        every interface (HOST=${options.host})`);
   }
   lines.push('', '  Press Ctrl-C to stop.', '');
   return lines.join('\n');
+}
+
+/** The journal's URL without a password (a PostgreSQL URL may carry one). */
+function describeJournal(url = 'memory:'): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 }
 
 function describeStartFailure(error: unknown, env: NodeJS.ProcessEnv): string {

@@ -50,6 +50,17 @@ export function createRelayLogFormatter(): (event: CheckoutRelayEvent) => string
         return `the browser went away during a ${event.route}`;
       case 'warning':
         return `warning: ${event.message}`;
+      case 'order_settled':
+        return `order ${event.orderId} settled ${event.outcome}, seen by ${event.source === 'watcher' ? "the server's watcher" : "the shopper's browser"}`;
+      case 'delivery_failed':
+        return `the server's callback for ${event.orderId} threw; again in ${Math.ceil((event.nextAttemptAt - Date.now()) / 1000)} s`;
+      case 'watcher_paused':
+        return `the payments service is ${event.reason === 'rate_limited' ? 'rate limiting' : 'unreachable'}: the watcher pauses ${Math.round(event.pauseMs / 1000)} s`;
+      case 'watcher_resumed':
+        return 'the payments service answers again: the watcher resumes';
+      case 'journal_unavailable':
+      case 'watcher_error':
+        return `the order journal or watcher failed: ${event.error instanceof Error ? event.error.message : 'unknown'}`;
       default:
         return undefined;
     }

@@ -16,9 +16,17 @@ import {
   type CheckoutRelayEventHandler,
   type CheckoutRelayRateLimitOptions,
   createCheckoutRelay,
+  type FulfilledOrder,
 } from '../../src/server/node.js';
-import { CHECKOUT_PATHS, DEMO_CONFIG_PATH, type DemoConfig, SANDBOX_BASE_PATH } from '../demo-config.js';
+import {
+  CHECKOUT_PATHS,
+  DEMO_CONFIG_PATH,
+  DEMO_FULFILMENTS_PATH,
+  type DemoConfig,
+  SANDBOX_BASE_PATH,
+} from '../demo-config.js';
 import { DEMO_CATALOGUE, priceDemoCart } from './catalogue.js';
+import { DEFAULT_DEMO_JOURNAL_URL, type DemoFulfilment, openDemoFulfilment } from './demo-fulfilment.js';
 import { withSecurityHeaders } from './security-headers.js';
 import { loadStaticAssets, type StaticAssets, serveStaticAsset, toStaticAsset } from './static-assets.js';
 
@@ -54,6 +62,10 @@ export interface DemoServerOptions {
   onRelayEvent?: CheckoutRelayEventHandler;
   /** The relay's rate limits; default the relay's own (per client address). */
   rateLimit?: CheckoutRelayRateLimitOptions | false;
+  /** The order journal (contract §6). Default `memory:`; `npm start` gives an SQLite file (`PAY_JOURNAL_URL`). */
+  journalUrl?: string;
+  /** Hears each order the merchant's server was told of (`onPaid`, `onFailed`, `onExpired`). */
+  onFulfilled?: (order: FulfilledOrder) => void;
 }
 
 /** A running demo server. */
@@ -67,7 +79,7 @@ export interface RunningDemoServer {
   sandbox: Sandbox | undefined;
   /** The base URL the relay calls. */
   serviceBaseUrl: string;
-  /** Stops listening and drops open connections (the sandbox keeps no timers). */
+  /** Stops listening, drops open connections, stops the watcher and closes the journal. */
   close(): Promise<void>;
 }
 
@@ -96,6 +108,7 @@ export function demoServerOptionsFromEnv(env: NodeJS.ProcessEnv): DemoServerOpti
   if (env.PAY_SECRET_KEY) options.secretKey = env.PAY_SECRET_KEY;
   if (env.PAY_LOOKUP_SECRET) options.lookupSecret = env.PAY_LOOKUP_SECRET;
   if (env.PAY_DEMO_PAGE_ROOT) options.pageRoot = env.PAY_DEMO_PAGE_ROOT;
+  options.journalUrl = env.PAY_JOURNAL_URL || DEFAULT_DEMO_JOURNAL_URL;
   return options;
 }
 
@@ -143,6 +156,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     embed: { version: packageVersion(), integrity: embed.integrity },
   };
 
+  const fulfilment = await openFulfilment(options);
   // The relay needs the sandbox's URL, which is known once the port is.
   let relay: CheckoutRelay | undefined;
   const route = async (request: Request, context?: ConnectionInfo): Promise<Response> => {
@@ -154,6 +168,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     if (sandbox && (pathname === SANDBOX_BASE_PATH || pathname.startsWith(`${SANDBOX_BASE_PATH}/`))) {
       return sandbox.handle(request);
     }
+    if (pathname === DEMO_FULFILMENTS_PATH) return fulfilment.answer(request);
     if (pathname === DEMO_CONFIG_PATH) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET, HEAD');
       return jsonResponse(config);
@@ -190,6 +205,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     lookupSecret: options.lookupSecret ?? randomBytes(32).toString('base64url'),
     onEvent: options.onRelayEvent ?? (() => undefined),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...fulfilment.relayOptions,
   });
   return {
     url: selfUrl,
@@ -199,8 +215,19 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     serviceBaseUrl,
     close: async () => {
       await running.close();
+      await relay?.close();
     },
   };
+}
+
+/** The demo's journal and callbacks; a journal URL that cannot work is a configuration error. */
+async function openFulfilment(options: DemoServerOptions): Promise<DemoFulfilment> {
+  try {
+    return await openDemoFulfilment(options.journalUrl ?? 'memory:', options.onFulfilled);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new DemoConfigurationError(`PAY_JOURNAL_URL cannot be opened: ${message}`);
+  }
 }
 
 /** The sandbox, with the demo's key linked to the demo shop, so the payer's prompt names it. */

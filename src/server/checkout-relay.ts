@@ -12,6 +12,8 @@ import { type NodeListener, toNodeListener } from '../http/node/node-listener.js
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
 import { createOrderHandler } from './create-order.js';
+import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
+import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
 import { lookupOrderHandler } from './lookup-order.js';
 import { type CheckoutRelayOptions, RELAY_MAX_BODY_BYTES, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
@@ -26,6 +28,10 @@ export interface CheckoutRelay {
   handle: WebHandler;
   /** `handle` as a `node:http` listener (Express and Fastify accept it too). */
   node: NodeListener;
+  /** The watcher and delivery, when a journal was given; `tick()` runs a pass now. */
+  fulfilment: FulfilmentRunner | undefined;
+  /** Stops watching, lets calls in flight finish, and closes the journal; nothing to do without one. */
+  close(): Promise<void>;
 }
 
 /**
@@ -43,8 +49,11 @@ export function assembleCheckoutRelay(
   defaultTransport?: HttpTransport,
 ): CheckoutRelay {
   const config = resolveRelayConfig(options, defaultTransport);
-  const create = route(config, 'create', createOrderHandler(config));
-  const lookup = route(config, 'lookup', lookupOrderHandler(config));
+  const settings = config.fulfilment;
+  const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter);
+  const journal = settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : NO_JOURNAL;
+  const create = route(config, 'create', createOrderHandler(config, journal));
+  const lookup = route(config, 'lookup', lookupOrderHandler(config, journal));
   const handle: WebHandler = (request, connection) => {
     const path = pathnameOf(request.url).replace(/\/+$/, '');
     if (path.endsWith('/orders')) return create(request, connection);
@@ -54,5 +63,7 @@ export function assembleCheckoutRelay(
   };
   // The listener's own cap sits above the relay's, so the relay's 413 (with CORS headers) is the one seen.
   const node = toNodeListener(handle, { maxBodyBytes: RELAY_MAX_BODY_BYTES * 4 });
-  return { create, lookup, handle, node };
+  const close = async () => fulfilment?.close();
+  const runner = fulfilment && { tick: fulfilment.tick, deliverNow: fulfilment.deliverNow };
+  return { create, lookup, handle, node, fulfilment: runner, close };
 }

@@ -16,6 +16,7 @@ import {
   isValidIdempotencyKey,
 } from '../shared/wire.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from './cart-error.js';
+import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
 import { checkPricedLineItems, type PricedLineItem } from './priced-line-items.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
 import { takeClientToken } from './relay-limits.js';
@@ -25,30 +26,31 @@ import { upstreamFailure } from './upstream-failure.js';
 /** The message of a `500` the relay answers: nothing about the server's insides. */
 export const GENERIC_INTERNAL_MESSAGE = 'The checkout failed on the server. Try again in a moment.';
 
-/** `POST` create-url; throws {@link HttpError} for every refusal. */
-export function createOrderHandler(config: RelayConfig) {
+/** `POST` create-url; throws {@link HttpError} for every refusal. `journal` records it first when there is one. */
+export function createOrderHandler(config: RelayConfig, journal: RelayJournal = NO_JOURNAL) {
   return async function createOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'create', request, connection);
     const shopperKey = shopperKeyOf(request);
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
     const lineItems = await price(config, intent, request);
     const idempotencyKey = await config.scopeIdempotencyKey(shopperKey);
+    const createBody = {
+      execute_payment: true,
+      customer_data: intent.customer_data,
+      payment_method_data: intent.payment_method_data,
+      line_items: lineItems,
+    } as const;
+    await recordIntent(config, journal, idempotencyKey, createBody);
     let answer: OrderCreateAnswer;
     try {
-      answer = await config.client.orders.create(
-        {
-          execute_payment: true,
-          customer_data: intent.customer_data,
-          payment_method_data: intent.payment_method_data,
-          line_items: lineItems,
-        },
-        // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
-        { idempotencyKey },
-      );
+      // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
+      answer = await config.client.orders.create(createBody, { idempotencyKey });
     } catch (error) {
+      await journal.createFailed(idempotencyKey, error);
       throw upstreamFailure(config, 'create', error);
     }
     const { order } = answer;
+    await journal.created(idempotencyKey, order.id, order.payment.status);
     config.reporter.emit({
       type: 'order_created',
       orderId: order.id,
@@ -68,6 +70,23 @@ export function createOrderHandler(config: RelayConfig) {
     };
     return jsonResponse(created);
   };
+}
+
+/** Writes the create to the journal before the service hears of it; a journal that fails refuses the create. */
+async function recordIntent(
+  config: RelayConfig,
+  journal: RelayJournal,
+  idempotencyKey: string,
+  createBody: Record<string, unknown>,
+): Promise<void> {
+  try {
+    await journal.beforeCreate(idempotencyKey, createBody);
+  } catch (error) {
+    throw config.reporter.report(
+      { type: 'journal_unavailable', error },
+      new HttpError('internalError', GENERIC_INTERNAL_MESSAGE),
+    );
+  }
 }
 
 /** The shopper's `Idempotency-Key`; a `400` when it is missing or malformed. */

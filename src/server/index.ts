@@ -9,6 +9,19 @@ export { listen, type RunningServer } from '../http/node/listen.js';
 export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
 export { CartError, type CartErrorOptions } from './cart-error.js';
 export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
+export type { FulfilledOrder } from './fulfilment/fulfilled-order.js';
+export type { FulfilmentEvent } from './fulfilment/fulfilment-events.js';
+export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
+export {
+  DEFAULT_APPROVAL_WINDOW_MS,
+  DEFAULT_CREATE_GRACE_MS,
+  DEFAULT_MAX_WATCH_MS,
+  DEFAULT_WATCH_INTERVAL_MS,
+  type FulfilmentCallback,
+  type FulfilmentOptions,
+  type WatchOptions,
+  type WatchTimers,
+} from './fulfilment/watch-settings.js';
 export {
   type CheckResult,
   type ClaimOptions,

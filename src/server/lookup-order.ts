@@ -8,13 +8,14 @@ import { HttpError } from '../http/http-error.js';
 import { jsonResponse } from '../http/json-response.js';
 import { readJsonObject } from '../http/read-json-body.js';
 import { type LookupAnswer, lookupRequestSchema } from '../shared/wire.js';
+import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
 import { takeClientToken } from './relay-limits.js';
 import type { OrderLookupAnswer } from './service-schemas.js';
 import { upstreamFailure } from './upstream-failure.js';
 
-/** `POST` lookup-url; throws {@link HttpError} for every refusal. */
-export function lookupOrderHandler(config: RelayConfig) {
+/** `POST` lookup-url; throws {@link HttpError} for every refusal. A final status settles the order in `journal`. */
+export function lookupOrderHandler(config: RelayConfig, journal: RelayJournal = NO_JOURNAL) {
   return async function lookupOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'lookup', request, connection);
     const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
@@ -24,6 +25,7 @@ export function lookupOrderHandler(config: RelayConfig) {
     } catch (error) {
       throw upstreamFailure(config, 'lookup', error);
     }
+    await journal.lookedUp(orderId, order.payment.status);
     config.reporter.emit({
       type: 'order_looked_up',
       orderId,

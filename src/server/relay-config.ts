@@ -8,6 +8,11 @@ import type { ConnectionInfo } from '../http/handler.js';
 import { isJsonObject } from '../http/read-json-body.js';
 import type { HttpTransport } from '../http/transport.js';
 import { type CorsPolicy, createCorsPolicy } from './cors.js';
+import {
+  type FulfilmentOptions,
+  type FulfilmentSettings,
+  resolveFulfilmentSettings,
+} from './fulfilment/watch-settings.js';
 import { createIdempotencyScope, type IdempotencyScope } from './idempotency-scope.js';
 import { createLookupTokens, type LookupTokens, randomLookupSecret } from './lookup-token.js';
 import type { PricedLineItem } from './priced-line-items.js';
@@ -56,8 +61,8 @@ export interface CheckoutRelayRateLimitOptions {
   now?: () => number;
 }
 
-/** Options of `createCheckoutRelay`. */
-export interface CheckoutRelayOptions {
+/** Options of `createCheckoutRelay`; the fulfilment ones (`journal`, `onPaid`…) are in {@link FulfilmentOptions}. */
+export interface CheckoutRelayOptions extends FulfilmentOptions {
   /** The service's secret key (`sk_test_…`, `sk_live_…`); it never leaves the server. */
   secretKey: string;
   /** The service's base URL (or the sandbox's). */
@@ -96,10 +101,17 @@ export interface RelayConfig {
   readonly reporter: RelayReporter;
   readonly lookupTokens: LookupTokens;
   readonly scopeIdempotencyKey: IdempotencyScope;
+  /** The journal and the watcher's timing; `undefined` without a journal. */
+  readonly fulfilment: FulfilmentSettings | undefined;
+  /** The watcher's service client: no retries of its own, its schedule is the retry. */
+  readonly watcherClient: ServiceClient;
 }
 
 /** Service-client settings for a relay: a browser is waiting, so retries are few and waits short. */
 const RELAY_SERVICE_CLIENT = { timeoutMs: 10_000, maxRetries: 2, maxRetryAfterMs: 5_000 };
+
+/** Service-client settings for the watcher: nobody waits, and a failed call waits for the next pass. */
+const WATCHER_SERVICE_CLIENT = { timeoutMs: 10_000, maxRetries: 0 };
 
 /**
  * Checks `options` into a {@link RelayConfig}. `defaultTransport` is the
@@ -129,12 +141,17 @@ export function resolveRelayConfig(
       'No lookupSecret given: a random one was made for this process. Lookup tokens stop working after a restart and on other instances; set lookupSecret.',
     );
   }
-  const clientOptions = { baseUrl, secretKey: options.secretKey, ...RELAY_SERVICE_CLIENT };
+  const fulfilment = resolveFulfilmentSettings(options, owner);
+  const clientFor = (settings: object) => {
+    const clientOptions = { baseUrl, secretKey: options.secretKey, ...settings };
+    return options.fetch === undefined && defaultTransport
+      ? createServiceClientOn(clientOptions, defaultTransport)
+      : createServiceClient({ ...clientOptions, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  };
   return Object.freeze({
-    client:
-      options.fetch === undefined && defaultTransport
-        ? createServiceClientOn(clientOptions, defaultTransport)
-        : createServiceClient({ ...clientOptions, ...(options.fetch ? { fetch: options.fetch } : {}) }),
+    client: clientFor(RELAY_SERVICE_CLIENT),
+    fulfilment,
+    watcherClient: clientFor(WATCHER_SERVICE_CLIENT),
     priceCart: options.priceCart,
     rules: Object.freeze(rules),
     store: rateLimit?.store ?? createMemoryRateLimitStore(),

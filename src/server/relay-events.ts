@@ -4,6 +4,7 @@
  * messages go; the browser gets generic ones.
  */
 
+import type { FulfilmentEvent } from './fulfilment/fulfilment-events.js';
 import type { PricedLineItem } from './priced-line-items.js';
 import type { ServiceError } from './service-errors.js';
 
@@ -86,6 +87,7 @@ export type CheckoutRelayEvent =
       route: 'create';
       orderId: string;
     }
+  | FulfilmentEvent
   | {
       type: 'warning';
       code: RelayWarningCode;

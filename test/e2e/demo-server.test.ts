@@ -9,8 +9,11 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CONTENT_SECURITY_POLICY } from '../../demo/server/security-headers.js';
@@ -253,6 +256,8 @@ describe('the demo server', () => {
 
 describe('npm start (demo/server.ts)', () => {
   const children = new Set<ChildProcess>();
+  const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-demo-'));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
 
   after(() => {
     for (const child of children) child.kill('SIGKILL');
@@ -262,7 +267,14 @@ describe('npm start (demo/server.ts)', () => {
   function startCommand(env: Record<string, string>): { child: ChildProcess; output: () => string } {
     const child = spawn(process.execPath, ['--import', 'tsx', 'demo/server.ts'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, HOST: '127.0.0.1', PAY_DEMO_PAGE_ROOT: E2E_PAGE_ROOT, ...env },
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PAY_DEMO_PAGE_ROOT: E2E_PAGE_ROOT,
+        // Each run its own journal, never the repository's .data/.
+        PAY_JOURNAL_URL: `sqlite:${join(scratch, `journal-${randomUUID()}.db`)}`,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.add(child);

@@ -1,0 +1,68 @@
+/**
+ * What the watcher and delivery tell the merchant through `onEvent`: orders
+ * settling and delivered, callbacks that threw, and trouble reaching the
+ * service or the journal. Order ids and statuses only, nothing personal.
+ */
+import type { JournalOutcome } from '../journal/journal.js';
+
+/** Fulfilment's part of `CheckoutRelayEvent`. */
+export type FulfilmentEvent =
+  | {
+      /** An order reached a final status: from the watcher's lookup or a browser's lookup through the relay. */
+      type: 'order_settled';
+      orderId: string;
+      outcome: Exclude<JournalOutcome, 'expired'>;
+      paymentStatus: string;
+      source: 'watcher' | 'browser';
+    }
+  | {
+      /** The watcher gave up on an order past the total bound; `orderId` is null when its create never got an answer. */
+      type: 'order_expired';
+      orderId: string | null;
+    }
+  | {
+      /** The merchant's callback returned; it will not be called again for this order. */
+      type: 'order_delivered';
+      orderId: string;
+      outcome: JournalOutcome;
+      attempt: number;
+    }
+  | {
+      /** The merchant's callback threw; it is called again at `nextAttemptAt`. */
+      type: 'delivery_failed';
+      orderId: string;
+      outcome: JournalOutcome;
+      attempt: number;
+      nextAttemptAt: number;
+      error: unknown;
+    }
+  | {
+      /** This process's lease ran out while a callback ran: another process may call it again. */
+      type: 'delivery_lease_lost';
+      orderId: string;
+    }
+  | {
+      /**
+       * The service is down or rate limiting: the watcher pauses for `pauseMs`
+       * and probes with one call until it answers again. No order is dropped.
+       */
+      type: 'watcher_paused';
+      reason: 'rate_limited' | 'unavailable';
+      pauseMs: number;
+      failures: number;
+    }
+  | {
+      /** The service answered again after a pause. */
+      type: 'watcher_resumed';
+    }
+  | {
+      /** The journal failed, or a resent create was refused for good; `error` says why. */
+      type: 'watcher_error';
+      stage: 'claim' | 'record' | 'resend' | 'delivery' | 'prune' | 'browser_lookup';
+      error: unknown;
+    }
+  | {
+      /** The journal could not record a create: the relay refused it without calling the service. */
+      type: 'journal_unavailable';
+      error: unknown;
+    };

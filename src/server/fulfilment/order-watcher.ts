@@ -1,0 +1,249 @@
+/**
+ * The watcher's pass: claims the orders due (leases make one lookup in
+ * flight per order across the fleet), resends creates that never got an
+ * answer, looks pending orders up, and records what it read. When the
+ * service is down or answers `429`, the whole watcher pauses, doubling the
+ * pause, and probes with one call at a time: the call rate stays bounded and
+ * every order stays in the journal, due again after the pause. A pass starts
+ * with one batch; once the service has answered it, four lanes of batches run
+ * at once, so the round trips of one batch do not bound the rate.
+ */
+import type { CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
+import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
+import type { RelayReporter } from '../relay-reporter.js';
+import type { ServiceClient } from '../service-client.js';
+import { ServiceNotFoundError } from '../service-errors.js';
+import type { OrderCreateAnswer, OrderCreateInput } from '../service-schemas.js';
+import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
+import { isPastBound, MAX_BACKOFF_CHECK_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
+import type { FulfilmentSettings } from './watch-settings.js';
+
+/** Orders claimed at once; they are looked up in parallel. */
+export const WATCH_BATCH_SIZE = 25;
+/** Batches claimed and watched at once, once the first batch of a pass has shown the service answers. */
+export const WATCH_LANES = 4;
+/** Batches at most per pass: 10,000 orders. */
+const MAX_BATCHES_PER_PASS = 400;
+
+/** What the watcher needs. */
+export interface OrderWatcherDeps {
+  readonly settings: FulfilmentSettings;
+  /** A service client that does not retry by itself: the watcher's own schedule is its retry. */
+  readonly client: ServiceClient;
+  readonly reporter: RelayReporter;
+  /** Called when an order settled, so its callback comes at once. */
+  readonly onSettled: () => void;
+}
+
+/** One pass's figures. */
+export interface WatchPass {
+  /** Calls made to the service (lookups and resent creates). */
+  calls: number;
+  /** Whether the watcher is paused after this pass. */
+  paused: boolean;
+}
+
+/** The watcher: `watchOnce()` runs one pass; passes must not overlap (the runner sees to it). */
+export interface OrderWatcher {
+  watchOnce(): Promise<WatchPass>;
+}
+
+/** The watcher's state across passes: its dependencies and its pause. */
+interface Watch extends OrderWatcherDeps {
+  readonly pause: { until: number; failures: number };
+  /** When the pass running now began: the next lookups are scheduled on its rhythm. */
+  passStartedAt: number;
+}
+
+/** A claimed entry the service could not be asked about, and why. */
+interface Troubled {
+  entry: PendingEntry;
+  trouble: ServiceTrouble;
+}
+
+/** Creates the watcher of one relay process. */
+export function createOrderWatcher(deps: OrderWatcherDeps): OrderWatcher {
+  const watch: Watch = { ...deps, pause: { until: 0, failures: 0 }, passStartedAt: 0 };
+  return { watchOnce: () => watchOnce(watch) };
+}
+
+/** How a batch ended: all it asked for (more may be due), fewer (none left), or service trouble. */
+type BatchEnd = 'full' | 'short' | 'trouble';
+
+/** What a pass has done so far, shared by its lanes. */
+interface PassState {
+  calls: number;
+  batches: number;
+  troubles: Troubled[];
+}
+
+async function watchOnce(watch: Watch): Promise<WatchPass> {
+  const { settings, pause } = watch;
+  watch.passStartedAt = settings.now();
+  if (watch.passStartedAt < pause.until) return { calls: 0, paused: true };
+  const pass: PassState = { calls: 0, batches: 0, troubles: [] };
+  // One batch goes first (after trouble, one order probes the service); only
+  // once the service has answered do the lanes call it at full rate.
+  const probing = pause.failures > 0;
+  const first = await watchBatch(watch, pass, probing ? 1 : WATCH_BATCH_SIZE);
+  if (probing && first !== 'trouble' && pass.batches > 0) {
+    pause.failures = 0;
+    watch.reporter.emit({ type: 'watcher_resumed' });
+  }
+  if (first === 'full') await Promise.all(Array.from({ length: WATCH_LANES }, () => watchLane(watch, pass)));
+  if (pass.troubles.length === 0) return { calls: pass.calls, paused: false };
+  await pauseFor(watch, pass.troubles);
+  return { calls: pass.calls, paused: true };
+}
+
+/** Claims and watches batches until none is full, the pass has met trouble, or it has done its share. */
+async function watchLane(watch: Watch, pass: PassState): Promise<void> {
+  while (pass.troubles.length === 0 && pass.batches < MAX_BATCHES_PER_PASS) {
+    if ((await watchBatch(watch, pass, WATCH_BATCH_SIZE)) !== 'full') return;
+  }
+}
+
+/** Claims up to `limit` due orders and acts on each at once. */
+async function watchBatch(watch: Watch, pass: PassState, limit: number): Promise<BatchEnd> {
+  const { settings } = watch;
+  const entries = await claim(watch, limit);
+  if (!entries || entries.length === 0) return 'short';
+  pass.batches += 1;
+  pass.calls += entries.filter((entry) => !isPastBound(settings, entry.createdAt, settings.now())).length;
+  const results = await Promise.all(
+    entries.map(async (entry) => ({ entry, trouble: await watchEntry(watch, entry) })),
+  );
+  const troubles = results.filter((result): result is Troubled => result.trouble !== undefined);
+  pass.troubles.push(...troubles);
+  if (troubles.length > 0) return 'trouble';
+  return entries.length < limit ? 'short' : 'full';
+}
+
+async function claim(watch: Watch, limit: number): Promise<PendingEntry[] | undefined> {
+  const { settings } = watch;
+  try {
+    return await settings.journal.claimDue(settings.owner, {
+      now: settings.now(),
+      limit,
+      leaseMs: settings.leaseMs,
+    });
+  } catch (error) {
+    watch.reporter.emit({ type: 'watcher_error', stage: 'claim', error });
+    return undefined;
+  }
+}
+
+/** Acts on one claimed entry; the trouble it met, if the service is down or busy. */
+async function watchEntry(watch: Watch, entry: PendingEntry): Promise<ServiceTrouble | undefined> {
+  try {
+    if (isPastBound(watch.settings, entry.createdAt, watch.settings.now())) {
+      await expire(watch, entry);
+      return undefined;
+    }
+    return entry.phase === 'creating' ? await resendCreate(watch, entry) : await lookUp(watch, entry);
+  } catch (error) {
+    // The journal failed: the lease runs out and the order is claimed again; nothing is lost.
+    watch.reporter.emit({ type: 'watcher_error', stage: 'record', error });
+    return undefined;
+  }
+}
+
+/** Pauses the watcher after trouble, and puts every troubled order off until the pause ends. */
+async function pauseFor(watch: Watch, troubles: Troubled[]): Promise<void> {
+  const { settings, pause } = watch;
+  pause.failures += 1;
+  const retryAfterMs = Math.max(...troubles.map(({ trouble }) => trouble.retryAfterMs));
+  const pauseMs = servicePauseMs(settings.intervalMs, pause.failures, retryAfterMs);
+  pause.until = settings.now() + pauseMs;
+  const reason = troubles.some(({ trouble }) => trouble.reason === 'rate_limited')
+    ? 'rate_limited'
+    : 'unavailable';
+  watch.reporter.emit({ type: 'watcher_paused', reason, pauseMs, failures: pause.failures });
+  await Promise.all(
+    troubles.map(async ({ entry }) => {
+      try {
+        await defer(watch, entry, pause.until);
+      } catch (error) {
+        watch.reporter.emit({ type: 'watcher_error', stage: 'record', error });
+      }
+    }),
+  );
+}
+
+function defer(watch: Watch, entry: PendingEntry, dueAt: number): Promise<boolean> {
+  return watch.settings.journal.deferCheck(entry.idempotencyKey, watch.settings.owner, dueAt);
+}
+
+async function expire(watch: Watch, entry: PendingEntry): Promise<void> {
+  const { settings } = watch;
+  if (await settings.journal.recordExpired(entry.idempotencyKey, settings.owner, settings.now())) {
+    watch.reporter.emit({
+      type: 'order_expired',
+      orderId: entry.phase === 'watching' ? entry.orderId : null,
+    });
+    watch.onSettled();
+  }
+}
+
+async function resendCreate(watch: Watch, entry: CreatingEntry): Promise<ServiceTrouble | undefined> {
+  const { settings } = watch;
+  let answer: OrderCreateAnswer;
+  try {
+    answer = await watch.client.orders.create(entry.createBody as unknown as OrderCreateInput, {
+      idempotencyKey: entry.idempotencyKey,
+    });
+  } catch (error) {
+    const trouble = serviceTroubleOf(error);
+    if (trouble) return trouble;
+    if (isRefusedForGood(error)) {
+      // No order exists and none ever will: the shopper saw the refusal too.
+      watch.reporter.emit({ type: 'watcher_error', stage: 'resend', error });
+      await settings.journal.discardIntent(entry.idempotencyKey);
+    } else {
+      // 409: the first create is still in flight; look again after an interval.
+      await defer(watch, entry, settings.now() + settings.intervalMs);
+    }
+    return undefined;
+  }
+  const now = settings.now();
+  const { order } = answer;
+  await settings.journal.recordCreated(entry.idempotencyKey, {
+    orderId: order.id,
+    paymentStatus: order.payment.status,
+    now,
+    nextCheckAt: nextCheckInPass(settings, entry.createdAt, watch.passStartedAt, now),
+  });
+  settled(watch, order.id, order.payment.status);
+  return undefined;
+}
+
+async function lookUp(watch: Watch, entry: WatchingEntry): Promise<ServiceTrouble | undefined> {
+  const { settings } = watch;
+  let paymentStatus: string;
+  try {
+    paymentStatus = (await watch.client.orders.lookup(entry.orderId)).order.payment.status;
+  } catch (error) {
+    const trouble = serviceTroubleOf(error);
+    if (trouble) return trouble;
+    watch.reporter.emit({ type: 'watcher_error', stage: 'record', error });
+    // A 404 or a refusal: the service may be misconfigured; keep the order and look much later.
+    const later = error instanceof ServiceNotFoundError ? MAX_BACKOFF_CHECK_MS : settings.intervalMs * 10;
+    await defer(watch, entry, settings.now() + later);
+    return undefined;
+  }
+  const now = settings.now();
+  const checked = await settings.journal.recordChecked(entry.idempotencyKey, settings.owner, {
+    paymentStatus,
+    now,
+    nextCheckAt: nextCheckInPass(settings, entry.createdAt, watch.passStartedAt, now),
+  });
+  if (checked) settled(watch, entry.orderId, paymentStatus);
+  return undefined;
+}
+
+function settled(watch: Watch, orderId: string, paymentStatus: string): void {
+  const outcome = outcomeOfPaymentStatus(paymentStatus);
+  if (outcome === null) return;
+  watch.reporter.emit({ type: 'order_settled', orderId, outcome, paymentStatus, source: 'watcher' });
+  watch.onSettled();
+}

@@ -1,0 +1,75 @@
+/**
+ * What the relay's two handlers write to the journal: the intent before the
+ * service is called (no order can be missed, whenever the process dies), the
+ * service's answer, a refusal for good, and a browser lookup's final status.
+ * Without a journal every step does nothing, and the relay is as before.
+ */
+import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
+import type { RelayReporter } from '../relay-reporter.js';
+import type { RelayFulfilment } from './fulfilment-runner.js';
+import { isRefusedForGood } from './service-trouble.js';
+import { nextCheckAt } from './watch-schedule.js';
+import type { FulfilmentSettings } from './watch-settings.js';
+
+/** The journal steps of the create and lookup handlers. */
+export interface RelayJournal {
+  /** Records the create before the service is called; rejects when the journal cannot (refuse the create). */
+  beforeCreate(idempotencyKey: string, createBody: Readonly<Record<string, unknown>>): Promise<void>;
+  /** Records the service's answer to a create. Never rejects: the watcher resends an unrecorded create. */
+  created(idempotencyKey: string, orderId: string, paymentStatus: string): Promise<void>;
+  /** Forgets a create the service refused for good; network failures and `5xx` stay for the watcher. */
+  createFailed(idempotencyKey: string, error: unknown): Promise<void>;
+  /** Settles an order a browser lookup saw final, and delivers it at once. Never rejects. */
+  lookedUp(orderId: string, paymentStatus: string): Promise<void>;
+}
+
+/** The steps when the relay has no journal. */
+export const NO_JOURNAL: RelayJournal = {
+  beforeCreate: async () => undefined,
+  created: async () => undefined,
+  createFailed: async () => undefined,
+  lookedUp: async () => undefined,
+};
+
+/** The steps on `settings.journal`, tracked by `runner` so `close()` waits for them. */
+export function relayJournal(
+  settings: FulfilmentSettings,
+  runner: RelayFulfilment,
+  reporter: RelayReporter,
+): RelayJournal {
+  const { journal } = settings;
+  const quietly = async (stage: 'record' | 'browser_lookup', write: () => Promise<unknown>) => {
+    try {
+      await runner.track(write());
+    } catch (error) {
+      reporter.emit({ type: 'watcher_error', stage, error });
+    }
+  };
+  return {
+    beforeCreate: (idempotencyKey, createBody) => {
+      const now = settings.now();
+      return runner.track(
+        journal.recordIntent({ idempotencyKey, createBody, now, resendAt: now + settings.createGraceMs }),
+      );
+    },
+    created: (idempotencyKey, orderId, paymentStatus) =>
+      quietly('record', async () => {
+        const now = settings.now();
+        const next = nextCheckAt(settings, now, now);
+        await journal.recordCreated(idempotencyKey, { orderId, paymentStatus, now, nextCheckAt: next });
+        if (outcomeOfPaymentStatus(paymentStatus) !== null) void runner.deliverNow();
+      }),
+    createFailed: (idempotencyKey, error) =>
+      isRefusedForGood(error)
+        ? quietly('record', () => journal.discardIntent(idempotencyKey))
+        : Promise.resolve(),
+    lookedUp: (orderId, paymentStatus) =>
+      quietly('browser_lookup', async () => {
+        const outcome = outcomeOfPaymentStatus(paymentStatus);
+        if (outcome === null) return;
+        if (!(await journal.settleFromBrowserLookup(orderId, paymentStatus, settings.now()))) return;
+        reporter.emit({ type: 'order_settled', orderId, outcome, paymentStatus, source: 'browser' });
+        void runner.deliverNow();
+      }),
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * Which service failures mean "the service is down or asks us to slow down"
+ * (the watcher pauses and keeps the order) and which refuse a call for good.
+ */
+import { ServiceError, ServiceRateLimitError } from '../service-errors.js';
+
+/** A failure the watcher waits out: a `429`, no answer, a time-out or a `5xx`. */
+export interface ServiceTrouble {
+  reason: 'rate_limited' | 'unavailable';
+  /** The wait the service asked for in `Retry-After`, if any. */
+  retryAfterMs: number;
+}
+
+/** The trouble `error` shows, or `undefined` when it is not an outage or a `429`. */
+export function serviceTroubleOf(error: unknown): ServiceTrouble | undefined {
+  if (error instanceof ServiceRateLimitError) {
+    return { reason: 'rate_limited', retryAfterMs: error.retryAfterMs ?? 0 };
+  }
+  if (error instanceof ServiceError && (error.status === 0 || error.status >= 500)) {
+    return { reason: 'unavailable', retryAfterMs: 0 };
+  }
+  return undefined;
+}
+
+/** Whether the service refused a call for good (a `4xx` other than `409` and `429`): retrying changes nothing. */
+export function isRefusedForGood(error: unknown): boolean {
+  return error instanceof ServiceError && !error.retryable && error.status >= 400 && error.status < 500;
+}

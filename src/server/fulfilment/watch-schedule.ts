@@ -1,0 +1,72 @@
+/**
+ * When the watcher looks again (spec §8: every 2–5 s, bounded in total).
+ * Pure functions of times, so the rhythm is tested without a clock.
+ */
+
+/** The timing the schedule reads. */
+export interface WatchTiming {
+  readonly intervalMs: number;
+  readonly approvalWindowMs: number;
+  readonly maxWatchMs: number;
+}
+
+/** Longest wait between two lookups of an order the payer has not settled for hours. */
+export const MAX_BACKOFF_CHECK_MS = 10 * 60 * 1000;
+/** Longest wait before a callback that threw is tried again. */
+export const MAX_DELIVERY_BACKOFF_MS = 10 * 60 * 1000;
+/** Longest pause of the watcher while the service is down or rate limiting. */
+export const MAX_SERVICE_BACKOFF_MS = 60_000;
+
+/**
+ * When to look up an order created at `createdAt` next: every interval while
+ * the payer can approve; then a tenth of its age (an order an hour old is
+ * looked at every 6 minutes), at most 10 minutes apart, never past the bound.
+ */
+export function nextCheckAt(timing: WatchTiming, createdAt: number, now: number): number {
+  const age = now - createdAt;
+  const wait =
+    age < timing.approvalWindowMs
+      ? timing.intervalMs
+      : Math.min(MAX_BACKOFF_CHECK_MS, Math.max(timing.intervalMs, Math.round(age / 10)));
+  return Math.min(now + wait, createdAt + timing.maxWatchMs);
+}
+
+/** Slack so the next pass, which starts one interval after this one began, finds the order due. */
+export const PASS_SLACK_MS = 250;
+/** Two lookups of one order are never closer than the spec's shortest interval, even in a long pass. */
+export const MIN_RECHECK_MS = 2_000;
+
+/**
+ * When to look up an order looked up in a pass that began at `passStartedAt`:
+ * on the pass's rhythm (one interval after it began, so the next pass finds it
+ * due), but never sooner than 2 s after `now`, nor past the bound.
+ */
+export function nextCheckInPass(
+  timing: WatchTiming,
+  createdAt: number,
+  passStartedAt: number,
+  now: number,
+): number {
+  const onRhythm = nextCheckAt(timing, createdAt, passStartedAt) - PASS_SLACK_MS;
+  return Math.max(onRhythm, Math.min(now + MIN_RECHECK_MS, createdAt + timing.maxWatchMs));
+}
+
+/** Whether the watcher gives up on an order created at `createdAt` (then `onExpired`). */
+export function isPastBound(timing: WatchTiming, createdAt: number, now: number): boolean {
+  return now - createdAt >= timing.maxWatchMs;
+}
+
+/** When a callback that has thrown `failures` times is tried again: 2 s, 4 s, 8 s… at most 10 minutes. */
+export function deliveryRetryAt(failures: number, now: number): number {
+  return now + Math.min(MAX_DELIVERY_BACKOFF_MS, 2_000 * 2 ** Math.min(failures, 20));
+}
+
+/**
+ * How long the watcher pauses after `failures` outages or `429`s in a row:
+ * the interval doubled each time, at most a minute, and never less than the
+ * service's own `Retry-After`.
+ */
+export function servicePauseMs(intervalMs: number, failures: number, retryAfterMs = 0): number {
+  const doubled = Math.min(MAX_SERVICE_BACKOFF_MS, intervalMs * 2 ** Math.min(Math.max(failures - 1, 0), 20));
+  return Math.max(doubled, Math.min(retryAfterMs, MAX_SERVICE_BACKOFF_MS * 5));
+}

@@ -1,0 +1,158 @@
+/**
+ * The watcher's options (contract §6), checked once into frozen settings.
+ * Times are epoch milliseconds from the merchant's clock (`now`), and the
+ * watcher's ticks come from `timers`, so a test moves both by hand.
+ */
+import { DEFAULT_RETENTION_MS, type Journal } from '../journal/journal.js';
+import type { FulfilledOrder } from './fulfilled-order.js';
+
+/** The spec's polling interval is 2 to 5 s (spec §8); 3 s unless the merchant says otherwise. */
+export const DEFAULT_WATCH_INTERVAL_MS = 3_000;
+/** Shortest interval accepted: the spec's lower bound. */
+export const MIN_WATCH_INTERVAL_MS = 2_000;
+/** Longest interval accepted: the spec's upper bound. */
+export const MAX_WATCH_INTERVAL_MS = 5_000;
+/** How long the payer has to approve before the watcher backs off: 6 minutes. */
+export const DEFAULT_APPROVAL_WINDOW_MS = 6 * 60 * 1000;
+/** How long an order is watched at most before `onExpired`: 24 hours. */
+export const DEFAULT_MAX_WATCH_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a create may stay unanswered before the watcher resends it. Longer
+ * than the relay's own create call with all its retries (3 tries of 10 s and
+ * waits of at most 5 s), so the watcher never races a live create.
+ */
+export const DEFAULT_CREATE_GRACE_MS = 60_000;
+/** How long a claim on an order is exclusive; a dead process's orders pass on after it. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** The timer functions the watcher schedules its ticks with (default the global ones). */
+export interface WatchTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The merchant's callback for one outcome; the order is delivered once it returns. */
+export type FulfilmentCallback = (order: FulfilledOrder) => void | Promise<void>;
+
+/** Timing of the watcher; every field has a default. */
+export interface WatchOptions {
+  /** Lookup interval while the payer can approve; clamped to 2–5 s. Default 3 s. */
+  intervalMs?: number;
+  /** How long the payer can approve; after it the watcher backs off. Default 6 minutes. */
+  approvalWindowMs?: number;
+  /** Total bound of watching, after which `onExpired` is called. Default 24 hours. */
+  maxWatchMs?: number;
+  /** How long delivered orders stay in the journal. Default 30 days. */
+  retentionMs?: number;
+  /** How long a create may go unanswered before the watcher resends it. Default 60 s. */
+  createGraceMs?: number;
+  /** How long one process's claim on an order lasts. Default 30 s. */
+  leaseMs?: number;
+  /** The clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+  /** Schedules the ticks; `false` runs none: call `relay.fulfilment.tick()` yourself (tests, cron jobs). */
+  timers?: WatchTimers | false;
+}
+
+/** The fulfilment options of `createCheckoutRelay`. */
+export interface FulfilmentOptions {
+  /** The order journal (`openJournal`); without it the relay watches nothing. */
+  journal?: Journal;
+  /** Called once per paid order (at least once across a crash inside it): ship it. */
+  onPaid?: FulfilmentCallback;
+  /** Called once per declined, failed or cancelled order. */
+  onFailed?: FulfilmentCallback;
+  /** Called once per order that never settled within `watch.maxWatchMs`. */
+  onExpired?: FulfilmentCallback;
+  /** The watcher's timing. */
+  watch?: WatchOptions;
+}
+
+/** Everything the watcher and delivery read, checked. */
+export interface FulfilmentSettings {
+  readonly journal: Journal;
+  readonly callbacks: Readonly<Record<'paid' | 'failed' | 'expired', FulfilmentCallback | undefined>>;
+  readonly intervalMs: number;
+  readonly approvalWindowMs: number;
+  readonly maxWatchMs: number;
+  readonly retentionMs: number;
+  readonly createGraceMs: number;
+  readonly leaseMs: number;
+  readonly now: () => number;
+  readonly timers: WatchTimers | undefined;
+  /** This process's name in leases: unique, so two processes never hold one order. */
+  readonly owner: string;
+}
+
+const JOURNAL_METHODS = ['recordIntent', 'claimDue', 'claimUndelivered', 'markDelivered', 'close'] as const;
+
+/** Checks the fulfilment options; `undefined` without a journal (the relay then watches nothing). */
+export function resolveFulfilmentSettings(
+  options: FulfilmentOptions,
+  owner: string,
+): FulfilmentSettings | undefined {
+  const { journal } = options;
+  if (journal === undefined) {
+    if (options.onPaid || options.onFailed || options.onExpired || options.watch) {
+      throw new TypeError(
+        `${owner}: onPaid, onFailed, onExpired and watch need a journal: give journal: await openJournal('sqlite:.data/pay-checkout.db').`,
+      );
+    }
+    return undefined;
+  }
+  if (
+    typeof journal !== 'object' ||
+    journal === null ||
+    JOURNAL_METHODS.some((m) => typeof journal[m] !== 'function')
+  ) {
+    throw new TypeError(`${owner}: journal must be what openJournal(url) returns.`);
+  }
+  if (typeof options.onPaid !== 'function') {
+    throw new TypeError(
+      `${owner}: with a journal, give onPaid(order): it is how your server hears of a paid order.`,
+    );
+  }
+  for (const name of ['onFailed', 'onExpired'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      throw new TypeError(`${owner}: ${name} must be a function.`);
+  }
+  const watch = options.watch ?? {};
+  const timers = watch.timers === false ? undefined : (watch.timers ?? globalTimers);
+  return Object.freeze({
+    journal,
+    callbacks: Object.freeze({ paid: options.onPaid, failed: options.onFailed, expired: options.onExpired }),
+    intervalMs: Math.min(
+      MAX_WATCH_INTERVAL_MS,
+      Math.max(
+        MIN_WATCH_INTERVAL_MS,
+        positive(watch.intervalMs, DEFAULT_WATCH_INTERVAL_MS, 'intervalMs', owner),
+      ),
+    ),
+    approvalWindowMs: positive(watch.approvalWindowMs, DEFAULT_APPROVAL_WINDOW_MS, 'approvalWindowMs', owner),
+    maxWatchMs: positive(watch.maxWatchMs, DEFAULT_MAX_WATCH_MS, 'maxWatchMs', owner),
+    retentionMs: positive(watch.retentionMs, DEFAULT_RETENTION_MS, 'retentionMs', owner),
+    createGraceMs: positive(watch.createGraceMs, DEFAULT_CREATE_GRACE_MS, 'createGraceMs', owner),
+    leaseMs: positive(watch.leaseMs, DEFAULT_LEASE_MS, 'leaseMs', owner),
+    now: watch.now ?? Date.now,
+    timers,
+    owner: `relay-${crypto.randomUUID()}`,
+  });
+}
+
+function positive(value: unknown, fallback: number, name: string, owner: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
+  throw new TypeError(`${owner}: watch.${name} must be a positive number of milliseconds.`);
+}
+
+/** The runtime's timers, unreferenced so that a forgotten `close()` never keeps a process alive. */
+const globalTimers: WatchTimers = {
+  setTimeout(callback, ms) {
+    const handle = globalThis.setTimeout(callback, ms) as unknown as { unref?: () => void };
+    handle.unref?.();
+    return handle;
+  },
+  clearTimeout(handle) {
+    globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]);
+  },
+};

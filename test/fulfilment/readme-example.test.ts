@@ -1,0 +1,69 @@
+/**
+ * The README's fulfilment example (test/fixtures/readme-fulfilment.ts) runs
+ * as written: a real SQLite journal, the Node entry's transport, the sandbox
+ * over loopback, real timers. The README must quote it exactly.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createSandbox } from '../../src/sandbox/index.js';
+import { priceAnyCart } from '../fixtures/checkout-data.js';
+import { startCheckoutRelay } from '../fixtures/readme-fulfilment.js';
+import { createRequest, intent, LOOKUP_SECRET, SECRET } from '../fixtures/relay.js';
+import { serveSandbox } from '../fixtures/sandbox.js';
+
+const example = fileURLToPath(new URL('../fixtures/readme-fulfilment.ts', import.meta.url));
+const readme = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+describe('the README fulfilment example', () => {
+  it('is quoted in the README exactly', () => {
+    const source = readFileSync(example, 'utf8');
+    const quoted = source.slice(source.indexOf('// README:start\n') + 16, source.indexOf('// README:end'));
+    assert.ok(
+      readFileSync(readme, 'utf8').includes(quoted),
+      'README quotes test/fixtures/readme-fulfilment.ts',
+    );
+  });
+
+  it('ships a paid order once, through the journal', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-readme-'));
+    after(() => rmSync(scratch, { recursive: true, force: true }));
+    const served = await serveSandbox(createSandbox({ approveAfterMs: 200 }));
+    after(() => served.close());
+    const shipped: string[] = [];
+    const recorded = new Set<string>();
+    const listeners = process.listeners('SIGTERM');
+    const relay = await startCheckoutRelay(
+      {
+        PAY_SECRET_KEY: SECRET,
+        PAY_API_BASE_URL: served.url,
+        PAY_LOOKUP_SECRET: LOOKUP_SECRET,
+        PAY_JOURNAL_URL: `sqlite:${join(scratch, 'journal.db')}`,
+      },
+      {
+        priceCart: priceAnyCart,
+        orders: {
+          markPaidOnce: async (orderId) => !recorded.has(orderId) && Boolean(recorded.add(orderId)),
+          release: async () => undefined,
+        },
+        ship: async (orderId) => {
+          shipped.push(orderId);
+        },
+        alert: () => undefined,
+      },
+    );
+    after(() => {
+      for (const listener of process.listeners('SIGTERM'))
+        if (!listeners.includes(listener)) process.off('SIGTERM', listener);
+    });
+    const response = await relay.create(createRequest(intent()), { clientAddress: '198.51.100.7' });
+    const { order } = (await response.json()) as { order: { id: string } };
+    for (let waited = 0; waited < 15_000 && shipped.length === 0; waited += 100)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    await relay.close();
+    assert.deepEqual(shipped, [order.id]);
+  });
+});
