@@ -58,13 +58,7 @@ describe('the Node listener and the Host header', () => {
   });
 
   it('keeps the request line’s path with a plain Host, a port or IPv6, and for an absolute-form target', async () => {
-    for (const host of [
-      'shop.example',
-      'SHOP.example:8443',
-      '127.0.0.1:80',
-      '[::1]:3000',
-      'localhost.',
-    ]) {
+    for (const host of ['shop.example', 'SHOP.example:8443', '127.0.0.1:80', '[::1]:3000', 'localhost.']) {
       const answer = await sendRaw({
         port: echo.port,
         method: 'GET',
