@@ -14,6 +14,7 @@ import {
   FIELD_ORDER,
   type FieldErrors,
   type FieldName,
+  type FieldRefusal,
   type FormValues,
   formatLocalNumber,
   refusedFieldError,
@@ -36,6 +37,8 @@ export class CheckoutFormController implements ReactiveController {
   values: FormValues = { customer_name: '', number: '', issuer: '' };
   /** The fields shown as invalid, and why. */
   errors: FieldErrors = {};
+  /** Minutes the shopper is asked to wait when the number got too many prompts. */
+  waitMinutes = 0;
   readonly #host: CheckoutFormHost;
   readonly #options: CheckoutFormOptions;
   /** The field to focus once the form is rendered: the first invalid one, or one the shopper should change. */
@@ -110,9 +113,10 @@ export class CheckoutFormController implements ReactiveController {
     this.focus(FIELD_ORDER.find((field) => check.errors[field]));
   }
 
-  /** The relay refused `field` (`400` with `param`), whatever the form thought of it: marked and focused. */
-  refuse(field: FieldName): void {
-    this.#setErrors({ [field]: refusedFieldError(field) });
+  /** The relay refused `field` (`400` with `param`, or the prompt limit), whatever the form thought of it: marked and focused. */
+  refuse(field: FieldName, refusal?: FieldRefusal): void {
+    this.waitMinutes = refusal?.waitMinutes ?? 0;
+    this.#setErrors({ [field]: refusal?.error ?? refusedFieldError(field) });
     this.focus(field);
   }
 

@@ -37,6 +37,7 @@ export type FieldError =
   | 'nameInvalid'
   | 'numberRequired'
   | 'numberInvalid'
+  | 'numberTooManyPrompts'
   | 'issuerRequired';
 
 const NAME_ERRORS: Readonly<Record<CustomerNameProblem, FieldError>> = {
@@ -99,6 +100,16 @@ export function fieldForParam(param: string | undefined): FieldName | undefined 
       return undefined;
   }
 }
+
+/** A refusal of the relay about one field, beyond `400` with `param`: the prompt limit's `429`. */
+export interface FieldRefusal {
+  error: FieldError;
+  /** For `numberTooManyPrompts`: whole minutes until the number may be asked again. */
+  waitMinutes?: number;
+}
+
+/** The relay's code for too many payment prompts to one number (contract §7). */
+export const TOO_MANY_PAYMENT_REQUESTS = 'too_many_payment_requests';
 
 /** The message of a field the relay refused (`400` with `param`), whatever the form thought of it. */
 export function refusedFieldError(field: FieldName): FieldError {

@@ -88,7 +88,7 @@ export class PayCheckout extends LitElement {
       dispatch: (name, detail) => dispatchPayEvent(this, name, detail),
       stateChanged: () => this.#onStateChange(),
       requestUpdate: () => this.requestUpdate(),
-      fieldRefused: (field) => this.#form.refuse(field),
+      fieldRefused: (field, refusal) => this.#form.refuse(field, refusal),
     },
     {
       page: browserPage,

@@ -75,7 +75,8 @@ const paymentSummarySchema = z.object({ status: z.string() });
 /** The relay's answer to a create: status fields and the token that guards lookups. */
 export const createAnswerSchema = z.object({
   order: z.object({
-    id: z.string(),
+    // The id goes into storage and every lookup: only an id of the service's form (contract §3) is kept.
+    id: z.string().check(z.regex(ORDER_ID_PATTERN)),
     status: z.string(),
     payment: paymentSummarySchema,
   }),

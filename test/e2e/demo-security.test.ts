@@ -248,8 +248,9 @@ describe('the demo on a public host', () => {
         else await response.arrayBuffer();
       }
       assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
-      assert.ok(Number(refusal?.headers.get('retry-after')) > 0);
-      const { error } = (await refusal?.json()) as {
+      assert.ok(refusal);
+      assert.ok(Number(refusal.headers.get('retry-after')) > 0);
+      const { error } = (await refusal.json()) as {
         error: { code: string; message: string; param: string };
       };
       assert.equal(error.code, 'too_many_payment_requests');

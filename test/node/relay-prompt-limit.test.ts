@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { EN_STRINGS } from '../../src/element/locale/en.js';
+import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import { listen, type RunningServer } from '../../src/http/node/index.js';
 import { customerPayingFrom, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 import { recordingStore } from '../fixtures/recording-store.js';
@@ -125,6 +127,19 @@ describe('the payment-prompt limit per number', () => {
     assert.notEqual(
       other.keys.find((key) => key.startsWith('prompt:')),
       promptKeys[0],
+    );
+  });
+
+  it('reads the same in the element, in English and in French', async () => {
+    const relay = relayWith({ rateLimit: { promptsPerNumber: { limit: 1, windowMinutes: 1 } } });
+    const create = () =>
+      relay.create(createRequest(intent(customerPayingFrom('0209876550'))), { clientAddress: '192.0.2.1' });
+    await create();
+    const { message } = await errorOf(await create());
+    assert.equal(EN_STRINGS.numberTooManyPrompts(1), message);
+    assert.equal(
+      FR_STRINGS.numberTooManyPrompts(10),
+      'Trop de demandes de paiement vers ce numéro : approuvez celle reçue sur votre téléphone ou attendez 10 minutes.',
     );
   });
 
