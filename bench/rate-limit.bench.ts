@@ -7,21 +7,32 @@
  *   lookup bucket): one after another (p50, p99, this process's CPU), and 64
  *   in flight at once (decisions per second);
  * - the relay, per create and per lookup in front of an in-process sandbox,
- *   with each store: the difference is what the shopper and the merchant's
- *   CPU pay for limits that hold across a fleet.
+ *   with each store, one request of each in turn so the machine's drift hits
+ *   both alike: the difference is what the shopper and the merchant's CPU
+ *   pay for limits that hold across a fleet.
  *
  * Redis is a throwaway redis-server on loopback (no persistence). Its own
  * CPU is not in this process's figure. On a shared machine latencies move
  * with the neighbours; CPU per operation moves less.
  */
 import {
+  createCheckoutRelay,
   createMemoryRateLimitStore,
   createRedisRateLimitStore,
   type RateLimitStore,
 } from '../src/server/index.js';
 import { customerPayingFrom, UNLIMITED } from '../test/fixtures/checkout-data.js';
 import { startRedis } from '../test/fixtures/redis.js';
-import { createRequest, intent, lookupRequest, relayStack } from '../test/fixtures/relay.js';
+import {
+  createRequest,
+  inProcessSandbox,
+  intent,
+  LOOKUP_SECRET,
+  lookupRequest,
+  priceCart,
+  SECRET,
+} from '../test/fixtures/relay.js';
+import { sandboxFetch } from '../test/fixtures/sandbox.js';
 import { writeResults } from './lib.js';
 
 const SEQUENTIAL = 4_000;
@@ -81,27 +92,77 @@ async function measureStore(store: RateLimitStore, run: string) {
   };
 }
 
-/** The relay's create and lookup with `store`, in front of an in-process sandbox. */
-async function measureRelay(store: RateLimitStore, run: number) {
-  const { relayWith } = relayStack();
-  const relay = relayWith({ rateLimit: { store, create: UNLIMITED, lookup: UNLIMITED } });
-  const numberOf = (index: number) => `020${String(run * 2_000_000 + 1_000_000 + index).slice(-7)}`;
-  const perCreate = await timed(RELAY_REQUESTS, async (index) => {
-    const request = createRequest(intent(customerPayingFrom(numberOf(index))));
-    const response = await relay.create(request, { clientAddress: `192.0.2.${index & 255}` });
-    if (response.status !== 200) throw new Error(`create answered ${response.status}`);
-    await response.arrayBuffer();
+/** A relay with `store`, in front of an in-process sandbox, limits on but never refusing. */
+function relayOn(store: RateLimitStore) {
+  const { url } = inProcessSandbox();
+  return createCheckoutRelay({
+    secretKey: SECRET,
+    baseUrl: url,
+    fetch: sandboxFetch,
+    priceCart,
+    lookupSecret: LOOKUP_SECRET,
+    onEvent: () => undefined,
+    rateLimit: { store, create: UNLIMITED, lookup: UNLIMITED },
   });
-  const created = await relay.create(createRequest(intent()), { clientAddress: '192.0.2.1' });
-  const { order, lookup_token } = (await created.json()) as { order: { id: string }; lookup_token: string };
-  const perLookup = await timed(RELAY_REQUESTS, async () => {
-    const response = await relay.lookup(lookupRequest({ order_id: order.id, lookup_token }), {
-      clientAddress: '192.0.2.1',
-    });
-    if (response.status !== 200) throw new Error(`lookup answered ${response.status}`);
+}
+
+/** Per create and per lookup through the relay with each store, interleaved so drift hits both alike. */
+async function measureRelays(stores: Record<'memory' | 'redis', RateLimitStore>) {
+  const relays = { memory: relayOn(stores.memory), redis: relayOn(stores.redis) };
+  const times = {
+    memory: { create: [] as number[], lookup: [] as number[] },
+    redis: { create: [] as number[], lookup: [] as number[] },
+  };
+  const cpu = { memory: { create: 0, lookup: 0 }, redis: { create: 0, lookup: 0 } };
+  const tokens = new Map<string, { order_id: string; lookup_token: string }>();
+  const time = async (
+    name: 'memory' | 'redis',
+    route: 'create' | 'lookup',
+    run: () => Promise<Response> | Response,
+  ) => {
+    const cpuBefore = process.cpuUsage();
+    const start = performance.now();
+    const response = await run();
     await response.arrayBuffer();
-  });
-  return { perCreate, perLookup };
+    times[name][route].push((performance.now() - start) * 1000);
+    const used = process.cpuUsage(cpuBefore);
+    cpu[name][route] += used.user + used.system;
+    if (response.status !== 200) throw new Error(`${route} answered ${response.status}`);
+  };
+  for (const name of ['memory', 'redis'] as const) {
+    const created = await relays[name].create(createRequest(intent()), { clientAddress: '192.0.2.1' });
+    const { order, lookup_token } = (await created.json()) as { order: { id: string }; lookup_token: string };
+    tokens.set(name, { order_id: order.id, lookup_token });
+  }
+  for (let index = -200; index < RELAY_REQUESTS; index++) {
+    for (const name of index % 2 ? (['memory', 'redis'] as const) : (['redis', 'memory'] as const)) {
+      const number = `020${String((name === 'redis' ? 5_000_000 : 0) + 1_000_000 + index + 200).slice(-7)}`;
+      const address = { clientAddress: `192.0.2.${index & 255}` };
+      await time(name, 'create', () =>
+        relays[name].create(createRequest(intent(customerPayingFrom(number))), address),
+      );
+      await time(name, 'lookup', () => relays[name].lookup(lookupRequest(tokens.get(name)), address));
+    }
+    if (index === -1) {
+      // The first 200 rounds warm up: forgotten.
+      for (const name of ['memory', 'redis'] as const) {
+        times[name] = { create: [], lookup: [] };
+        cpu[name] = { create: 0, lookup: 0 };
+      }
+    }
+  }
+  const figures = (name: 'memory' | 'redis', route: 'create' | 'lookup') => {
+    const sorted = [...times[name][route]].sort((a, b) => a - b);
+    return {
+      p50Microseconds: round(percentile(sorted, 0.5)),
+      p99Microseconds: round(percentile(sorted, 0.99)),
+      cpuMicroseconds: round(cpu[name][route] / sorted.length),
+    };
+  };
+  return {
+    memory: { perCreate: figures('memory', 'create'), perLookup: figures('memory', 'lookup') },
+    redis: { perCreate: figures('redis', 'create'), perLookup: figures('redis', 'lookup') },
+  };
 }
 
 const redis = await startRedis();
@@ -110,7 +171,7 @@ try {
   const memoryStore = createMemoryRateLimitStore({ maxKeys: 100_000 });
   const redisStore = createRedisRateLimitStore(client);
   const store = { memory: await measureStore(memoryStore, 'm'), redis: await measureStore(redisStore, 'r') };
-  const relay = { memory: await measureRelay(memoryStore, 1), redis: await measureRelay(redisStore, 2) };
+  const relay = await measureRelays({ memory: memoryStore, redis: redisStore });
   const extra = (route: 'perCreate' | 'perLookup') => ({
     p50Microseconds: round(relay.redis[route].p50Microseconds - relay.memory[route].p50Microseconds),
     cpuMicroseconds: round(relay.redis[route].cpuMicroseconds - relay.memory[route].cpuMicroseconds),
