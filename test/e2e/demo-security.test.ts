@@ -256,6 +256,9 @@ describe('the demo on a public host', () => {
       assert.equal(error.code, 'too_many_payment_requests');
       assert.equal(error.param, 'payment_method_data.mobile_money.number');
       assert.match(error.message, /approve the one on your phone or wait 10 minutes/);
+      // The page's table of test numbers tells visitors about the limit before they meet it.
+      const page = await (await fetch(`${local.url}/`)).text();
+      assert.match(page, /at most 3 payment requests go to one number in 10 minutes/);
     });
   });
 });
