@@ -27,9 +27,9 @@ function minifyElementStyles(): Plugin {
 
 /**
  * Strips the indentation of the element's `html` templates in its
- * `*.templates.ts` modules, as the build does for the npm modules
- * (scripts/minify-templates.mjs). Lines keep their numbers; the map says
- * where each line's text now starts.
+ * `*.templates.ts` modules, and the line breaks between their tags, as the
+ * build does for the npm modules (scripts/minify-templates.mjs); the map
+ * says where each line's text now starts.
  */
 function minifyElementTemplates(): Plugin {
   return {
@@ -40,7 +40,7 @@ function minifyElementTemplates(): Plugin {
         const stripped = stripTemplateIndentation(code);
         return {
           code: stripped.code,
-          map: { ...strippingSourceMap(stripped.code, stripped.removed), sources: [id] },
+          map: { ...strippingSourceMap(stripped.lines), sources: [id] },
         };
       },
     },

@@ -1,7 +1,9 @@
 /**
- * What the element costs a page, gzip -9 (issue #6): the one-file embed
- * (budget 16 KiB) and the npm entry `pay-checkout` bundled and minified with
- * Lit left out, as an app that already has Lit pays for it (budget 8 KiB);
+ * What the element costs a page, gzip -9: the one-file embed (budget
+ * 17 KiB, the build's own gate) and the npm entry `pay-checkout` bundled and
+ * minified with Lit left out, as an app that already has Lit pays for it
+ * (target 10,160 B, its size before the element became a session, a form
+ * controller and templates);
  * the French texts are a chunk of their own that only French pages fetch.
  * It runs `npm run build` first and bundles the ES modules in `dist/` as
  * npm ships them, so no figure comes from a stale build. Writes
@@ -12,10 +14,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Rolldown } from 'vite';
+import { EMBED_BUDGET_GZIP_BYTES } from '../scripts/size-budget.mjs';
 import { writeResults } from './lib.js';
 
-const EMBED_BUDGET_GZIP_BYTES = 16 * 1024;
-const ESM_WITHOUT_LIT_BUDGET_GZIP_BYTES = 8 * 1024;
+const ESM_WITHOUT_LIT_BUDGET_GZIP_BYTES = 10_160;
 /** Lit and its parts: a dependency the host app shares, so not the element's weight. */
 const LIT = /^(lit|lit-html|lit-element|@lit\/[^/]+|@lit-labs\/[^/]+)(\/.*)?$/;
 const root = fileURLToPath(new URL('../', import.meta.url));

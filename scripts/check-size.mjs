@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { EMBED_BUDGET_GZIP_BYTES } from './size-budget.mjs';
 
-export const EMBED_BUDGET_GZIP_BYTES = 16 * 1024;
 const path = 'dist/pay-checkout.embed.js';
 
 const source = readFileSync(path);

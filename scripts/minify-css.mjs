@@ -34,7 +34,9 @@ export function minifyCss(text) {
             .replace(/\s+/g, ' ')
             .replace(/\s*([{};,])\s*/g, '$1')
             .replace(/:\s+/g, ':')
-            .replace(/;}/g, '}'),
+            .replace(/;}/g, '}')
+            // `0.75rem` is `.75rem`: a leading zero of a number that starts a value or an argument.
+            .replace(/([\s:,(])0\.(\d)/g, '$1.$2'),
     )
     .join('')
     .trim();

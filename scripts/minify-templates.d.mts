@@ -1,16 +1,25 @@
 /** Types of scripts/minify-templates.mjs, for vite.embed.config.ts. */
 
-/** The code with the indentation inside its `html` templates removed, and per line how many characters went. */
+/** Where one input line's first kept character is in the stripped output, and how much left its start. */
+export interface MovedLine {
+  line: number;
+  column: number;
+  removed: number;
+}
+
+/** The code with its templates' invisible whitespace removed, and per input line where its text now is. */
 export declare function stripTemplateIndentation(code: string): {
   code: string;
-  removed: Map<number, number>;
+  lines: MovedLine[];
 };
 
-/** A source map's `mappings` with each line's columns moved left by what left the line's start. */
-export declare function shiftMappings(mappings: string, removed: Map<number, number>): string;
+/** A source map's `mappings` with each generated position moved to where its text now is. */
+export declare function shiftMappings(mappings: string, lines: MovedLine[]): string;
 
 /** A line-by-line source map of the stripped code back to the code before it. */
-export declare function strippingSourceMap(
-  code: string,
-  removed: Map<number, number>,
-): { version: 3; sources: string[]; names: string[]; mappings: string };
+export declare function strippingSourceMap(lines: MovedLine[]): {
+  version: 3;
+  sources: string[];
+  names: string[];
+  mappings: string;
+};

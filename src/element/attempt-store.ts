@@ -4,7 +4,7 @@
  * and never offers a fresh form after `paid`. Storage that is missing, full
  * or forbidden (private modes, sandboxed frames) degrades to no persistence.
  */
-import { isStoredAttempt, type StoredAttempt } from './checkout-attempt.js';
+import { type CheckoutAttempt, isStoredAttempt } from './checkout-attempt.js';
 import type { MachineState } from './checkout-machine.js';
 import type { PayCheckoutEventName } from './events.js';
 
@@ -18,7 +18,7 @@ export type AttemptStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
  */
 export class AttemptStore {
   /** The attempt in hand; undefined on a fresh form. Stored only by `save`. */
-  current: StoredAttempt | undefined;
+  current: CheckoutAttempt | undefined;
   readonly #storage: AttemptStorage | undefined;
   readonly #key: () => string | undefined;
 
@@ -32,7 +32,7 @@ export class AttemptStore {
    * Makes the stored attempt the current one, if storage holds one it can
    * trust. A create the relay refused for good created nothing: it is forgotten.
    */
-  load(): StoredAttempt | undefined {
+  load(): CheckoutAttempt | undefined {
     const key = this.#key();
     let stored: unknown;
     try {
@@ -52,7 +52,7 @@ export class AttemptStore {
     const attempt = this.current;
     const key = this.#key();
     if (!attempt || (state.status === 'error' && state.cause === 'config')) return;
-    // The machine keeps each phase to its own states (see StoredAttempt).
+    // The machine keeps each phase to its own states (see CheckoutAttempt).
     attempt.state = state as typeof attempt.state;
     try {
       if (key !== undefined) this.#storage?.setItem(key, JSON.stringify(storedForm(attempt)));
@@ -103,8 +103,8 @@ export function sessionStorageIfAvailable(): AttemptStorage | undefined {
  * state): once the order exists, the shopper's number stays in memory only,
  * for the "approve on your phone" screen; a reload shows that screen without it.
  */
-function storedForm(attempt: StoredAttempt): StoredAttempt {
+function storedForm(attempt: CheckoutAttempt): CheckoutAttempt {
   if (attempt.phase === 'draft' || !('localNumber' in attempt)) return attempt;
-  const { localNumber: _inMemoryOnly, ...kept } = attempt as StoredAttempt & { localNumber?: string };
-  return kept as StoredAttempt;
+  const { localNumber: _inMemoryOnly, ...kept } = attempt as CheckoutAttempt & { localNumber?: string };
+  return kept as CheckoutAttempt;
 }

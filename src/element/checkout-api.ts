@@ -9,16 +9,12 @@ import { IDEMPOTENCY_KEY_HEADER } from '../shared/service-contract.js';
 import type { CreateAnswer, LookupAnswer, LookupRequest } from '../shared/wire.js';
 import { readCreateAnswer, readErrorBody, readLookupAnswer } from './wire-guards.js';
 
-/** How a request failed: no answer at all, an error status, or an answer we cannot read. */
-export type RequestFailureKind = 'network' | 'http' | 'answer';
-
 /** A failed call to the relay, in the relay's error vocabulary. Messages never carry keys. */
 export class CheckoutRequestError extends Error {
   override name = 'CheckoutRequestError';
 
   constructor(
-    readonly kind: RequestFailureKind,
-    /** HTTP status; 0 when there was no answer. */
+    /** HTTP status: 0 when there was no answer, 2xx for an answer we cannot read. */
     readonly status: number,
     /** The relay's `error.code`, or `network_error` / `invalid_answer` / `http_<status>`. */
     readonly code: string,
@@ -34,10 +30,11 @@ export class CheckoutRequestError extends Error {
   /**
    * True when sending the same request again may work: no answer, an answer
    * we cannot read (a captive portal, a proxy), `5xx`, `409` in flight, `429`.
-   * Only a relay that clearly refused (`4xx` in its error shape) is final.
+   * Only a relay that clearly refused (an error status below 500) is final.
    */
   get retryable(): boolean {
-    return this.kind !== 'http' || this.status >= 500 || this.status === 409 || this.status === 429;
+    const { status } = this;
+    return status < 300 || status >= 500 || status === 409 || status === 429;
   }
 }
 
@@ -45,7 +42,7 @@ export class CheckoutRequestError extends Error {
 export function asRequestError(error: unknown): CheckoutRequestError {
   return error instanceof CheckoutRequestError
     ? error
-    : new CheckoutRequestError('answer', 0, 'invalid_answer', String((error as Error)?.message ?? error));
+    : new CheckoutRequestError(0, 'invalid_answer', String((error as Error)?.message ?? error));
 }
 
 /** Extra tries of a create: a few over about eight seconds, long enough for a phone changing cells. */
@@ -63,7 +60,7 @@ export const REQUEST_TIMEOUT_MS = 20_000;
 export interface RequestOptions {
   /** Aborts the call, its retries and their waits. */
   signal?: AbortSignal;
-  /** Defaults to the global `fetch`, looked up at call time. */
+  /** Defaults to the global `fetch`, looked up at call time, so a page may wrap `fetch` later. */
   fetch?: typeof fetch;
   /** Defaults to REQUEST_TIMEOUT_MS. */
   timeoutMs?: number;
@@ -125,7 +122,7 @@ async function postJson<T>(
   // request can hang for minutes, and hanging is worse than retrying.
   const controller = new AbortController();
   const abort = () => controller.abort();
-  signal?.addEventListener('abort', abort, { once: true });
+  signal?.addEventListener('abort', abort);
   const timer = setTimeout(abort, options.timeoutMs ?? REQUEST_TIMEOUT_MS);
   let response: Response;
   let text: string;
@@ -139,7 +136,7 @@ async function postJson<T>(
     text = await response.text();
   } catch {
     signal?.throwIfAborted();
-    throw new CheckoutRequestError('network', 0, 'network_error', `No answer from ${url}.`);
+    throw new CheckoutRequestError(0, 'network_error', `No answer from ${url}.`);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', abort);
@@ -148,12 +145,7 @@ async function postJson<T>(
   if (!response.ok) throw errorFromAnswer(response, json);
   const answer = read(json);
   if (!answer) {
-    throw new CheckoutRequestError(
-      'answer',
-      response.status,
-      'invalid_answer',
-      `Unexpected answer from ${url}.`,
-    );
+    throw new CheckoutRequestError(response.status, 'invalid_answer', `Unexpected answer from ${url}.`);
   }
   return answer;
 }
@@ -170,7 +162,6 @@ function parseJson(text: string): unknown {
 function errorFromAnswer({ status, headers }: Response, json: unknown): CheckoutRequestError {
   const error = readErrorBody(json);
   return new CheckoutRequestError(
-    'http',
     status,
     error?.code ?? `http_${status}`,
     error?.message ?? `The relay answered ${status}.`,

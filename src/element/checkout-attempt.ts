@@ -48,8 +48,7 @@ export interface CreatedAttempt extends AttemptBasics {
   lookupToken: string;
   /** When waiting for the payer gives up: `poll-timeout` after the order was created or checked again. */
   deadline: number;
-  /** Unknown after `resume()` until the first lookup, as are the network and number. */
-  paymentStatus?: string;
+  /** Unknown after `resume()`, as is the number. */
   issuer?: Issuer;
   localNumber?: string;
 }
@@ -64,6 +63,15 @@ export interface SettledAttempt extends AttemptBasics {
 
 /** One checkout attempt, one type per phase: everything a reload needs to carry on. */
 export type StoredAttempt = DraftAttempt | CreatedAttempt | SettledAttempt;
+
+/**
+ * An attempt as the session holds it. Its `state` is the machine's, which
+ * `AttemptStore.save` writes in on every move, so the constructors below
+ * leave it out.
+ */
+export type CheckoutAttempt<Attempt extends StoredAttempt = StoredAttempt> = Attempt extends StoredAttempt
+  ? Omit<Attempt, 'state'> & { state?: Attempt['state'] }
+  : never;
 
 /** The phase of an attempt. */
 export type AttemptPhase = StoredAttempt['phase'];
@@ -82,18 +90,18 @@ const PHASES: Record<AttemptPhase, [CheckoutState[], string, string[]]> = {
  * state, and what goes on the wire.
  */
 export function isStoredAttempt(value: unknown): value is StoredAttempt {
-  if (typeof value !== 'object' || value === null) return false;
-  const attempt = value as Record<string, unknown>;
-  const state = attempt.state as Partial<ErrorState> | null;
-  if (!Object.hasOwn(PHASES, String(attempt.phase)) || typeof state !== 'object' || !state) return false;
+  // Any JSON may come back: a primitive reads as having no fields, `null` is refused first.
+  const attempt = value as Record<string, unknown> | null;
+  if (!attempt || !Object.hasOwn(PHASES, String(attempt.phase))) return false;
+  const state = attempt.state as Partial<ErrorState> | null | undefined;
   const [states, cause, strings] = PHASES[attempt.phase as AttemptPhase];
   return (
     attempt.version === 2 &&
     IDEMPOTENCY_KEY_PATTERN.test(String(attempt.idempotencyKey)) &&
     typeof attempt.startedAt === 'number' &&
     Array.isArray(attempt.fired) &&
-    states.includes(state.status as CheckoutState) &&
-    (state.status !== 'error' || (state.cause === cause && typeof state.retryable === 'boolean')) &&
+    states.includes(state?.status as CheckoutState) &&
+    (state?.status !== 'error' || (state.cause === cause && typeof state.retryable === 'boolean')) &&
     strings.every((field) => typeof attempt[field] === 'string') &&
     (attempt.phase !== 'created' || typeof attempt.deadline === 'number') &&
     (attempt.issuer === undefined || (ISSUERS as readonly unknown[]).includes(attempt.issuer))
@@ -131,13 +139,13 @@ export function draftAttempt(
   intent: CheckoutIntent,
   settings: { createUrl: string; lookupUrl: string; amount: number | undefined; currency: string },
   now: number,
-): DraftAttempt | 'missing_url' | 'invalid_cart' {
+): CheckoutAttempt<DraftAttempt> | 'missing_url' | 'invalid_cart' {
   if (!settings.createUrl || !settings.lookupUrl) return 'missing_url';
   const body = createBody(intent);
   if (body === undefined) return 'invalid_cart';
   const { issuer, number } = intent.payment_method_data.mobile_money;
   const basics = attemptBasics(now, settings);
-  return { ...basics, phase: 'draft', state: { status: 'submitting' }, body, issuer, localNumber: number };
+  return { ...basics, phase: 'draft', body, issuer, localNumber: number };
 }
 
 /**
@@ -146,29 +154,20 @@ export function draftAttempt(
  * (`resume()`).
  */
 export function createdAttempt(
-  from: AttemptBasics | DraftAttempt,
+  from: AttemptBasics | CheckoutAttempt<DraftAttempt>,
   orderId: string,
   lookupToken: string,
   deadline: number,
-  paymentStatus?: string,
-): CreatedAttempt {
-  const { body: _sent, ...kept } = from as Partial<DraftAttempt> & AttemptBasics;
-  return {
-    ...kept,
-    phase: 'created',
-    state: { status: 'requires_action' },
-    orderId,
-    lookupToken,
-    deadline,
-    paymentStatus,
-  };
+): CheckoutAttempt<CreatedAttempt> {
+  const { body: _sent, state: _left, ...kept } = from as Partial<DraftAttempt> & AttemptBasics;
+  return { ...kept, phase: 'created', orderId, lookupToken, deadline };
 }
 
 /** The attempt once its payment is paid or failed for good: the receipt needs nothing more. */
 export function settledAttempt(
-  created: CreatedAttempt,
-  outcome: 'paid' | 'failed',
+  created: CheckoutAttempt<CreatedAttempt>,
   paymentStatus: string,
-): SettledAttempt {
-  return { ...created, phase: 'settled', state: { status: outcome }, paymentStatus };
+): CheckoutAttempt<SettledAttempt> {
+  const { state: _left, ...kept } = created;
+  return { ...kept, phase: 'settled', paymentStatus };
 }

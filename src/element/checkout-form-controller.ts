@@ -9,6 +9,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { detectIssuer, parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
 import type { Issuer } from '../shared/service-contract.js';
 import type { CheckoutIntent } from '../shared/wire.js';
+import type { DraftAttempt } from './checkout-attempt.js';
 import {
   checkForm,
   FIELD_ORDER,
@@ -19,17 +20,26 @@ import {
   formatLocalNumber,
   refusedFieldError,
 } from './checkout-form.js';
+import type { CheckoutState } from './checkout-machine.js';
+import { allowedIssuers } from './issuers.js';
 
-/** An element with a form in its shadow root. */
-export type CheckoutFormHost = ReactiveControllerHost & { readonly renderRoot: ParentNode };
+/**
+ * The element the form belongs to, as the form reads it: its shadow root, the
+ * prefills, the networks the page allows (`issuers`), its `state` (once the
+ * form is sent it is no longer `idle`, and a blur then is the form going
+ * away, not the shopper) and its `submit()`.
+ */
+export type CheckoutFormHost = ReactiveControllerHost & {
+  readonly renderRoot: ParentNode;
+  readonly customerName: string;
+  readonly phone: string;
+  readonly issuers?: string | undefined;
+  readonly state: CheckoutState;
+  submit(): Promise<void>;
+};
 
-/** What the form reads from its element. */
-export interface CheckoutFormOptions {
-  /** The networks the page allows (`issuers`). */
-  allowedIssuers(): Issuer[];
-  /** False once the form is sent: a blur then is the form going away, not the shopper. */
-  editable(): boolean;
-}
+/** What takes focus after a render, by `id`: a field (its `id` is its `name`) or the screen's heading. */
+export type FocusTarget = FieldName | 'heading';
 
 /** The checkout form's values and errors, for one element. */
 export class CheckoutFormController implements ReactiveController {
@@ -40,31 +50,37 @@ export class CheckoutFormController implements ReactiveController {
   /** Minutes the shopper is asked to wait when the number got too many prompts. */
   waitMinutes = 0;
   readonly #host: CheckoutFormHost;
-  readonly #options: CheckoutFormOptions;
-  /** The field to focus once the form is rendered: the first invalid one, or one the shopper should change. */
-  #focusAfterUpdate: FieldName | undefined;
-  /** Fields the shopper typed in: prefills no longer overwrite them, and leaving them judges them. */
+  /** What to focus once rendered: the first invalid field, one the shopper should change, or a new screen's heading. */
+  #focusAfterUpdate: FocusTarget | undefined;
+  /**
+   * Fields the shopper typed in or chose: prefills no longer overwrite them,
+   * leaving them judges them, and a network chosen by hand beats the one the
+   * number suggests.
+   */
   readonly #edited = new Set<FieldName>();
-  #issuerChosenByShopper = false;
 
-  constructor(host: CheckoutFormHost, options: CheckoutFormOptions) {
+  constructor(host: CheckoutFormHost) {
     this.#host = host;
-    this.#options = options;
     host.addController(this);
   }
 
   hostUpdated(): void {
-    const field = this.#focusAfterUpdate;
+    const target = this.#focusAfterUpdate;
     this.#focusAfterUpdate = undefined;
-    if (field) this.#host.renderRoot.querySelector<HTMLElement>(`[name="${field}"]`)?.focus();
+    if (target) this.#host.renderRoot.querySelector<HTMLElement>(`#${target}`)?.focus();
   }
+
+  /** `submit` of the form: the element's `submit()`, which validates first. */
+  readonly onSubmit = (event: SubmitEvent): void => {
+    event.preventDefault();
+    void this.#host.submit();
+  };
 
   /** `input` and `change` of any control. */
   readonly onInput = (event: Event): void => {
     const control = event.target as HTMLInputElement | HTMLSelectElement;
     const field = control.name as FieldName;
     this.#edited.add(field);
-    if (field === 'issuer') this.#issuerChosenByShopper = control.value !== '';
     this.#set({ ...this.values, [field]: control.value });
     // An error already shown follows the typing, so a fixed field clears at
     // once; new errors wait until the shopper leaves the field. A number
@@ -78,28 +94,31 @@ export class CheckoutFormController implements ReactiveController {
     const field = (event.target as HTMLInputElement).name as FieldName;
     // Chromium blurs a focused field as the form is removed for the next
     // screen: only a shopper leaving a field of the open form counts.
-    if (!this.#edited.has(field) || !this.#options.editable()) return;
+    if (!this.#edited.has(field) || this.#host.state !== 'idle') return;
     this.#checkField(field);
     const number = field === 'number' && parseGhanaMobileNumber(this.values.number);
     if (number) this.#set({ ...this.values, number: formatLocalNumber(number.local) });
   };
 
-  /** Prefills fill what the shopper has not typed in themselves; the network follows. */
-  prefill(customerName: string, phone: string): void {
+  /**
+   * Before each render: the prefills (`customer-name`, `phone`) fill what the
+   * shopper has not typed in themselves, and the network follows the number
+   * and `issuers`. Either may change at any time.
+   */
+  hostUpdate(): void {
+    const { customerName, phone } = this.#host;
     const values = { ...this.values };
     if (!this.#edited.has('customer_name')) values.customer_name = customerName ?? '';
     if (!this.#edited.has('number')) values.number = phone ?? '';
     this.#set(values);
   }
 
-  /** Shows what an attempt sends (its body), after a reload: the shopper's own input, not the prefills. */
-  showSent(body: string): void {
+  /** Shows what a draft sends, after a reload: the shopper's own input, not the prefills. */
+  showSent({ body, localNumber, issuer }: Pick<DraftAttempt, 'body' | 'localNumber' | 'issuer'>): void {
     try {
-      const { customer_data, payment_method_data } = JSON.parse(body) as CheckoutIntent;
-      const { issuer, number } = payment_method_data.mobile_money;
-      this.values = { customer_name: customer_data.name, number: formatLocalNumber(number), issuer };
-      this.#edited.add('customer_name').add('number');
-      this.#issuerChosenByShopper = true;
+      const { customer_data } = JSON.parse(body) as CheckoutIntent;
+      this.values = { customer_name: customer_data.name, number: formatLocalNumber(localNumber), issuer };
+      this.#edited.add('customer_name').add('number').add('issuer');
     } catch {
       // Not an intent: the form keeps the prefills.
     }
@@ -107,7 +126,7 @@ export class CheckoutFormController implements ReactiveController {
 
   /** The intent to send; or undefined, with every invalid field marked and the first one focused. */
   check(cart: unknown): CheckoutIntent | undefined {
-    const check = checkForm(this.values, this.#options.allowedIssuers(), cart);
+    const check = checkForm(this.values, this.#allowedIssuers, cart);
     this.#setErrors(check.ok ? {} : check.errors);
     if (check.ok) return check.intent;
     this.focus(FIELD_ORDER.find((field) => check.errors[field]));
@@ -120,9 +139,13 @@ export class CheckoutFormController implements ReactiveController {
     this.focus(field);
   }
 
-  /** Focuses `field` once the form is rendered. */
-  focus(field: FieldName | undefined): void {
-    this.#focusAfterUpdate = field;
+  /**
+   * Focuses `field`, or the heading of the screen, once the element is
+   * rendered: the one place that moves focus after a render. Undefined
+   * cancels a move asked for earlier.
+   */
+  focus(target: FocusTarget | undefined): void {
+    this.#focusAfterUpdate = target;
   }
 
   /** Clears every error message, for a new attempt. */
@@ -130,10 +153,10 @@ export class CheckoutFormController implements ReactiveController {
     this.#setErrors({});
   }
 
-  /** Forgets what the shopper typed in by hand (`reset()`): prefills apply again. */
-  forgetEdits(): void {
+  /** A fresh form (`reset()`): no errors, and the prefills over whatever the shopper typed from the next render. */
+  reset(): void {
     this.#edited.clear();
-    this.#issuerChosenByShopper = false;
+    this.clearErrors();
   }
 
   #set(values: FormValues): void {
@@ -148,17 +171,18 @@ export class CheckoutFormController implements ReactiveController {
   }
 
   #checkField(field: FieldName): void {
-    const check = checkForm(this.values, this.#options.allowedIssuers(), null);
-    const errors = { ...this.errors };
-    if (check.ok || !check.errors[field]) delete errors[field];
-    else errors[field] = check.errors[field];
-    this.#setErrors(errors);
+    const check = checkForm(this.values, this.#allowedIssuers, null);
+    this.#setErrors({ ...this.errors, [field]: check.ok ? undefined : check.errors[field] });
+  }
+
+  get #allowedIssuers(): Issuer[] {
+    return allowedIssuers(this.#host.issuers);
   }
 
   /** The network to show: the shopper's choice, else the one the number's prefix suggests. */
   #suggestedIssuer({ number, issuer }: FormValues): Issuer | '' {
-    const allowed = this.#options.allowedIssuers();
-    if (this.#issuerChosenByShopper && issuer && allowed.includes(issuer)) return issuer;
+    const allowed = this.#allowedIssuers;
+    if (this.#edited.has('issuer') && issuer && allowed.includes(issuer)) return issuer;
     const detected = detectIssuer(number);
     if (detected && allowed.includes(detected)) return detected;
     return allowed.length === 1 ? (allowed[0] ?? '') : '';

@@ -8,24 +8,29 @@
 import { classifyPaymentStatus, ORDER_ID_PATTERN } from '../shared/service-contract.js';
 import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.js';
 import { AttemptStore } from './attempt-store.js';
-import { asRequestError, type CheckoutRequestError, createOrder, lookupOrder } from './checkout-api.js';
+import {
+  asRequestError,
+  CheckoutRequestError,
+  createOrder,
+  lookupOrder,
+  type RequestOptions,
+} from './checkout-api.js';
 import {
   attemptBasics,
+  type CheckoutAttempt,
   type CreatedAttempt,
   createdAttempt,
   type DraftAttempt,
   draftAttempt,
-  type StoredAttempt,
   settledAttempt,
 } from './checkout-attempt.js';
 import { fieldForParam, TOO_MANY_PAYMENT_REQUESTS } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
-import { type Clock, systemClock } from './clock.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
 import { type Connection, PollController } from './poll-controller.js';
 import {
+  type CheckoutEnvironment,
   type CheckoutSessionHost,
-  type CheckoutSessionOptions,
   type CheckoutSettings,
   pollTimeoutMs,
   REFUSAL_MESSAGES,
@@ -43,33 +48,32 @@ export class CheckoutSession {
   #proposing = false;
   readonly #settings: CheckoutSettings;
   readonly #host: CheckoutSessionHost;
-  readonly #options: CheckoutSessionOptions;
-  readonly #clock: Clock;
+  readonly #env: CheckoutEnvironment;
   readonly #poll: PollController;
 
   /** `settings` is read each time it is needed (the element itself): attributes change at any time. */
-  constructor(settings: CheckoutSettings, host: CheckoutSessionHost, options: CheckoutSessionOptions) {
+  constructor(settings: CheckoutSettings, host: CheckoutSessionHost, environment: CheckoutEnvironment) {
     this.#settings = settings;
     this.#host = host;
-    this.#options = options;
-    this.#clock = options.clock ?? systemClock;
-    this.#attempts = new AttemptStore(options.storage, options.storageKey);
-    this.#poll = new PollController({
-      lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
-      onSettled: (order) => this.#reached(order, { type: 'polled', paymentStatus: order.payment.status }),
-      onGiveUp: ({ code, message }) => {
-        // The order exists, so the error screen tells the shopper not to pay again.
-        this.#move({ type: 'poll_failed' });
-        this.#fire('pay-error', { code, message, retryable: false });
+    this.#env = environment;
+    this.#attempts = new AttemptStore(environment.storage, () => host.storageKey());
+    this.#poll = new PollController(
+      {
+        lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
+        onAnswer: (order) => this.#reached(order, 'polled'),
+        onGiveUp: ({ code, message }) => {
+          // The order exists, so the error screen tells the shopper not to pay again.
+          this.#move({ type: 'poll_failed' });
+          this.#fire('pay-error', { code, message, retryable: false });
+        },
+        onTimeout: () => {
+          const { orderId } = this.#attempts.current as CheckoutAttempt<CreatedAttempt>;
+          if (this.#move({ type: 'timed_out' })) this.#fire('pay-timeout', { orderId });
+        },
+        onChange: () => host.requestUpdate(),
       },
-      onTimeout: () => {
-        const { orderId } = this.#attempts.current as CreatedAttempt;
-        if (this.#move({ type: 'timed_out' })) this.#fire('pay-timeout', { orderId });
-      },
-      onChange: () => host.requestUpdate(),
-      clock: this.#clock,
-      page: options.page,
-    });
+      environment,
+    );
   }
 
   /** Where the checkout stands, with its context. */
@@ -78,7 +82,7 @@ export class CheckoutSession {
   }
 
   /** The current attempt; undefined on a fresh form. */
-  get attempt(): StoredAttempt | undefined {
+  get attempt(): CheckoutAttempt | undefined {
     return this.#attempts.current;
   }
 
@@ -91,7 +95,7 @@ export class CheckoutSession {
   get secondsLeft(): number {
     const attempt = this.#attempts.current;
     const deadline = attempt?.phase === 'created' ? attempt.deadline : 0;
-    return Math.max(0, Math.ceil((deadline - this.#clock.now()) / 1000));
+    return Math.max(0, Math.ceil((deadline - this.#env.now()) / 1000));
   }
 
   /** On the page again (a Lit controller hook): carry on where the attempt stands. */
@@ -113,7 +117,7 @@ export class CheckoutSession {
   carryOn(): void {
     const { status } = this.#state;
     if (status === 'submitting' && !this.#createRun) void this.#sendCreate();
-    if (status === 'requires_action' && !this.#poll.running) this.#waitForPayer();
+    if (status === 'requires_action') this.#waitForPayer();
   }
 
   /** Sends the form once `readIntent` found it valid: `pay-submit`, then one create. In `error`, "Try again". */
@@ -122,7 +126,7 @@ export class CheckoutSession {
     if (this.#state.status === 'error') return this.#retry();
     const intent = this.#state.status === 'idle' ? readIntent() : undefined;
     if (!intent) return;
-    const attempt = draftAttempt(intent, this.#settings, this.#clock.now());
+    const attempt = draftAttempt(intent, this.#settings, this.#env.now());
     if (typeof attempt === 'string') return this.refuse(attempt);
     // Listeners get a copy of exactly the bytes that will be sent.
     this.#proposing = true;
@@ -135,19 +139,18 @@ export class CheckoutSession {
     await this.#sendCreate();
   }
 
-  /** A new attempt with a new key; the stored one is forgotten. False (nothing done) while a create is in flight. */
+  /**
+   * A new attempt with a new key; the stored one is forgotten. Out of a
+   * refusal too (`reset()`): the page may have fixed its setup. False
+   * (nothing done) while a create is in flight.
+   */
   restart(): boolean {
     if (this.#state.status === 'submitting') return false;
+    this.#refusal = undefined;
     this.#stopWork();
     this.#attempts.forget();
     this.#move({ type: 'restart' });
     return true;
-  }
-
-  /** `restart()`, out of a refusal too: the page may have fixed its setup. */
-  reset(): boolean {
-    if (this.#state.status !== 'submitting') this.#refusal = undefined;
-    return this.restart();
   }
 
   /** Follows an order created elsewhere, as a new attempt; a `TypeError` for a malformed id or token. */
@@ -158,16 +161,16 @@ export class CheckoutSession {
     if (this.#refusal || this.#state.status === 'submitting') return;
     if (!this.#settings.lookupUrl) return void this.refuse('missing_url');
     this.#stopWork();
-    const basics = attemptBasics(this.#clock.now(), this.#settings);
+    const basics = attemptBasics(this.#env.now(), this.#settings);
     this.#attempts.current = createdAttempt(basics, orderId, lookupToken, this.#deadline());
     this.#move({ type: 'resume' });
     this.#waitForPayer();
   }
 
-  /** Polls the same order for another `poll-timeout` ("Check again"): never a new create. */
-  checkAgain(): void {
+  /** Polls the same order for another `poll-timeout` ("Check again"): never a new create. Bound: a view may pass it as a listener. */
+  readonly checkAgain = (): void => {
     if (this.#move({ type: 'check_again' })) this.#pollAgain();
-  }
+  };
 
   /** Stops everything for a configuration the shopper cannot fix, and says so once per reason. */
   refuse(refusal: Refusal): void {
@@ -191,29 +194,32 @@ export class CheckoutSession {
 
   /** One create run at a time, as Lit's `Task` runs: its own `AbortController`, and only the latest run writes. */
   async #sendCreate(): Promise<void> {
-    const draft = this.#attempts.current as DraftAttempt;
-    const { body, idempotencyKey } = draft;
+    const draft = this.#attempts.current as CheckoutAttempt<DraftAttempt>;
     this.#createRun?.abort();
     const run = new AbortController();
     this.#createRun = run;
-    let answer: CreateAnswer | undefined;
-    let failure: unknown;
+    let outcome: CreateAnswer | CheckoutRequestError;
     try {
-      answer = await createOrder(this.#settings.createUrl, body, idempotencyKey, this.#request(run.signal));
+      outcome = await createOrder(
+        this.#settings.createUrl,
+        draft.body,
+        draft.idempotencyKey,
+        this.#request(run.signal),
+      );
     } catch (error) {
-      failure = error;
+      outcome = asRequestError(error);
     }
     if (this.#createRun !== run) return;
     this.#createRun = undefined;
-    if (answer) this.#created(draft, answer);
-    else this.#createFailed(asRequestError(failure));
+    if (outcome instanceof CheckoutRequestError) this.#createFailed(outcome);
+    else this.#created(draft, outcome);
   }
 
-  #created(draft: DraftAttempt, { order, lookup_token }: CreateAnswer): void {
+  #created(draft: CheckoutAttempt<DraftAttempt>, { order, lookup_token }: CreateAnswer): void {
     const paymentStatus = order.payment.status;
-    this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline(), paymentStatus);
+    this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline());
     this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus });
-    this.#reached(order, { type: 'created', paymentStatus });
+    this.#reached(order, 'created');
   }
 
   #createFailed({ status, param, code, message, retryable, retryAfterMs }: CheckoutRequestError): void {
@@ -236,13 +242,13 @@ export class CheckoutSession {
   }
 
   /** A payment status from a create or a lookup: a final one settles the attempt; then the machine moves. */
-  #reached(order: LookupAnswer['order'], event: CheckoutEvent): void {
+  #reached(order: LookupAnswer['order'], type: 'created' | 'polled'): void {
     const { id: orderId, payment } = order;
     const paymentStatus = payment.status;
     const outcome = classifyPaymentStatus(paymentStatus);
-    const created = this.#attempts.current as CreatedAttempt;
-    if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, outcome, paymentStatus);
-    this.#move(event);
+    const created = this.#attempts.current as CheckoutAttempt<CreatedAttempt>;
+    if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, paymentStatus);
+    this.#move({ type, paymentStatus });
     if (outcome === 'paid') this.#fire('pay-paid', { orderId, order });
     else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus });
     else this.#waitForPayer();
@@ -250,17 +256,17 @@ export class CheckoutSession {
 
   /** Back to waiting for the same order, with a new `poll-timeout`. */
   #pollAgain(): void {
-    (this.#attempts.current as CreatedAttempt).deadline = this.#deadline();
+    (this.#attempts.current as CheckoutAttempt<CreatedAttempt>).deadline = this.#deadline();
     this.#attempts.save(this.#state);
     this.#waitForPayer();
   }
 
-  /** `pay-requires-action` (once per attempt), and polling until the deadline. */
+  /** `pay-requires-action` (once per attempt), and polling until the deadline unless it already runs. */
   #waitForPayer(): void {
     const attempt = this.#attempts.current;
     if (attempt?.phase !== 'created' || this.#state.status !== 'requires_action') return;
     this.#fire('pay-requires-action', { orderId: attempt.orderId });
-    this.#poll.start(attempt, this.#settings.pollInterval);
+    if (!this.#poll.running) this.#poll.start(attempt, this.#settings.pollInterval);
   }
 
   #stopWork(): void {
@@ -297,10 +303,9 @@ export class CheckoutSession {
   }
 
   #deadline(): number {
-    return this.#clock.now() + pollTimeoutMs(this.#settings.pollTimeout);
+    return this.#env.now() + pollTimeoutMs(this.#settings.pollTimeout);
   }
-  #request(signal: AbortSignal) {
-    const { fetch, createRetries } = this.#options;
-    return { signal, fetch, retries: createRetries };
+  #request(signal: AbortSignal): RequestOptions {
+    return { ...this.#env, signal };
   }
 }

@@ -1,8 +1,9 @@
-import { LitElement, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, type PropertyDeclarations, type TemplateResult } from 'lit';
 import { attemptStorageKey, sessionStorageIfAvailable } from './attempt-store.js';
 import { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState } from './checkout-machine.js';
 import { CheckoutSession } from './checkout-session.js';
+import { systemClock } from './clock.js';
 import { dispatchPayEvent } from './events.js';
 import { formatAmount } from './format-amount.js';
 import { allowedIssuers } from './issuers.js';
@@ -77,10 +78,7 @@ export class PayCheckout extends LitElement {
     state: { reflect: true },
   };
 
-  readonly #form = new CheckoutFormController(this, {
-    allowedIssuers: () => allowedIssuers(this.issuers),
-    editable: () => this.#session.state.status === 'idle',
-  });
+  readonly #form = new CheckoutFormController(this);
 
   readonly #session = new CheckoutSession(
     this,
@@ -89,19 +87,14 @@ export class PayCheckout extends LitElement {
       stateChanged: () => this.#onStateChange(),
       requestUpdate: () => this.requestUpdate(),
       fieldRefused: (field, refusal) => this.#form.refuse(field, refusal),
-    },
-    {
-      page: browserPage,
-      storage: sessionStorageIfAvailable(),
       storageKey: () =>
         this.persist === 'none' || !this.createUrl ? undefined : attemptStorageKey(this.createUrl, this.id),
     },
+    { ...systemClock, ...browserPage, storage: sessionStorageIfAvailable() },
   );
 
   /** Set after "Use another number": the earlier prompt may still reach the old phone. */
   #earlierRequestOpen = false;
-  /** Set when the next render shows a new screen whose heading should take focus. */
-  #focusHeading = false;
 
   /** Where the relay's create endpoint is (contract §3). Required. */
   declare createUrl: string;
@@ -158,13 +151,10 @@ export class PayCheckout extends LitElement {
     return loading.then(() => super.scheduleUpdate());
   }
 
-  protected override willUpdate(changed: PropertyValues<this>): void {
+  protected override willUpdate(): void {
     if (!this.hasUpdated) this.#restore();
-    const { status } = this.#session.state;
-    if (this.state !== status) this.state = status;
-    if (changed.has('customerName') || changed.has('phone') || changed.has('issuers')) {
-      this.#form.prefill(this.customerName, this.phone);
-    }
+    // `state` is read-only: a write by the page is undone here (an equal value changes nothing).
+    this.state = this.#session.state.status;
     // The contract has the element refuse a key however it arrives, set
     // properties included: the one event not caused by the shopper.
     this.#refuseExposedKey();
@@ -174,33 +164,19 @@ export class PayCheckout extends LitElement {
     this.#session.carryOn();
   }
 
-  protected override updated(): void {
-    if (this.#focusHeading) this.renderRoot.querySelector<HTMLElement>('[data-heading]')?.focus();
-    this.#focusHeading = false;
-  }
-
-  readonly #onFormSubmit = (event: SubmitEvent): void => {
-    event.preventDefault();
-    void this.submit();
-  };
-
   readonly #onUseAnotherNumber = (): void => {
     if (!this.#session.restart()) return;
     this.#earlierRequestOpen = true;
     this.#form.focus('number');
   };
 
-  readonly #onStartOver = (): void => {
-    this.#focusHeading = this.#session.restart();
+  /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
+  readonly #onTryAgain = (): void => {
+    if (this.#session.state.status === 'failed') this.#session.restart();
+    else void this.submit();
+    // A fresh form (a new attempt, or a create that cannot work again): the shopper starts at its heading.
+    if (this.#session.state.status === 'idle') this.#form.focus('heading');
   };
-
-  readonly #onRetry = (): void => {
-    void this.submit();
-    // A create that cannot work again leaves a fresh form: the shopper starts at its heading.
-    if (this.#session.state.status === 'idle') this.#focusHeading = true;
-  };
-
-  readonly #onCheckAgain = (): void => this.#session.checkAgain();
 
   /** A new state: reflect it, and move focus to the new screen's heading if focus was in the element. */
   #onStateChange(): void {
@@ -213,30 +189,21 @@ export class PayCheckout extends LitElement {
     // not pull them back; focus lost with a button that re-rendered away counts as here.
     const focusWasHere = this.matches(':focus-within') || document.activeElement === document.body;
     const newScreen = status !== 'submitting' && status !== 'idle';
-    this.#focusHeading = newScreen && focusWasHere;
+    this.#form.focus(newScreen && focusWasHere ? 'heading' : undefined);
   }
 
   /** Picks up a reload's attempt; a create still to be sent again shows what it sends, not the prefills. */
   #restore(): void {
     this.#session.restore();
     const attempt = this.#session.attempt;
-    if (attempt?.phase === 'draft') this.#form.showSent(attempt.body);
+    if (attempt?.phase === 'draft') this.#form.showSent(attempt);
   }
 
-  /** Refuses to work when any attribute or property holds a secret key; true when it does. */
+  /** Refuses to work when any attribute or declared property holds a secret key; true when it does. */
   #refuseExposedKey(): boolean {
     const exposed = containsSecretKey([
       Array.from(this.attributes, (attribute) => attribute.value),
-      this.createUrl,
-      this.lookupUrl,
-      this.currency,
-      this.locale,
-      this.issuers,
-      this.customerName,
-      this.phone,
-      this.persist,
-      this.cart,
-      this.strings,
+      Object.keys(PayCheckout.properties).map((name) => this[name as keyof this]),
     ]);
     if (exposed) this.#session.refuse('secret_key_exposed');
     return exposed;
@@ -260,12 +227,10 @@ export class PayCheckout extends LitElement {
 
   /** Starts a new attempt with a new idempotency key and clears the stored one. Ignored while a create is in flight. */
   reset(): void {
-    if (this.#refuseExposedKey() || !this.#session.reset()) return;
-    this.#form.forgetEdits();
-    this.#form.clearErrors();
-    this.#form.prefill(this.customerName, this.phone);
+    if (this.#refuseExposedKey() || !this.#session.restart()) return;
+    this.#form.reset();
     this.#earlierRequestOpen = false;
-    this.#focusHeading = this.matches(':focus-within');
+    this.#form.focus(this.matches(':focus-within') ? 'heading' : undefined);
   }
 
   /** Follows an order created elsewhere, as a new attempt; throws a `TypeError` for a malformed id or token. */
@@ -284,11 +249,8 @@ export class PayCheckout extends LitElement {
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
       earlierRequestOpen: this.#earlierRequestOpen,
-      onSubmit: this.#onFormSubmit,
       onUseAnotherNumber: this.#onUseAnotherNumber,
-      onStartOver: this.#onStartOver,
-      onRetry: this.#onRetry,
-      onCheckAgain: this.#onCheckAgain,
+      onTryAgain: this.#onTryAgain,
     });
   }
 }

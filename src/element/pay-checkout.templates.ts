@@ -7,7 +7,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { CUSTOMER_NAME_MAX_LENGTH, type Issuer } from '../shared/service-contract.js';
-import type { StoredAttempt } from './checkout-attempt.js';
+import type { CheckoutAttempt } from './checkout-attempt.js';
 import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-form.js';
 import type { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState, ErrorState } from './checkout-machine.js';
@@ -21,8 +21,8 @@ export interface CheckoutView {
   text: PayCheckoutStrings;
   /** The locale the texts and amounts are in. */
   locale: string;
-  session: Pick<CheckoutSession, 'state' | 'attempt' | 'connection' | 'secondsLeft'>;
-  form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onInput' | 'onBlur'>;
+  session: Pick<CheckoutSession, 'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain'>;
+  form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onSubmit' | 'onInput' | 'onBlur'>;
   /** The amount the page shows now, formatted; '' when it gave none. */
   amount: string;
   /** The networks offered. */
@@ -30,13 +30,9 @@ export interface CheckoutView {
   disabled: boolean;
   /** Set after "Use another number": the earlier prompt may still reach the old phone. */
   earlierRequestOpen: boolean;
-  onSubmit(event: SubmitEvent): void;
   onUseAnotherNumber(): void;
-  /** "Try again" after `failed`: a new attempt. */
-  onStartOver(): void;
-  /** "Try again" in `error`: whatever the error allows. */
-  onRetry(): void;
-  onCheckAgain(): void;
+  /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
+  onTryAgain(): void;
 }
 
 /** The whole shadow tree: the live region and the current screen. */
@@ -68,7 +64,7 @@ function renderScreen(view: CheckoutView): TemplateResult {
   if (status === 'idle' || status === 'submitting') return renderForm(view);
   return html`
     <div class="status state-${status}" part="status">
-      <h2 tabindex="-1" data-heading>${titleOf(status, view.text)}</h2>
+      <h2 id="heading" tabindex="-1">${titleOf(status, view.text)}</h2>
       ${renderStatusBody(view)}
     </div>
   `;
@@ -79,8 +75,8 @@ function renderForm(view: CheckoutView): TemplateResult {
   const { values, errors } = form;
   const submitting = view.session.state.status === 'submitting';
   return html`
-    <form part="form" novalidate aria-labelledby="heading" @submit=${view.onSubmit}>
-      <h2 id="heading" tabindex="-1" data-heading>${text.formTitle}</h2>
+    <form part="form" novalidate aria-labelledby="heading" @submit=${form.onSubmit}>
+      <h2 id="heading" tabindex="-1">${text.formTitle}</h2>
       ${amount ? html`<p class="amount" part="amount"><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
       ${view.earlierRequestOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
       <fieldset ?disabled=${view.disabled}>
@@ -117,6 +113,7 @@ function renderForm(view: CheckoutView): TemplateResult {
 
 function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'number', readonly: boolean) {
   const isNumber = name === 'number';
+  // `type="tel"` brings up the phone keypad by itself: no `inputmode` needed.
   return html`
     <div class="field" part="field">
       <label part="label" for=${name}>${isNumber ? text.numberLabel : text.nameLabel}</label>
@@ -126,7 +123,6 @@ function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'numb
         name=${name}
         required
         type=${isNumber ? 'tel' : 'text'}
-        inputmode=${isNumber ? 'tel' : nothing}
         autocomplete=${isNumber ? 'tel' : 'name'}
         .value=${form.values[name]}
         ?readonly=${readonly}
@@ -172,12 +168,12 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
     case 'failed':
       return html`
         <p>${text.failedReason(failureReason(attempt))}</p>
-        ${renderButton(text.tryAgain, view.onStartOver)}
+        ${renderButton(text.tryAgain, view.onTryAgain)}
       `;
     case 'timeout':
       return html`
         <p>${text.timeoutBody}</p>
-        ${renderOrder(view)}${renderButton(text.checkAgain, view.onCheckAgain)}
+        ${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
       `;
     case 'error':
       return renderError(view, state);
@@ -212,8 +208,8 @@ function renderError(view: CheckoutView, { cause, retryable }: ErrorState): Temp
     cause === 'config'
       ? nothing
       : lookup
-        ? renderButton(text.checkAgain, view.onCheckAgain)
-        : renderButton(text.tryAgain, view.onRetry);
+        ? renderButton(text.checkAgain, view.session.checkAgain)
+        : renderButton(text.tryAgain, view.onTryAgain);
   return html`
     <p part="error">${message}</p>
     ${lookup ? renderOrder(view) : nothing}${action}
@@ -237,7 +233,7 @@ function renderButton(label: string, onClick: () => void, secondary = false): Te
 }
 
 /** The reason a terminal failure status gives the shopper. */
-function failureReason(attempt: StoredAttempt | undefined): FailureReason {
+function failureReason(attempt: CheckoutAttempt | undefined): FailureReason {
   const status = attempt?.phase === 'settled' ? attempt.paymentStatus : '';
   return status === 'cancelled' || status === 'expired' ? status : 'failed';
 }

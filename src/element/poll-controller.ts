@@ -3,13 +3,13 @@
  * pattern", contract §2): one lookup in flight at most, every
  * `poll-interval` clamped to 2–5 s, backing off with jitter on errors that
  * a later lookup may not have, paused while the page is hidden or the
- * device offline and polling at once when they come back, stopped on a
- * final status, a lookup that cannot succeed, the deadline or `stop()`.
+ * device offline and polling at once when they come back, stopped by a
+ * lookup that cannot succeed, the deadline or `stop()` (the session's, on a
+ * final status).
  * Meanwhile it ticks every whole second, paused or not, for the visible
  * countdown. Uses the session's clock only, and leaves no timer or listener behind.
  */
 import { equalJitterDelay } from '../shared/backoff.js';
-import { classifyPaymentStatus } from '../shared/service-contract.js';
 import type { LookupAnswer, LookupRequest } from '../shared/wire.js';
 import { asRequestError, CheckoutRequestError } from './checkout-api.js';
 import type { Clock } from './clock.js';
@@ -36,20 +36,21 @@ export function clampPollInterval(ms: number | undefined): number {
  */
 export type Connection = 'ok' | 'offline' | 'trouble';
 
-/** What the session supplies: the lookup itself, what to do with its outcomes, and the clock and page. */
+/** What the session supplies: the lookup itself, and what to do with its outcomes. */
 export interface PollHandlers {
   /** One lookup; rejects with a CheckoutRequestError on failure. */
   lookup(request: LookupRequest, signal: AbortSignal): Promise<LookupAnswer>;
-  /** A lookup saw a final status, paid or failed; polling has stopped. */
-  onSettled(order: LookupAnswer['order']): void;
-  /** A lookup failed in a way polling again cannot fix (`403`, `404`, another order); polling has stopped. */
+  /**
+   * A lookup answered for the order polled. The session judges the status:
+   * a final one moves it out of `requires_action`, which stops polling.
+   */
+  onAnswer(order: LookupAnswer['order']): void;
+  /** A lookup failed in a way polling again cannot fix (`403`, `404`); polling has stopped. */
   onGiveUp(failure: CheckoutRequestError): void;
   /** The deadline passed with the payment still pending; polling has stopped. */
   onTimeout(): void;
   /** `connection` changed, or a second of the countdown passed. */
   onChange(): void;
-  clock: Clock;
-  page: PageSignals;
 }
 
 /** Delay before the next lookup after `failures` failures in a row (≥ 1). */
@@ -63,30 +64,30 @@ export class PollController {
   connection: Connection = 'ok';
 
   readonly #handlers: PollHandlers;
-  readonly #clock: Clock;
-  readonly #page: PageSignals;
-  #active = false;
-  #order: LookupRequest = { order_id: '', lookup_token: '' };
-  #deadline = 0;
-  #intervalMs = POLL_INTERVAL_DEFAULT_MS;
-  #failures = 0;
+  /** The session's clock and page. */
+  readonly #env: Clock & PageSignals;
+  // What is polled, set by each `start()`.
+  #order!: LookupRequest;
+  #deadline!: number;
+  #intervalMs!: number;
+  #failures!: number;
   #timer: unknown;
   #tickTimer: unknown;
   #inFlight: AbortController | undefined;
   /** Set when a poll came due while paused: poll as soon as the page is back. */
   #duePaused = false;
 
+  /** Stops listening to the page; set exactly while polling. */
   #unwatch: (() => void) | undefined;
 
-  constructor(handlers: PollHandlers) {
+  constructor(handlers: PollHandlers, environment: Clock & PageSignals) {
     this.#handlers = handlers;
-    this.#clock = handlers.clock;
-    this.#page = handlers.page;
+    this.#env = environment;
   }
 
   /** True while polling (paused or not). */
   get running(): boolean {
-    return this.#active;
+    return !!this.#unwatch;
   }
 
   /** Starts polling the order now, until its `deadline` (ms since the epoch). Restarts if already running. */
@@ -95,12 +96,11 @@ export class PollController {
     intervalMs: number,
   ): void {
     this.stop();
-    this.#active = true;
     this.#order = { order_id: orderId, lookup_token: lookupToken };
     this.#deadline = deadline;
     this.#intervalMs = clampPollInterval(intervalMs);
     this.#failures = 0;
-    this.#unwatch = this.#page.watch(this.#onPageChange);
+    this.#unwatch = this.#env.watch(this.#onPageChange);
     this.#setConnection(this.#online ? 'ok' : 'offline');
     this.#tick();
     void this.#pollNow();
@@ -108,10 +108,9 @@ export class PollController {
 
   /** Stops polling: aborts the lookup in flight, clears the timer, removes the listeners. */
   stop(): void {
-    this.#active = false;
     this.#duePaused = false;
     this.#clearTimer();
-    this.#clock.clearTimeout(this.#tickTimer);
+    this.#env.clearTimeout(this.#tickTimer);
     this.#inFlight?.abort();
     this.#inFlight = undefined;
     this.#unwatch?.();
@@ -119,23 +118,23 @@ export class PollController {
   }
 
   get #online(): boolean {
-    return this.#page.online();
+    return this.#env.online();
   }
 
   get #paused(): boolean {
-    return this.#page.hidden() || !this.#online;
+    return this.#env.hidden() || !this.#online;
   }
 
   #clearTimer(): void {
-    this.#clock.clearTimeout(this.#timer);
+    this.#env.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
   /** The countdown's next whole second, aligned to the deadline. */
   #tick(): void {
-    const left = this.#deadline - this.#clock.now();
+    const left = this.#deadline - this.#env.now();
     if (left <= 0) return;
-    this.#tickTimer = this.#clock.setTimeout(
+    this.#tickTimer = this.#env.setTimeout(
       () => {
         this.#handlers.onChange();
         this.#tick();
@@ -145,7 +144,7 @@ export class PollController {
   }
 
   readonly #onPageChange = (): void => {
-    if (!this.#active) return;
+    if (!this.running) return;
     if (!this.#online) this.#setConnection('offline');
     else if (this.connection === 'offline') this.#setConnection('ok');
     if (this.#paused) {
@@ -159,27 +158,30 @@ export class PollController {
     if (this.#duePaused || this.#timer !== undefined) void this.#pollNow();
   };
 
+  /** The next lookup in `delayMs`, never past the deadline: the last look happens on time, then `onTimeout`. */
   #schedule(delayMs: number): void {
-    if (!this.#active) return;
-    if (this.#paused) {
+    if (!this.running) return;
+    const untilDeadline = this.#deadline - this.#env.now();
+    if (untilDeadline <= 0) {
+      this.stop();
+      this.#handlers.onTimeout();
+    } else if (this.#paused) {
       this.#duePaused = true;
-      return;
+    } else {
+      this.#timer = this.#env.setTimeout(
+        () => {
+          this.#timer = undefined;
+          void this.#pollNow();
+        },
+        Math.min(delayMs, untilDeadline),
+      );
     }
-    // Never sleep past the deadline: the last look happens on time.
-    const untilDeadline = Math.max(0, this.#deadline - this.#clock.now());
-    this.#timer = this.#clock.setTimeout(
-      () => {
-        this.#timer = undefined;
-        void this.#pollNow();
-      },
-      Math.min(delayMs, untilDeadline),
-    );
   }
 
   async #pollNow(): Promise<void> {
     this.#clearTimer();
     this.#duePaused = false;
-    if (!this.#active || this.#inFlight) return;
+    if (!this.running || this.#inFlight) return;
     if (this.#paused) {
       this.#duePaused = true;
       return;
@@ -190,53 +192,25 @@ export class PollController {
     try {
       answer = await this.#handlers.lookup(this.#order, run.signal);
     } catch (error) {
-      if (run.signal.aborted || this.#inFlight !== run) return;
+      if (this.#inFlight !== run) return;
       this.#inFlight = undefined;
-      this.#failures++;
-      if (this.#gaveUp(error)) return;
+      // Only a relay's answer that may change is worth waiting for; anything unexpected is not.
+      if (!(error instanceof CheckoutRequestError && error.retryable)) {
+        this.stop();
+        return this.#handlers.onGiveUp(asRequestError(error));
+      }
       if (this.#online) this.#setConnection('trouble');
-      if (this.#timedOut()) return;
-      const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs ?? 0;
-      this.#schedule(Math.max(pollBackoffDelay(this.#intervalMs, this.#failures), retryAfterMs));
-      return;
+      const retryAfterMs = error.retryAfterMs ?? 0;
+      return this.#schedule(Math.max(pollBackoffDelay(this.#intervalMs, ++this.#failures), retryAfterMs));
     }
-    if (run.signal.aborted || this.#inFlight !== run) return;
+    if (this.#inFlight !== run) return;
     this.#inFlight = undefined;
     this.#failures = 0;
     // An answer already on its way can land just after the device went offline: it stays offline.
     this.#setConnection(this.#online ? 'ok' : 'offline');
-    const { order } = answer;
-    if (order.id !== this.#order.order_id) {
-      // An answer we cannot read, like a proxy's page: the next lookup may be right.
-      const misread = new CheckoutRequestError(
-        'answer',
-        200,
-        'invalid_answer',
-        'Lookup answered for another order.',
-      );
-      if (this.#gaveUp(misread)) return;
-    } else if (classifyPaymentStatus(order.payment.status) !== 'pending') {
-      this.stop();
-      return this.#handlers.onSettled(order);
-    }
-    if (this.#timedOut()) return;
+    // An answer for another order is one we cannot read, like a proxy's page: the next lookup may be right.
+    if (answer.order.id === this.#order.order_id) this.#handlers.onAnswer(answer.order);
     this.#schedule(this.#intervalMs);
-  }
-
-  /** Stops for a failure polling again cannot fix; false for one worth another try. */
-  #gaveUp(error: unknown): boolean {
-    // Only a relay's answer that may change is worth waiting for; anything unexpected is not.
-    if (error instanceof CheckoutRequestError && error.retryable) return false;
-    this.stop();
-    this.#handlers.onGiveUp(asRequestError(error));
-    return true;
-  }
-
-  #timedOut(): boolean {
-    if (this.#clock.now() < this.#deadline) return false;
-    this.stop();
-    this.#handlers.onTimeout();
-    return true;
   }
 
   #setConnection(connection: Connection): void {

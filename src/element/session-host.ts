@@ -5,6 +5,7 @@
  * reads on one page.
  */
 import type { AttemptStorage } from './attempt-store.js';
+import type { RequestOptions } from './checkout-api.js';
 import type { FieldName, FieldRefusal } from './checkout-form.js';
 import type { CheckoutState } from './checkout-machine.js';
 import type { Clock } from './clock.js';
@@ -47,20 +48,19 @@ export interface CheckoutSessionHost {
   requestUpdate(): void;
   /** The relay refused a field (`400` with `param`): the session is back in `idle`, nothing was created. */
   fieldRefused(field: FieldName, refusal?: FieldRefusal): void;
+  /** The attempt's key in storage, read at each use; undefined keeps nothing (`persist="none"`). */
+  storageKey(): string | undefined;
 }
 
-/** What a session runs on; the browser's own by default, fakes in tests. */
-export interface CheckoutSessionOptions {
-  page: PageSignals;
+/**
+ * What a session runs on, in one object: a clock, the page's visibility and
+ * connectivity, storage for the attempt and the options of every call to the
+ * relay (`fetch`, `retries`, `timeoutMs`). The element hands it the browser's
+ * own; tests hand it fakes.
+ */
+export interface CheckoutEnvironment extends Clock, PageSignals, Omit<RequestOptions, 'signal'> {
   /** Where attempts are kept (`sessionStorage`); undefined keeps nothing. */
   storage?: AttemptStorage | undefined;
-  /** The attempt's key in `storage`, read at each use; undefined keeps nothing (`persist="none"`). */
-  storageKey(): string | undefined;
-  clock?: Clock;
-  /** Looked up at call time when not given, so a page may wrap `fetch` later. */
-  fetch?: typeof fetch;
-  /** Automatic create retries; CREATE_RETRIES by default. */
-  createRetries?: number;
 }
 
 /** Milliseconds to wait for the payer: `poll-timeout`, or the default when it is not a positive number. */

@@ -13,7 +13,7 @@ import { CheckoutSession } from '../../src/element/checkout-session.js';
 import type { Clock } from '../../src/element/clock.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from '../../src/element/events.js';
 import type { PageSignals } from '../../src/element/page-signals.js';
-import type { CheckoutSettings } from '../../src/element/session-host.js';
+import type { CheckoutEnvironment, CheckoutSettings } from '../../src/element/session-host.js';
 import type { CheckoutIntent } from '../../src/shared/wire.js';
 import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 
@@ -159,6 +159,27 @@ function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
 
 const intent = checkoutIntent({ cart: null }) as unknown as CheckoutIntent;
 
+/** The session's environment made of the test's fakes: a clock it moves, a page it sets, storage in a map, a scripted relay. */
+function environment(fakes: {
+  clock: ManualClock;
+  page: FakePage;
+  storage: AttemptStorage;
+  fetch: typeof fetch;
+}): CheckoutEnvironment {
+  const { clock, page } = fakes;
+  return {
+    now: () => clock.now(),
+    setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
+    clearTimeout: (timer) => clock.clearTimeout(timer),
+    hidden: () => page.hidden(),
+    online: () => page.online(),
+    watch: (listener) => page.watch(listener),
+    storage: fakes.storage,
+    fetch: fakes.fetch,
+    retries: 0,
+  };
+}
+
 /** A session as an element holds it after its first update, with everything it reports written down. */
 function checkout(
   options: {
@@ -199,8 +220,9 @@ function checkout(
         refused.push(field);
         refusals.push(refusal);
       },
+      storageKey: () => STORAGE_KEY,
     },
-    { page, storage, storageKey: () => STORAGE_KEY, clock, fetch: relay.fetch, createRetries: 0 },
+    environment({ clock, page, storage, fetch: relay.fetch }),
   );
   // As the element's first update does: pick up a stored attempt, then carry on with it.
   session.restore();
@@ -629,14 +651,14 @@ describe('CheckoutSession', () => {
         stateChanged: () => undefined,
         requestUpdate: () => undefined,
         fieldRefused: () => undefined,
+        storageKey: () => undefined,
       },
-      {
+      environment({
+        clock: new ManualClock(),
         page: new FakePage(),
         storage: memoryStorage(),
-        storageKey: () => undefined,
         fetch: relay.fetch,
-        clock: new ManualClock(),
-      },
+      }),
     );
     await none.submit(() => intent);
     await settle();

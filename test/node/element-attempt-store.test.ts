@@ -29,7 +29,6 @@ const attempt: CreatedAttempt = {
   orderId: 'or_abc',
   lookupToken: 'token',
   deadline: 1_700_000_360_000,
-  paymentStatus: 'requires_action',
   issuer: 'mtn',
   localNumber: LOCAL_NUMBER,
   amount: 5000,
