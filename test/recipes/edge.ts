@@ -6,6 +6,7 @@ let relay: CheckoutRelay | undefined;
 // A Cloudflare Worker: Cloudflare names the client in cf-connecting-ip and replaces
 // whatever the client sent under that name. (Deno.serve: pass `info.remoteAddr.hostname`
 // as `relay.handle(request, { clientAddress })`; Bun: `server.requestIP(request)?.address`.)
+/** The Worker. */
 export default {
   fetch(request: Request): Promise<Response> | Response {
     relay ??= createCheckoutRelay({

@@ -7,9 +7,11 @@ import { relayOptions } from './relay-options.js';
 const redis = createClient({ url: process.env.REDIS_URL });
 await redis.connect();
 
+/** This process's relay; every process of the fleet makes the same. */
 export const relay = createCheckoutRelay({
   ...relayOptions,
   trustProxy: 1,
   rateLimit: { store: createRedisRateLimitStore(redis) },
 });
+/** Closes the Redis connection when the process stops. */
 export const closeRedis = () => redis.quit();

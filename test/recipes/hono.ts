@@ -5,6 +5,7 @@ import { relayOptions } from './relay-options.js';
 
 const relay = createCheckoutRelay(relayOptions);
 
+/** The shop's Hono app, with the relay under /api/checkout. */
 export const app = new Hono();
 // Hono hands the relay a Request only: pass the socket's peer, or no shopper has an address.
 app.on(['POST', 'OPTIONS'], '/api/checkout/*', (c) =>

@@ -10,5 +10,6 @@ const relay = createCheckoutRelay({
   rateLimit: { clientAddress: (request) => request.headers.get('x-real-ip') ?? undefined },
 });
 
+/** Creates and lookups; preflights too (OPTIONS). */
 export const POST = (request: Request) => relay.handle(request);
 export const OPTIONS = POST;

@@ -10,4 +10,5 @@ import { relayOptions } from './relay-options.js';
 // The relay believes loopback (nginx) only, and takes the address nginx appended.
 const relay = createCheckoutRelay({ ...relayOptions, trustProxy: ['loopback'] });
 
+/** The shop's server behind nginx; listen on 127.0.0.1:3000. */
 export const server = createServer(relay.node);
