@@ -105,7 +105,7 @@ export function resolveRelayConfig(
   if (options.lookupSecret === undefined) {
     reporter.warnOnce(
       'lookup_secret_generated',
-      'No lookupSecret given: a random one was made for this process. Lookup tokens stop working after a restart and on other instances; set lookupSecret.',
+      'No lookupSecret given: a random one was made for this process. Lookup tokens stop working after a restart and on other instances, and each instance keys its own payment-prompt limit per number; set lookupSecret.',
     );
   }
   const clientOptions = { baseUrl, secretKey: options.secretKey, ...RELAY_SERVICE_CLIENT };
