@@ -23,7 +23,7 @@ import { DEMO_CATALOGUE, priceDemoCart } from './catalogue.js';
 import { isLocalUnforwarded, isLoopbackHost } from './local-only.js';
 import { maskKey } from './mask-key.js';
 import { createPhoneControl, PHONE_CONTROL_PATH, withPhoneCookie } from './phone-control.js';
-import { withSecurityHeaders } from './security-headers.js';
+import { SECURITY_HEADERS, withSecurityHeaders } from './security-headers.js';
 import { loadStaticAssets, type StaticAssets, serveStaticAsset, toStaticAsset } from './static-assets.js';
 
 /** The sandbox's approval delay when none is given (contract §5). */
@@ -189,7 +189,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const handler = async (request: Request, context?: ConnectionInfo): Promise<Response> =>
     withSecurityHeaders(await answered(request, context));
 
-  const running = await listen(toNodeListener(handler), { port: options.port ?? 0, host });
+  const running = await listen(toNodeListener(handler), {
+    port: options.port ?? 0,
+    host,
+    errorHeaders: SECURITY_HEADERS,
+  });
   const selfUrl = `http://${loopbackHost(host)}:${running.port}`;
   const serviceBaseUrl = options.serviceBaseUrl ?? `${selfUrl}${SANDBOX_BASE_PATH}`;
   relay = createCheckoutRelay({

@@ -208,6 +208,14 @@ describe('the demo on a public host', () => {
       }
     });
 
+    it('answers no Host, or a request Node’s parser refuses, with 400 and the security headers', async () => {
+      for (const host of [null, 'a\u0001b', 'shop.example\u007f']) {
+        const answer = await sendRaw({ port: local.port, target: '/api/checkout/lookup', host, body: '{}' });
+        assert.equal(answer.status, 400, JSON.stringify(host));
+        assertSecurityHeaders(answer.headers, JSON.stringify(host));
+      }
+    });
+
     it('never answers a 5xx, and always the security headers, whatever the Host', async () => {
       const fragment = fc.constantFrom('/', '?', '#', '@', '\\', '[', ']', ':', '%', ' ', '..', 'sandbox');
       const host = fc

@@ -87,6 +87,25 @@ describe('the Node listener and the Host header', () => {
     }
   });
 
+  it('answers no Host, or one Node’s parser refuses, with a JSON 400 that is no-store and nosniff', async () => {
+    const answers = [
+      await sendRaw({ port: relay.port, target: '/api/checkout/lookup', host: null, body: '{}' }),
+      await sendRaw({ port: relay.port, target: '/api/checkout/lookup', host: 'a\u0001b', body: '{}' }),
+      await sendRaw({
+        port: relay.port,
+        target: '/api/checkout/lookup',
+        host: 'shop.example\u007f',
+        body: '{}',
+      }),
+    ];
+    for (const answer of answers) {
+      assert.equal(answer.status, 400, answer.body);
+      assert.equal(JSON.parse(answer.body).error.code, 'invalid_request');
+      assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(answer.headers.get('cache-control'), 'no-store');
+    }
+  });
+
   it('never answers a 5xx to a Host of random header characters and hostile fragments', async () => {
     const fragment = fc.constantFrom('/', '?', '#', '@', '\\', '[', ']', ':', '%2f', ' ', '..', 'xn--', '80');
     const hostText = fc

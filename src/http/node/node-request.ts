@@ -73,7 +73,11 @@ const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_~-]+\/?)*(?:\?[A-Za-z0-9_~=&-]*)?$/;
 const HOST_NAME = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /** The request's URL: the host from `Host` (checked), the path and query from the request line only. */
-function requestUrl(incoming: Pick<IncomingMessage, 'headers' | 'url'>): string | HttpError {
+function requestUrl(incoming: Pick<IncomingMessage, 'headers' | 'url' | 'httpVersion'>): string | HttpError {
+  // HTTP/1.1 requires a Host (RFC 9112 §3.2); an HTTP/1.0 request may come without one.
+  if (incoming.headers.host === undefined && incoming.httpVersion !== '1.0') {
+    return new HttpError('invalidRequest', 'Send a Host header.');
+  }
   const host = incoming.headers.host ?? 'localhost';
   const target = originForm(incoming.url ?? '/');
   if (target === undefined) return new HttpError('invalidRequest', 'The request target is not a path.');
