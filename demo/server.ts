@@ -7,7 +7,6 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { maskKey } from './server/mask-key.js';
 import { createRelayLogFormatter } from './server/relay-log.js';
 import {
   DemoConfigurationError,
@@ -65,7 +64,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
 }
 
 function banner(server: RunningDemoServer, options: DemoServerOptions, env: NodeJS.ProcessEnv): string {
-  const key = maskKey(options.secretKey ?? 'sk_test_sandbox');
+  const key = server.maskedSecretKey;
   const payments =
     server.mode === 'sandbox'
       ? `the embedded sandbox at ${server.serviceBaseUrl} (key ${key}; its payer approves after ${options.sandboxApproveAfterMs} ms)`

@@ -1,7 +1,9 @@
 /**
  * The sandbox's control surface (contract §4), as the phone mock-up uses it:
- * read the prompt the payer would see, and answer it. Test mode only; it
- * takes no key, so the browser may call it.
+ * read the prompt the payer would see, and answer it. The calls go to the
+ * demo server's `/api/demo/phone`, which acts only on this browser's own
+ * orders (contract §7): the lookup token of each order the browser created
+ * rides along in an HttpOnly cookie, which no script here can read.
  */
 import type { PaymentPromptJson } from '../../src/sandbox/index.js';
 
@@ -27,13 +29,15 @@ export class SandboxControlRequestError extends Error {
   }
 }
 
-/** Controls for the surface at `controlUrl` (`/sandbox/_sandbox/payments`). */
+/** Controls for the surface at `controlUrl` (`/api/demo/phone`). */
 export function createSandboxControls(controlUrl: string, fetchImpl: typeof fetch = fetch): SandboxControls {
   const post = async (action: string, orderId: string, signal?: AbortSignal): Promise<unknown> => {
     const response = await fetchImpl(`${controlUrl}/${action}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ order_id: orderId }),
+      // The order's token cookie goes with it; never to another origin.
+      credentials: 'same-origin',
       signal: signal ?? null,
     });
     const body: unknown = await response.json().catch(() => undefined);

@@ -9,13 +9,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { answerErrors, type ConnectionInfo, errorResponse, jsonResponse } from '../../src/http/index.js';
 import { listen, toNodeListener } from '../../src/http/node/index.js';
-import { createSandbox, SANDBOX_CONTROL_PATH, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
 import {
   CartError,
   type CheckoutRelay,
   type CheckoutRelayEventHandler,
   type CheckoutRelayRateLimitOptions,
   createCheckoutRelay,
+  createLookupTokens,
   type FulfilledOrder,
 } from '../../src/server/node.js';
 import {
@@ -27,7 +28,10 @@ import {
 } from '../demo-config.js';
 import { DEMO_CATALOGUE, priceDemoCart } from './catalogue.js';
 import { DEFAULT_DEMO_JOURNAL_URL, type DemoFulfilment, openDemoFulfilment } from './demo-fulfilment.js';
-import { withSecurityHeaders } from './security-headers.js';
+import { isLocalUnforwarded, isLoopbackHost } from './local-only.js';
+import { maskKey } from './mask-key.js';
+import { createPhoneControl, PHONE_CONTROL_PATH, withPhoneCookie } from './phone-control.js';
+import { SECURITY_HEADERS, withSecurityHeaders } from './security-headers.js';
 import { loadStaticAssets, type StaticAssets, serveStaticAsset, toStaticAsset } from './static-assets.js';
 
 /** The sandbox's approval delay when none is given (contract §5). */
@@ -48,7 +52,10 @@ export interface DemoServerOptions {
   host?: string;
   /** The real service's base URL; unset mounts the sandbox at `/sandbox`. Needs `secretKey`. */
   serviceBaseUrl?: string;
-  /** The service's secret key. Default `sk_test_sandbox` with the sandbox. */
+  /**
+   * The service's secret key. Default `sk_test_sandbox` with the sandbox on
+   * loopback; beyond loopback a random test key (the published one is refused).
+   */
   secretKey?: string;
   /** How long the sandbox's simulated payer takes to approve. Default 6000 ms. */
   sandboxApproveAfterMs?: number;
@@ -79,6 +86,8 @@ export interface RunningDemoServer {
   sandbox: Sandbox | undefined;
   /** The base URL the relay calls. */
   serviceBaseUrl: string;
+  /** The relay's key, masked for the banner. */
+  maskedSecretKey: string;
   /** Stops listening, drops open connections, stops the watcher and closes the journal. */
   close(): Promise<void>;
 }
@@ -136,7 +145,9 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       'PAY_API_BASE_URL is set but PAY_SECRET_KEY is not: give the service’s secret key too, or unset PAY_API_BASE_URL to use the sandbox.',
     );
   }
-  const secretKey = options.secretKey ?? SANDBOX_KEYS.secret;
+  const host = options.host ?? '127.0.0.1';
+  const secretKey = demoSecretKey(options.secretKey, host);
+  const lookupSecret = options.lookupSecret ?? randomBytes(32).toString('base64url');
   const pageRoot = options.pageRoot ?? `${REPO_ROOT}dist/demo`;
   const assets = loadStaticAssets(pageRoot);
   if (!assets.has('/index.html')) {
@@ -146,13 +157,14 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   }
   const embed = loadEmbedBundle(assets, options.embedBundlePath ?? `${REPO_ROOT}dist/pay-checkout.embed.js`);
   const approveAfterMs = options.sandboxApproveAfterMs ?? DEFAULT_SANDBOX_APPROVE_MS;
-  const sandbox = mode === 'sandbox' ? createDemoSandbox(secretKey, approveAfterMs) : undefined;
+  const sandbox = mode === 'sandbox' ? createDemoSandbox(secretKey, approveAfterMs, host) : undefined;
+  const phone = sandbox ? createPhoneControl(sandbox, createLookupTokens(lookupSecret)) : undefined;
   const config: DemoConfig = {
     mode,
     merchantName: DEMO_MERCHANT_NAME,
     products: DEMO_CATALOGUE,
     checkout: CHECKOUT_PATHS,
-    sandbox: sandbox ? { controlUrl: `${SANDBOX_BASE_PATH}${SANDBOX_CONTROL_PATH}`, approveAfterMs } : null,
+    sandbox: sandbox ? { controlUrl: PHONE_CONTROL_PATH, approveAfterMs } : null,
     embed: { version: packageVersion(), integrity: embed.integrity },
   };
 
@@ -163,10 +175,15 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     const { pathname } = new URL(request.url);
     if (pathname === CHECKOUT_PATHS.create || pathname === CHECKOUT_PATHS.lookup) {
       if (!relay) return errorResponse('internalError', 'The server is starting.');
-      return relay.handle(request, context);
+      const answer = await relay.handle(request, context);
+      return pathname === CHECKOUT_PATHS.create && phone ? withPhoneCookie(answer) : answer;
+    }
+    if (phone && pathname.startsWith(`${PHONE_CONTROL_PATH}/`)) {
+      return phone(request, pathname.slice(PHONE_CONTROL_PATH.length + 1));
     }
     if (sandbox && (pathname === SANDBOX_BASE_PATH || pathname.startsWith(`${SANDBOX_BASE_PATH}/`))) {
-      return sandbox.handle(request);
+      // Published keys and a keyless control surface: for this machine only (contract §7).
+      return isLocalUnforwarded(request, context) ? sandbox.handle(request) : notFound();
     }
     if (pathname === DEMO_FULFILMENTS_PATH) return fulfilment.answer(request);
     if (pathname === DEMO_CONFIG_PATH) {
@@ -189,9 +206,10 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 
   const running = await listen(toNodeListener(handler), {
     port: options.port ?? 0,
-    host: options.host ?? '127.0.0.1',
+    host,
+    errorHeaders: SECURITY_HEADERS,
   });
-  const selfUrl = `http://${loopbackHost(options.host ?? '127.0.0.1')}:${running.port}`;
+  const selfUrl = `http://${loopbackHost(host)}:${running.port}`;
   const serviceBaseUrl = options.serviceBaseUrl ?? `${selfUrl}${SANDBOX_BASE_PATH}`;
   relay = createCheckoutRelay({
     secretKey,
@@ -202,7 +220,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       if ('problem' in priced) throw new CartError(priced.problem.message, { param: priced.problem.param });
       return priced.lineItems;
     },
-    lookupSecret: options.lookupSecret ?? randomBytes(32).toString('base64url'),
+    lookupSecret,
     onEvent: options.onRelayEvent ?? (() => undefined),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...fulfilment.relayOptions,
@@ -213,6 +231,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     mode,
     sandbox,
     serviceBaseUrl,
+    maskedSecretKey: maskKey(secretKey),
     close: async () => {
       await running.close();
       await relay?.close();
@@ -230,8 +249,23 @@ async function openFulfilment(options: DemoServerOptions): Promise<DemoFulfilmen
   }
 }
 
+/**
+ * The relay's key: the one given, else the sandbox's published key on
+ * loopback; beyond loopback a random test key, since anyone may read the
+ * published one (contract §7), and the published one is refused.
+ */
+function demoSecretKey(given: string | undefined, host: string): string {
+  if (isLoopbackHost(host)) return given ?? SANDBOX_KEYS.secret;
+  if ((Object.values(SANDBOX_KEYS) as string[]).includes(given ?? '')) {
+    throw new DemoConfigurationError(
+      `PAY_SECRET_KEY=${given} is published: anyone could use it against a demo on HOST=${host}. Unset PAY_SECRET_KEY (a random test key is made) or give a key of your own.`,
+    );
+  }
+  return given ?? `sk_test_demo_${randomBytes(18).toString('hex')}`;
+}
+
 /** The sandbox, with the demo's key linked to the demo shop, so the payer's prompt names it. */
-function createDemoSandbox(secretKey: string, approveAfterMs: number): Sandbox {
+function createDemoSandbox(secretKey: string, approveAfterMs: number, host: string): Sandbox {
   if (!secretKey.startsWith('sk_test_')) {
     throw new DemoConfigurationError(
       'The sandbox takes test keys only (sk_test_…). To use another key, set PAY_API_BASE_URL to the service too.',
@@ -247,6 +281,11 @@ function createDemoSandbox(secretKey: string, approveAfterMs: number): Sandbox {
         'PAY_SECRET_KEY is not a key the sandbox can hold: use sk_test_ followed by letters, digits and _.',
       );
     }
+  }
+  // Beyond loopback the published keys open nothing, even to a process on this machine.
+  if (!isLoopbackHost(host)) {
+    for (const published of Object.values(SANDBOX_KEYS))
+      if (published !== secretKey) sandbox.keys.revoke(published);
   }
   return sandbox;
 }

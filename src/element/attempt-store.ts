@@ -52,10 +52,10 @@ export class AttemptStore {
     const attempt = this.current;
     const key = this.#key();
     if (!attempt || (state.status === 'error' && state.cause === 'config')) return;
-    // The machine keeps each phase to its own states (see StoredAttempt).
+    // The machine keeps each phase to its own states (see CheckoutAttempt).
     attempt.state = state as typeof attempt.state;
     try {
-      if (key !== undefined) this.#storage?.setItem(key, JSON.stringify(attempt));
+      if (key !== undefined) this.#storage?.setItem(key, JSON.stringify(storedForm(attempt)));
     } catch {
       // Quota or privacy settings: the checkout still works, only a reload forgets.
     }
@@ -96,4 +96,15 @@ export function sessionStorageIfAvailable(): AttemptStorage | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What storage keeps of an attempt (contract §2: key, order id, token,
+ * state): once the order exists, the shopper's number stays in memory only,
+ * for the "approve on your phone" screen; a reload shows that screen without it.
+ */
+function storedForm(attempt: CheckoutAttempt): CheckoutAttempt {
+  if (attempt.phase === 'draft' || !('localNumber' in attempt)) return attempt;
+  const { localNumber: _inMemoryOnly, ...kept } = attempt as CheckoutAttempt & { localNumber?: string };
+  return kept as CheckoutAttempt;
 }

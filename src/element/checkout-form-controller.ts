@@ -15,6 +15,7 @@ import {
   FIELD_ORDER,
   type FieldErrors,
   type FieldName,
+  type FieldRefusal,
   type FormValues,
   formatLocalNumber,
   refusedFieldError,
@@ -46,6 +47,8 @@ export class CheckoutFormController implements ReactiveController {
   values: FormValues = { customer_name: '', number: '', issuer: '' };
   /** The fields shown as invalid, and why. */
   errors: FieldErrors = {};
+  /** Minutes the shopper is asked to wait when the number got too many prompts. */
+  waitMinutes = 0;
   readonly #host: CheckoutFormHost;
   /** What to focus once rendered: the first invalid field, one the shopper should change, or a new screen's heading. */
   #focusAfterUpdate: FocusTarget | undefined;
@@ -129,9 +132,10 @@ export class CheckoutFormController implements ReactiveController {
     this.focus(FIELD_ORDER.find((field) => check.errors[field]));
   }
 
-  /** The relay refused `field` (`400` with `param`), whatever the form thought of it: marked and focused. */
-  refuse(field: FieldName): void {
-    this.#setErrors({ [field]: refusedFieldError(field) });
+  /** The relay refused `field` (`400` with `param`, or the prompt limit), whatever the form thought of it: marked and focused. */
+  refuse(field: FieldName, refusal?: FieldRefusal): void {
+    this.waitMinutes = refusal?.waitMinutes ?? 0;
+    this.#setErrors({ [field]: refusal?.error ?? refusedFieldError(field) });
     this.focus(field);
   }
 

@@ -6,8 +6,14 @@
  * so the form never sends what the relay would refuse. (The schema itself
  * stays out of the browser bundle: zod/mini costs 4.5 KiB gzip of a 16 KiB budget.)
  */
+
+import {
+  type CustomerNameProblem,
+  customerNameProblem,
+  normalizeCustomerName,
+} from '../shared/customer-name.js';
 import { parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
-import { CUSTOMER_NAME_MAX_LENGTH, type Issuer } from '../shared/service-contract.js';
+import type { Issuer } from '../shared/service-contract.js';
 import type { CheckoutIntent } from '../shared/wire.js';
 
 /** The `name`s of the form controls (contract §2). */
@@ -31,7 +37,14 @@ export type FieldError =
   | 'nameInvalid'
   | 'numberRequired'
   | 'numberInvalid'
+  | 'numberTooManyPrompts'
   | 'issuerRequired';
+
+const NAME_ERRORS: Readonly<Record<CustomerNameProblem, FieldError>> = {
+  required: 'nameRequired',
+  tooLong: 'nameTooLong',
+  invalid: 'nameInvalid',
+};
 
 /** The invalid fields and why. */
 export type FieldErrors = Partial<Record<FieldName, FieldError>>;
@@ -41,14 +54,14 @@ export type FormCheck = { ok: true; intent: CheckoutIntent } | { ok: false; erro
 
 /**
  * Checks the whole form, including the networks the page allows; on success
- * returns the intent exactly as it will be sent: name trimmed, number in
+ * returns the intent exactly as it will be sent: name NFC and trimmed, number in
  * local form for the payment method and international form for the customer.
  */
 export function checkForm(values: FormValues, allowedIssuers: readonly Issuer[], cart: unknown): FormCheck {
   const errors: FieldErrors = {};
-  const name = values.customer_name.trim();
-  if (!name) errors.customer_name = 'nameRequired';
-  else if (name.length > CUSTOMER_NAME_MAX_LENGTH) errors.customer_name = 'nameTooLong';
+  const name = normalizeCustomerName(values.customer_name);
+  const nameProblem = customerNameProblem(name);
+  if (nameProblem) errors.customer_name = NAME_ERRORS[nameProblem];
   const number = parseGhanaMobileNumber(values.number);
   if (!number) errors.number = values.number.trim() ? 'numberInvalid' : 'numberRequired';
   const { issuer } = values;
@@ -87,6 +100,16 @@ export function fieldForParam(param: string | undefined): FieldName | undefined 
       return undefined;
   }
 }
+
+/** A refusal of the relay about one field, beyond `400` with `param`: the prompt limit's `429`. */
+export interface FieldRefusal {
+  error: FieldError;
+  /** For `numberTooManyPrompts`: whole minutes until the number may be asked again. */
+  waitMinutes?: number;
+}
+
+/** The relay's code for too many payment prompts to one number (contract §7). */
+export const TOO_MANY_PAYMENT_REQUESTS = 'too_many_payment_requests';
 
 /** The message of a field the relay refused (`400` with `param`), whatever the form thought of it. */
 export function refusedFieldError(field: FieldName): FieldError {

@@ -24,7 +24,7 @@ import {
   draftAttempt,
   settledAttempt,
 } from './checkout-attempt.js';
-import { fieldForParam } from './checkout-form.js';
+import { fieldForParam, TOO_MANY_PAYMENT_REQUESTS } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
 import { type Connection, PollController } from './poll-controller.js';
@@ -222,13 +222,19 @@ export class CheckoutSession {
     this.#reached(order, 'created');
   }
 
-  #createFailed({ status, param, code, message, retryable }: CheckoutRequestError): void {
-    const field = status === 400 ? fieldForParam(param) : undefined;
+  #createFailed({ status, param, code, message, retryable, retryAfterMs }: CheckoutRequestError): void {
+    const tooManyPrompts = status === 429 && code === TOO_MANY_PAYMENT_REQUESTS;
+    const field = status === 400 || tooManyPrompts ? fieldForParam(param) : undefined;
     if (field) {
       // Refused input created nothing: back to the form, and a new key next time (this one is bound to the body).
+      // Too many prompts to the number: the shopper approves the one on their phone, waits, or changes the number.
       this.#attempts.forget();
       this.#move({ type: 'rejected' });
-      this.#host.fieldRefused(field);
+      const waitMinutes = Math.max(1, Math.ceil((retryAfterMs ?? 0) / 60_000));
+      this.#host.fieldRefused(
+        field,
+        tooManyPrompts ? { error: 'numberTooManyPrompts', waitMinutes } : undefined,
+      );
       return;
     }
     this.#move({ type: 'create_failed', retryable });

@@ -86,7 +86,7 @@ export class PayCheckout extends LitElement {
       dispatch: (name, detail) => dispatchPayEvent(this, name, detail),
       stateChanged: () => this.#onStateChange(),
       requestUpdate: () => this.requestUpdate(),
-      fieldRefused: (field) => this.#form.refuse(field),
+      fieldRefused: (field, refusal) => this.#form.refuse(field, refusal),
       storageKey: () =>
         this.persist === 'none' || !this.createUrl ? undefined : attemptStorageKey(this.createUrl, this.id),
     },

@@ -22,7 +22,7 @@ export interface CheckoutView {
   /** The locale the texts and amounts are in. */
   locale: string;
   session: Pick<CheckoutSession, 'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain'>;
-  form: Pick<CheckoutFormController, 'values' | 'errors' | 'onSubmit' | 'onInput' | 'onBlur'>;
+  form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onSubmit' | 'onInput' | 'onBlur'>;
   /** The amount the page shows now, formatted; '' when it gave none. */
   amount: string;
   /** The networks offered. */
@@ -132,18 +132,25 @@ function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'numb
         @blur=${form.onBlur}
       />
       ${isNumber ? html`<p id="number-hint" class="hint">${text.numberHint}</p>` : nothing}
-      ${renderFieldError(text, form.errors, name)}
+      ${renderFieldError(text, form.errors, name, form.waitMinutes)}
     </div>
   `;
 }
 
-function renderFieldError(text: PayCheckoutStrings, errors: FieldErrors, name: FieldName): TemplateResult {
+function renderFieldError(
+  text: PayCheckoutStrings,
+  errors: FieldErrors,
+  name: FieldName,
+  waitMinutes = 0,
+): TemplateResult {
   const error = errors[name];
   const message = !error
     ? ''
     : error === 'nameTooLong'
       ? text.nameTooLong(CUSTOMER_NAME_MAX_LENGTH)
-      : text[error];
+      : error === 'numberTooManyPrompts'
+        ? text.numberTooManyPrompts(waitMinutes)
+        : text[error];
   return html`<p id="${name}-error" class="error" part="error">${message}</p>`;
 }
 

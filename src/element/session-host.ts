@@ -6,7 +6,7 @@
  */
 import type { AttemptStorage } from './attempt-store.js';
 import type { RequestOptions } from './checkout-api.js';
-import type { FieldName } from './checkout-form.js';
+import type { FieldName, FieldRefusal } from './checkout-form.js';
 import type { CheckoutState } from './checkout-machine.js';
 import type { Clock } from './clock.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
@@ -47,7 +47,7 @@ export interface CheckoutSessionHost {
   /** Something else the view shows changed: the connection, the time left, the state's context. */
   requestUpdate(): void;
   /** The relay refused a field (`400` with `param`): the session is back in `idle`, nothing was created. */
-  fieldRefused(field: FieldName): void;
+  fieldRefused(field: FieldName, refusal?: FieldRefusal): void;
   /** The attempt's key in storage, read at each use; undefined keeps nothing (`persist="none"`). */
   storageKey(): string | undefined;
 }

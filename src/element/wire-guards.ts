@@ -7,7 +7,7 @@
  * zod would strip them). Why not zod itself: zod/mini's core alone is 4.5 KiB
  * gzip, and the embed's whole budget is 16 KiB.
  */
-import type { ErrorBody } from '../shared/service-contract.js';
+import { type ErrorBody, ORDER_ID_PATTERN } from '../shared/service-contract.js';
 import type { CreateAnswer, LookupAnswer } from '../shared/wire.js';
 
 type Json = Record<string, unknown>;
@@ -27,9 +27,17 @@ function isOrder(value: unknown, withCompletedAt: boolean): boolean {
   );
 }
 
-/** The create answer `{ order, lookup_token }`, or undefined for any other shape. */
+/**
+ * The create answer `{ order, lookup_token }`, or undefined for any other
+ * shape, including an order id not of the `or_…` form `resume()` accepts: a
+ * relay (or anything between) cannot make the element keep and poll an id of
+ * its choosing.
+ */
 export function readCreateAnswer(json: unknown): CreateAnswer | undefined {
-  return isObject(json) && isString(json.lookup_token) && isOrder(json.order, false)
+  return isObject(json) &&
+    isString(json.lookup_token) &&
+    isOrder(json.order, false) &&
+    ORDER_ID_PATTERN.test((json.order as Json).id as string)
     ? (json as CreateAnswer)
     : undefined;
 }

@@ -1,10 +1,12 @@
 /**
- * JSON answers. Every answer here is about money, so none may be cached.
+ * JSON answers. Every answer here is about money, so none may be cached, and
+ * none may be sniffed into anything but JSON.
  */
 
 const JSON_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
 };
 
 /** A JSON answer with `no-store`; `headers` are added to (or replace) the JSON ones. */

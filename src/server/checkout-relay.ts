@@ -55,7 +55,13 @@ export function assembleCheckoutRelay(
   const create = route(config, 'create', createOrderHandler(config, journal));
   const lookup = route(config, 'lookup', lookupOrderHandler(config, journal));
   const handle: WebHandler = (request, connection) => {
-    const path = pathnameOf(request.url).replace(/\/+$/, '');
+    let path: string;
+    try {
+      path = pathnameOf(request.url).replace(/\/+$/, '');
+    } catch (error) {
+      // A Host that is not a plain host name (the Node listener's 400): answered with CORS headers.
+      return answerThrow(config, 'unknown', request, error);
+    }
     if (path.endsWith('/orders')) return create(request, connection);
     if (path.endsWith('/lookup')) return lookup(request, connection);
     const message = 'No such checkout route: POST …/orders to create, …/lookup to look up.';

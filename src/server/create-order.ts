@@ -19,7 +19,7 @@ import { cartErrorMessage, cartErrorParam, isCartError } from './cart-error.js';
 import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
 import { checkPricedLineItems, type PricedLineItem } from './priced-line-items.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
-import { takeClientToken } from './relay-limits.js';
+import { takeClientToken, takePromptSlot } from './relay-limits.js';
 import type { OrderCreateAnswer } from './service-schemas.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -34,6 +34,7 @@ export function createOrderHandler(config: RelayConfig, journal: RelayJournal = 
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
     const lineItems = await price(config, intent, request);
     const idempotencyKey = await config.scopeIdempotencyKey(shopperKey);
+    await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
     const createBody = {
       execute_payment: true,
       customer_data: intent.customer_data,

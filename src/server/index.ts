@@ -9,6 +9,8 @@ export { listen, type RunningServer } from '../http/node/listen.js';
 export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
 export { CartError, type CartErrorOptions } from './cart-error.js';
 export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
+export type { ClientAddressOption, TrustProxy, TrustProxyOptions } from './client-address/client-address.js';
+export type { ForwardingHeader } from './client-address/forwarded-for.js';
 export type { FulfilledOrder } from './fulfilment/fulfilled-order.js';
 export type { FulfilmentEvent } from './fulfilment/fulfilment-events.js';
 export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
@@ -45,14 +47,30 @@ export { JournalDriverMissingError, type OpenJournalOptions, openJournal } from 
 export { createLookupTokens, type LookupTokens } from './lookup-token.js';
 export type { PricedLineItem } from './priced-line-items.js';
 export {
+  createMemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
   type RateLimitDecision,
   type RateLimitStore,
+  type SlidingWindowRule,
+  type SlidingWindowState,
   type TokenBucketRule,
   type TokenBucketState,
   takeToken,
+  takeWindowSlot,
 } from './rate-limiter.js';
-export type { CheckoutRelayOptions, CheckoutRelayRateLimitOptions, PriceCart } from './relay-config.js';
+export {
+  createRedisRateLimitStore,
+  type RedisRateLimitStoreOptions,
+  type RedisScriptClient,
+} from './redis-rate-limit-store.js';
+export type { CheckoutRelayOptions, PriceCart } from './relay-config.js';
 export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './relay-events.js';
+export {
+  type CheckoutRelayRateLimitOptions,
+  DEFAULT_CREATE_RATE_LIMIT,
+  DEFAULT_LOOKUP_RATE_LIMIT,
+  DEFAULT_PROMPT_LIMIT,
+} from './relay-limit-config.js';
 export {
   createServiceClient,
   type OrderListOptions,

@@ -1,9 +1,9 @@
 /**
- * Token-bucket rate limits per client address (contract §3: `429` with
- * `Retry-After`; creates are limited by default). The bucket math is a pure
- * function; where buckets live is a {@link RateLimitStore}, so a merchant
- * running several instances can keep them in a shared store (Redis with a
- * small script doing {@link takeToken}).
+ * Rate limits (contract §3, §7): token buckets per client address, and a
+ * sliding window of payment prompts per mobile-money number. The math is
+ * pure functions; where limits live is a {@link RateLimitStore}, so a
+ * merchant running several instances keeps them in a shared store (Redis,
+ * redis-rate-limit-store.ts, does the same math in a script).
  * The default store is in memory and bounded.
  */
 
@@ -31,10 +31,20 @@ export interface RateLimitDecision {
   retryAfterMs: number;
 }
 
-/** Where buckets live. `take` must be atomic per key when instances share the store. */
+/** Where limits live. Each call must be atomic per key when instances share the store. */
 export interface RateLimitStore {
   /** Takes one token from bucket `key` under `rule` at time `now` (epoch ms). */
   take(key: string, rule: TokenBucketRule, now: number): RateLimitDecision | Promise<RateLimitDecision>;
+  /**
+   * Counts `member` in the window `key` under `rule` at `now`; a member
+   * already counted in the window is allowed again without a new slot.
+   */
+  takeSlot(
+    key: string,
+    member: string,
+    rule: SlidingWindowRule,
+    now: number,
+  ): RateLimitDecision | Promise<RateLimitDecision>;
 }
 
 /** Refills `state` up to `now`, then takes one token if there is one. */
@@ -70,27 +80,86 @@ export interface MemoryRateLimitStoreOptions {
  * evicted bucket starts full again, the price of the bound).
  */
 export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore & {
-  /** Buckets held now. */
+  /** Buckets and windows held now. */
   readonly size: number;
 } {
   const maxKeys = options.maxKeys ?? 10_000;
-  const buckets = new Map<string, TokenBucketState>();
+  const entries = new Map<string, TokenBucketState | SlidingWindowState>();
+  const keep = (key: string, state: TokenBucketState | SlidingWindowState): void => {
+    // Re-inserting keeps the Map in least-recently-used order.
+    entries.delete(key);
+    entries.set(key, state);
+    if (entries.size > maxKeys) {
+      const oldest = entries.keys().next();
+      if (!oldest.done) entries.delete(oldest.value);
+    }
+  };
   return {
     get size() {
-      return buckets.size;
+      return entries.size;
     },
     take(key, rule, now) {
-      const { state, decision } = takeToken(buckets.get(key), rule, now);
-      // Re-inserting keeps the Map in least-recently-used order.
-      buckets.delete(key);
-      buckets.set(key, state);
-      if (buckets.size > maxKeys) {
-        const oldest = buckets.keys().next();
-        if (!oldest.done) buckets.delete(oldest.value);
-      }
+      const { state, decision } = takeToken(entries.get(key) as TokenBucketState | undefined, rule, now);
+      keep(key, state);
+      return decision;
+    },
+    takeSlot(key, member, rule, now) {
+      const current = entries.get(key) as SlidingWindowState | undefined;
+      const { state, decision } = takeWindowSlot(current, member, rule, now);
+      keep(key, state);
       return decision;
     },
   };
+}
+
+/** At most `limit` distinct members in any `windowMinutes`: the payment-prompt limit per number. */
+export interface SlidingWindowRule {
+  /** Members allowed in one window. */
+  limit: number;
+  /** The window, in minutes. */
+  windowMinutes: number;
+}
+
+/** A window as a store keeps it: each member counted, with when, oldest first. */
+export interface SlidingWindowState {
+  slots: [member: string, at: number][];
+}
+
+/**
+ * Forgets slots older than the window, then allows `member` if it already has
+ * a slot (a retry of the same attempt sends no new prompt) or a slot is free.
+ */
+export function takeWindowSlot(
+  state: SlidingWindowState | undefined,
+  member: string,
+  rule: SlidingWindowRule,
+  now: number,
+): { state: SlidingWindowState; decision: RateLimitDecision } {
+  const windowMs = rule.windowMinutes * 60_000;
+  const slots = (state?.slots ?? []).filter(([, at]) => at > now - windowMs);
+  const allowed = (remaining: number) => ({ allowed: true, remaining, retryAfterMs: 0 });
+  if (slots.some(([counted]) => counted === member)) {
+    return { state: { slots }, decision: allowed(Math.max(0, rule.limit - slots.length)) };
+  }
+  if (slots.length < rule.limit) {
+    slots.push([member, now]);
+    return { state: { slots }, decision: allowed(rule.limit - slots.length) };
+  }
+  const oldest = slots[0]?.[1] ?? now;
+  return {
+    state: { slots },
+    decision: { allowed: false, remaining: 0, retryAfterMs: Math.max(1, oldest + windowMs - now) },
+  };
+}
+
+/** Throws a TypeError unless `rule` is a usable window. */
+export function assertSlidingWindowRule(rule: SlidingWindowRule, name: string): void {
+  if (
+    !(Number.isInteger(rule.limit) && rule.limit >= 1) ||
+    !(Number.isFinite(rule.windowMinutes) && rule.windowMinutes > 0)
+  ) {
+    throw new TypeError(`${name} needs a whole limit >= 1 and windowMinutes > 0.`);
+  }
 }
 
 /** Throws a TypeError unless `rule` is a usable bucket. */

@@ -4,9 +4,9 @@
  * TypeError here, with a message that says what to give, never at the first
  * checkout.
  */
-import type { ConnectionInfo } from '../http/handler.js';
 import { isJsonObject } from '../http/read-json-body.js';
 import type { HttpTransport } from '../http/transport.js';
+import type { TrustProxy } from './client-address/client-address.js';
 import { type CorsPolicy, createCorsPolicy } from './cors.js';
 import {
   type FulfilmentOptions,
@@ -16,13 +16,12 @@ import {
 import { createIdempotencyScope, type IdempotencyScope } from './idempotency-scope.js';
 import { createLookupTokens, type LookupTokens, randomLookupSecret } from './lookup-token.js';
 import type { PricedLineItem } from './priced-line-items.js';
+import type { CheckoutRelayEventHandler } from './relay-events.js';
 import {
-  assertTokenBucketRule,
-  createMemoryRateLimitStore,
-  type RateLimitStore,
-  type TokenBucketRule,
-} from './rate-limiter.js';
-import type { CheckoutRelayEventHandler, RelayRoute } from './relay-events.js';
+  type CheckoutRelayRateLimitOptions,
+  type RelayLimits,
+  resolveRelayLimits,
+} from './relay-limit-config.js';
 import { createRelayReporter, type RelayReporter } from './relay-reporter.js';
 import { assertSecretKey } from './secret-key.js';
 import { createServiceClient, createServiceClientOn, type ServiceClient } from './service-client.js';
@@ -34,32 +33,15 @@ export const RELAY_MAX_BODY_BYTES = 16 * 1024;
 /** Shortest `lookupSecret` accepted: a short secret lets anyone holding one token guess it offline. */
 export const LOOKUP_SECRET_MIN_LENGTH = 16;
 
-/** Default limit of creates per client address: a burst of 10, then one every 6 s. */
-export const DEFAULT_CREATE_RATE_LIMIT: TokenBucketRule = { capacity: 10, refillPerMinute: 10 };
-
-/** Default limit of lookups per client address: polls every 2–5 s fit many times over. */
-export const DEFAULT_LOOKUP_RATE_LIMIT: TokenBucketRule = { capacity: 120, refillPerMinute: 120 };
+export {
+  type CheckoutRelayRateLimitOptions,
+  DEFAULT_CREATE_RATE_LIMIT,
+  DEFAULT_LOOKUP_RATE_LIMIT,
+  DEFAULT_PROMPT_LIMIT,
+} from './relay-limit-config.js';
 
 /** Prices the cart on the server: whatever the browser said about prices is ignored. */
 export type PriceCart = (cart: unknown, request: Request) => PricedLineItem[] | Promise<PricedLineItem[]>;
-
-/** Rate limits of the relay, per client address. */
-export interface CheckoutRelayRateLimitOptions {
-  /** Bucket of creates per client; `false` turns it off. Default {@link DEFAULT_CREATE_RATE_LIMIT}. */
-  create?: TokenBucketRule | false;
-  /** Bucket of lookups per client; `false` turns it off. Default {@link DEFAULT_LOOKUP_RATE_LIMIT}. */
-  lookup?: TokenBucketRule | false;
-  /** Where buckets live; default in memory (one process). Share one store across instances. */
-  store?: RateLimitStore;
-  /**
-   * The client's address. Default: the connection's peer as the runtime gives
-   * it (the Node listener does). Behind a proxy or on a serverless platform,
-   * read the platform's trusted header here (`cf-connecting-ip`…).
-   */
-  clientAddress?: (request: Request, connection?: ConnectionInfo) => string | undefined;
-  /** The clock, epoch ms; injectable for tests. Default `Date.now`. */
-  now?: () => number;
-}
 
 /** Options of `createCheckoutRelay`; the fulfilment ones (`journal`, `onPaid`…) are in {@link FulfilmentOptions}. */
 export interface CheckoutRelayOptions extends FulfilmentOptions {
@@ -81,8 +63,15 @@ export interface CheckoutRelayOptions extends FulfilmentOptions {
    * elsewhere the global fetch.
    */
   fetch?: typeof fetch;
-  /** Limits per client address; `false` turns them off. */
+  /** Limits per client address and per mobile-money number; `false` turns them all off. */
   rateLimit?: CheckoutRelayRateLimitOptions | false;
+  /**
+   * The proxies in front of the relay (contract §7): a hop count (`1` behind
+   * one nginx), or their addresses and ranges (`['10.0.0.0/8']`). The client
+   * is then the rightmost `X-Forwarded-For` address none of them is. Unset:
+   * the peer is the client and forwarding headers are ignored.
+   */
+  trustProxy?: TrustProxy;
   /** Origins (`https://shop.example`) whose pages may call the relay across origins. None by default. */
   allowedOrigins?: readonly string[];
   /** The merchant's hook: orders, refusals, upstream errors, warnings. */
@@ -90,13 +79,9 @@ export interface CheckoutRelayOptions extends FulfilmentOptions {
 }
 
 /** Everything the relay's handlers read, checked. */
-export interface RelayConfig {
+export interface RelayConfig extends RelayLimits {
   readonly client: ServiceClient;
   readonly priceCart: PriceCart;
-  readonly rules: Readonly<Record<RelayRoute, TokenBucketRule | undefined>>;
-  readonly store: RateLimitStore;
-  readonly now: () => number;
-  readonly clientAddressOf: (request: Request, connection?: ConnectionInfo) => string | undefined;
   readonly cors: CorsPolicy;
   readonly reporter: RelayReporter;
   readonly lookupTokens: LookupTokens;
@@ -127,18 +112,12 @@ export function resolveRelayConfig(
   const baseUrl = normalizeBaseUrl(options.baseUrl, owner);
   assertPriceCart(options.priceCart, owner);
   assertLookupSecret(options.lookupSecret, owner);
-  const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? {});
-  const rules = {
-    create: ruleOrDefault(rateLimit, 'create', DEFAULT_CREATE_RATE_LIMIT),
-    lookup: ruleOrDefault(rateLimit, 'lookup', DEFAULT_LOOKUP_RATE_LIMIT),
-  };
-  if (rules.create) assertTokenBucketRule(rules.create, `${owner}: rateLimit.create`);
-  if (rules.lookup) assertTokenBucketRule(rules.lookup, `${owner}: rateLimit.lookup`);
+  const lookupSecret = options.lookupSecret ?? randomLookupSecret();
   const reporter = createRelayReporter(options.onEvent);
   if (options.lookupSecret === undefined) {
     reporter.warnOnce(
       'lookup_secret_generated',
-      'No lookupSecret given: a random one was made for this process. Lookup tokens stop working after a restart and on other instances; set lookupSecret.',
+      'No lookupSecret given: a random one was made for this process. Lookup tokens stop working after a restart and on other instances, and each instance keys its own payment-prompt limit per number; set lookupSecret.',
     );
   }
   const fulfilment = resolveFulfilmentSettings(options, owner);
@@ -153,13 +132,10 @@ export function resolveRelayConfig(
     fulfilment,
     watcherClient: clientFor(WATCHER_SERVICE_CLIENT),
     priceCart: options.priceCart,
-    rules: Object.freeze(rules),
-    store: rateLimit?.store ?? createMemoryRateLimitStore(),
-    now: rateLimit?.now ?? Date.now,
-    clientAddressOf: rateLimit?.clientAddress ?? ((_request, connection) => connection?.clientAddress),
+    ...resolveRelayLimits(options.rateLimit, options.trustProxy, lookupSecret, owner),
     cors: createCorsPolicy(options.allowedOrigins ?? []),
     reporter,
-    lookupTokens: createLookupTokens(options.lookupSecret ?? randomLookupSecret()),
+    lookupTokens: createLookupTokens(lookupSecret),
     scopeIdempotencyKey: createIdempotencyScope(options.secretKey),
   });
 }
@@ -177,15 +153,4 @@ function assertLookupSecret(lookupSecret: unknown, owner: string): void {
   throw new TypeError(
     `${owner}: lookupSecret must be a string of at least ${LOOKUP_SECRET_MIN_LENGTH} characters (a random one is best), the same on every instance.`,
   );
-}
-
-/** The bucket of one route: undefined when limits are off, the default when not given. */
-function ruleOrDefault(
-  rateLimit: CheckoutRelayRateLimitOptions | undefined,
-  route: RelayRoute,
-  fallback: TokenBucketRule,
-): TokenBucketRule | undefined {
-  if (!rateLimit) return undefined;
-  const rule = rateLimit[route];
-  return rule === false ? undefined : (rule ?? fallback);
 }

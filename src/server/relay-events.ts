@@ -14,7 +14,7 @@ export type RelayRoute = 'create' | 'lookup';
 /** Warnings about the relay's setup, each given once. */
 export type RelayWarningCode =
   | 'lookup_secret_generated'
-  | 'rate_limit_shared_key'
+  | 'rate_limit_no_client_address'
   | 'rate_limit_store_failed';
 
 /** Everything `onEvent` receives. */
@@ -55,7 +55,7 @@ export type CheckoutRelayEvent =
       reason: 'missing_token' | 'token_mismatch';
     }
   | {
-      /** A client ran out of tokens. */
+      /** A client ran out of tokens, or a number ran out of payment prompts (`clientKey` `prompt:<HMAC>`). */
       type: 'rate_limited';
       route: RelayRoute;
       clientKey: string;

@@ -1,14 +1,19 @@
 /**
- * Per-client limits of the relay (contract §3, §7): one token per request
- * from the client's bucket, a `429` with `Retry-After` when there is none. A
- * broken shared store lets requests through and warns: it must not stop sales.
+ * The relay's limits at request time (contract §3, §7): one token per
+ * request from the client's bucket, one slot per payment prompt in the
+ * number's window, a `429` with `Retry-After` when there is none. A failing
+ * shared store must not stop sales, nor lift the limits: this process's
+ * memory keeps them meanwhile, and the merchant is warned.
  */
 import type { ConnectionInfo } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';
 import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
-import type { RateLimitDecision } from './rate-limiter.js';
+import type { RateLimitDecision, RateLimitStore } from './rate-limiter.js';
 import type { RelayConfig } from './relay-config.js';
 import type { RelayRoute } from './relay-events.js';
+
+/** The `param` of a refused prompt: the number the shopper can change. */
+export const PROMPT_LIMIT_PARAM = 'payment_method_data.mobile_money.number';
 
 /** Takes a token for this client on `route`; throws a reported `429` when there is none. */
 export async function takeClientToken(
@@ -19,27 +24,18 @@ export async function takeClientToken(
 ): Promise<void> {
   const rule = config.rules[route];
   if (!rule) return;
-  let clientKey = config.clientAddressOf(request, connection);
-  if (!clientKey) {
-    clientKey = 'shared';
+  const clientKey = config.clientKeyOf(request, connection);
+  if (clientKey === undefined) {
+    // One bucket for every shopper would let ten shoppers close the shop (contract §7): this
+    // request goes unlimited per client; the per-number prompt limit still holds.
     config.reporter.warnOnce(
-      'rate_limit_shared_key',
-      'The client address is unknown (no connection info from the runtime and no rateLimit.clientAddress): every client shares one rate-limit bucket. Give rateLimit.clientAddress.',
-    );
-  }
-  let decision: RateLimitDecision;
-  try {
-    const taken = config.store.take(`${route}:${clientKey}`, rule, config.now());
-    // The memory store answers at once: no turn of the event loop for it.
-    decision = isPromiseLike(taken) ? await taken : taken;
-  } catch (error) {
-    config.reporter.warnOnce(
-      'rate_limit_store_failed',
-      'The rate-limit store failed; requests are not limited.',
-      error,
+      'rate_limit_no_client_address',
+      'The client address is unknown (the runtime gave none and no rateLimit.clientAddress was set): requests are not limited per client. Give rateLimit.clientAddress (see the README for your platform).',
     );
     return;
   }
+  const key = `${route}:${clientKey}`;
+  const decision = await decide(config, (store) => store.take(key, rule, config.now()));
   if (decision.allowed) return;
   throw config.reporter.report(
     { type: 'rate_limited', route, clientKey, retryAfterMs: decision.retryAfterMs },
@@ -47,12 +43,67 @@ export async function takeClientToken(
   );
 }
 
+/**
+ * Counts one payment prompt to `internationalNumber` for the attempt `attemptKey`
+ * (a retry of that attempt is not a new prompt); throws a reported `429` over the limit.
+ */
+export async function takePromptSlot(
+  config: RelayConfig,
+  internationalNumber: string,
+  attemptKey: string,
+): Promise<void> {
+  const rule = config.promptRule;
+  if (!rule) return;
+  const numberKey = await config.promptKeyOf(internationalNumber);
+  const key = `prompt:${numberKey}`;
+  const decision = await decide(config, (store) => store.takeSlot(key, attemptKey, rule, config.now()));
+  if (decision.allowed) return;
+  throw config.reporter.report(
+    { type: 'rate_limited', route: 'create', clientKey: key, retryAfterMs: decision.retryAfterMs },
+    tooManyPaymentRequests(decision.retryAfterMs),
+  );
+}
+
 /** `429` with `Retry-After` in whole seconds, at least one (contract §3). */
 export function rateLimited(retryAfterMs: number): HttpError {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const seconds = retryAfterSeconds(retryAfterMs);
   return new HttpError('rateLimited', `Too many requests. Try again in ${seconds} s.`, {
     headers: { [RETRY_AFTER_HEADER]: String(seconds) },
   });
+}
+
+/** The prompt limit's `429`: what the shopper can do about it, in words (contract §7). */
+export function tooManyPaymentRequests(retryAfterMs: number): HttpError {
+  const seconds = retryAfterSeconds(retryAfterMs);
+  const minutes = Math.ceil(seconds / 60);
+  return new HttpError(
+    'tooManyPaymentRequests',
+    `Too many payment requests to this number: approve the one on your phone or wait ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    { param: PROMPT_LIMIT_PARAM, headers: { [RETRY_AFTER_HEADER]: String(seconds) } },
+  );
+}
+
+function retryAfterSeconds(retryAfterMs: number): number {
+  return Math.max(1, Math.ceil(retryAfterMs / 1000));
+}
+
+/** The store's decision; while the store fails, this process's memory decides. */
+async function decide(
+  config: RelayConfig,
+  ask: (store: RateLimitStore) => RateLimitDecision | Promise<RateLimitDecision>,
+): Promise<RateLimitDecision> {
+  try {
+    const taken = ask(config.store);
+    // The memory store answers at once: no turn of the event loop for it.
+    return isPromiseLike(taken) ? await taken : taken;
+  } catch (error) {
+    config.reporter.warnOnce(
+      'rate_limit_store_failed',
+      'The rate-limit store failed; limits are kept in this process until it answers again.',
+      error,
+    );
+    return ask(config.fallbackStore) as RateLimitDecision;
+  }
 }
 
 /** True for a promise or any thenable, as `await` sees them. */

@@ -93,6 +93,8 @@ export const SERVICE_ERRORS = {
   // The sandbox's control surface: approving or declining a payment that is already final.
   paymentNotPending: { status: 409, code: 'payment_not_pending', type: 'invalid_request_error' },
   rateLimited: { status: 429, code: 'rate_limited', type: 'rate_limit_error' },
+  // Contract §7: payment prompts to one mobile-money number, whoever sends them.
+  tooManyPaymentRequests: { status: 429, code: 'too_many_payment_requests', type: 'rate_limit_error' },
   internalError: { status: 500, code: 'internal_error', type: 'api_error' },
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
 } as const;

@@ -4,6 +4,7 @@
  * validates with them. `zod/mini` keeps the browser free of `eval`.
  */
 import * as z from 'zod/mini';
+import { hasOnlyShowableCharacters, hasVisibleCharacter, normalizeCustomerName } from './customer-name.js';
 import { INTERNATIONAL_PHONE_PATTERN, isLocalMobileNumber } from './ghana-mobile-money.js';
 import {
   CUSTOMER_NAME_MAX_LENGTH,
@@ -16,9 +17,11 @@ const customerDataSchema = z.object({
   name: z
     .string('Enter your name.')
     .check(
-      z.trim(),
+      z.overwrite(normalizeCustomerName),
       z.minLength(1, 'Enter your name.'),
       z.maxLength(CUSTOMER_NAME_MAX_LENGTH, `Use at most ${CUSTOMER_NAME_MAX_LENGTH} characters.`),
+      z.refine(hasOnlyShowableCharacters, 'Enter your name without control or text-direction characters.'),
+      z.refine(hasVisibleCharacter, 'Enter your name with at least one letter.'),
     ),
   phone_number: z
     .string('Enter the phone number in international form.')
@@ -72,7 +75,8 @@ const paymentSummarySchema = z.object({ status: z.string() });
 /** The relay's answer to a create: status fields and the token that guards lookups. */
 export const createAnswerSchema = z.object({
   order: z.object({
-    id: z.string(),
+    // The id goes into storage and every lookup: only an id of the service's form (contract §3) is kept.
+    id: z.string().check(z.regex(ORDER_ID_PATTERN)),
     status: z.string(),
     payment: paymentSummarySchema,
   }),

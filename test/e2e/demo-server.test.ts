@@ -218,7 +218,7 @@ describe('the demo server', () => {
       config.products.map((product) => [product.id, product.price.value]),
       [['kente-tote', 5000]],
     );
-    assert.equal(config.sandbox?.controlUrl, '/sandbox/_sandbox/payments');
+    assert.equal(config.sandbox?.controlUrl, '/api/demo/phone');
     const embed = await fetch(`${server.url}/pay-checkout.embed.js`);
     if (config.embed.integrity === null) {
       assert.equal(embed.status, 404, 'no integrity only when the embed is not built');

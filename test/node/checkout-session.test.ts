@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AttemptStorage } from '../../src/element/attempt-store.js';
 import type { StoredAttempt } from '../../src/element/checkout-attempt.js';
-import type { FieldName } from '../../src/element/checkout-form.js';
+import type { FieldName, FieldRefusal } from '../../src/element/checkout-form.js';
 import type { CheckoutState } from '../../src/element/checkout-machine.js';
 import { CheckoutSession } from '../../src/element/checkout-session.js';
 import type { Clock } from '../../src/element/clock.js';
@@ -96,8 +96,8 @@ class FakePage implements PageSignals {
   }
 }
 
-/** One relay answer: a status and a JSON body. */
-type Answer = { status: number; body: unknown };
+/** One relay answer: a status, a JSON body and any headers. */
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 
 /** The merchant's relay as the element sees it: answers scripted per call, every request recorded. */
 class ScriptedRelay {
@@ -136,8 +136,11 @@ function order(paymentStatus: string) {
   };
 }
 
-function json({ status, body }: Answer): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+function json({ status, body, headers }: Answer): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
 }
 
 function relayError(status: number, code: string, param?: string): Answer {
@@ -202,6 +205,7 @@ function checkout(
   };
   const events: { name: PayCheckoutEventName; detail: unknown }[] = [];
   const refused: FieldName[] = [];
+  const refusals: (FieldRefusal | undefined)[] = [];
   let cancelSubmit = false;
   const session = new CheckoutSession(
     settings,
@@ -212,7 +216,10 @@ function checkout(
       },
       stateChanged: () => undefined,
       requestUpdate: () => undefined,
-      fieldRefused: (field) => void refused.push(field),
+      fieldRefused: (field, refusal) => {
+        refused.push(field);
+        refusals.push(refusal);
+      },
       storageKey: () => STORAGE_KEY,
     },
     environment({ clock, page, storage, fetch: relay.fetch }),
@@ -228,6 +235,7 @@ function checkout(
     page,
     events,
     refused,
+    refusals,
     cancelNextSubmit: () => {
       cancelSubmit = true;
     },
@@ -289,8 +297,55 @@ describe('CheckoutSession', () => {
     assert.match(String(create?.idempotencyKey), /^[A-Za-z0-9_-]{16,255}$/);
     await settle();
     assert.equal(shop.stored?.phase, 'created');
-    assert.equal(JSON.stringify(shop.stored).includes(LOCAL_NUMBER), true, 'the number stays for the screen');
     assert.equal(JSON.stringify(shop.stored).includes('Ama Mensah'), false, 'the body is gone');
+  });
+
+  it('keeps the shopper’s number out of sessionStorage once the order exists, and after paid (contract §2)', async () => {
+    const shop = checkout();
+    await shop.submit();
+    const national = LOCAL_NUMBER.slice(1);
+    assert.equal(shop.stored?.phase, 'created');
+    assert.equal(JSON.stringify(shop.stored).includes(national), false, 'no number stored while waiting');
+    const screen = shop.session.attempt;
+    assert.equal(
+      screen?.phase === 'created' && screen.localNumber,
+      LOCAL_NUMBER,
+      'the screen still shows it',
+    );
+    shop.relay.lookupAnswer = 'paid';
+    await shop.clock.advance(3_000);
+    assert.equal(shop.stored?.phase, 'settled');
+    assert.equal(JSON.stringify(shop.stored).includes(national), false, 'no number stored after paid');
+    assert.equal(Object.hasOwn(shop.stored ?? {}, 'localNumber'), false);
+  });
+
+  it('takes no order id but of the or_… form from a create answer: nothing kept, nothing polled', async () => {
+    const relay = new ScriptedRelay();
+    const hostile = { order: { ...order('requires_action'), id: '../../admin?x=1' }, lookup_token: TOKEN };
+    relay.createAnswers = [{ status: 200, body: hostile }];
+    const shop = checkout({ relay });
+    await shop.submit();
+    assert.equal(shop.session.state.status, 'error');
+    assert.equal(shop.fired.includes('pay-created'), false);
+    assert.equal(shop.relay.lookups, 0);
+    assert.equal(JSON.stringify(shop.stored).includes('admin'), false);
+  });
+
+  it('shows the prompt limit on the number field: approve the prompt sent, or wait (contract §7)', async () => {
+    const relay = new ScriptedRelay();
+    relay.createAnswers = [
+      {
+        ...relayError(429, 'too_many_payment_requests', 'payment_method_data.mobile_money.number'),
+        headers: { 'Retry-After': '540' },
+      },
+    ];
+    const shop = checkout({ relay });
+    await shop.submit();
+    assert.equal(shop.session.state.status, 'idle', 'back to the form: the shopper may change the number');
+    assert.deepEqual(shop.refused, ['number']);
+    assert.deepEqual(shop.refusals, [{ error: 'numberTooManyPrompts', waitMinutes: 9 }]);
+    assert.equal(shop.relay.creates.length, 1, 'no automatic retry into the limit');
+    assert.equal(shop.stored, undefined, 'nothing was created');
   });
 
   it('ends failed on a declined payment, and stops polling', async () => {

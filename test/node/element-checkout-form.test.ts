@@ -14,6 +14,7 @@ import { detectIssuer } from '../../src/shared/ghana-mobile-money.js';
 import { CUSTOMER_NAME_MAX_LENGTH, ISSUERS, type Issuer } from '../../src/shared/service-contract.js';
 import { checkoutIntentSchema } from '../../src/shared/wire.js';
 import { CUSTOMER_NAME, checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
+import { hostileName } from '../fixtures/property.js';
 
 const ALL = [...ISSUERS];
 
@@ -109,7 +110,8 @@ describe('checkout form', () => {
     );
     const name = fc.oneof(
       fc.string({ maxLength: 130 }),
-      fc.constantFrom('', '   ', 'x'.repeat(120), 'x'.repeat(121)),
+      fc.constantFrom('', '   ', 'x'.repeat(120), 'x'.repeat(121), '\u202eAma', '\u200b', 'Ame\u0301lie'),
+      hostileName,
     );
     const issuer = fc.constantFrom<Issuer | ''>('', 'mtn', 'telecel', 'at');
     fc.assert(

@@ -112,3 +112,18 @@ describe('idempotency scope', () => {
     assert.notEqual(await createIdempotencyScope('sk_test_other')(shopperKey), expected);
   });
 });
+
+describe('lookup token spellings', () => {
+  it('accepts one spelling of a token: the unused low bits of its last character must be zero', async () => {
+    const tokens = createLookupTokens(SECRET);
+    const orderId = 'or_y9Pu2dNPcSxj0jOR0pSQwXvn';
+    const token = await tokens.sign(orderId);
+    assert.equal(token.length, 43, '32 bytes: 43 characters, the last carrying 4 bits and 2 unused');
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(token.at(-1) as string);
+    const spellings = [0, 1, 2, 3].map((low) => token.slice(0, -1) + alphabet[(last & ~3) | low]);
+    const accepted = [];
+    for (const spelling of spellings) if (await tokens.verify(orderId, spelling)) accepted.push(spelling);
+    assert.deepEqual(accepted, [token]);
+  });
+});

@@ -19,6 +19,8 @@ export const EN_STRINGS: PayCheckoutStrings = {
   nameInvalid: 'The shop could not accept this name.',
   numberRequired: 'Enter your mobile money number.',
   numberInvalid: 'Enter a Ghana mobile money number, like 024 123 4567.',
+  numberTooManyPrompts: (minutes) =>
+    `Too many payment requests to this number: approve the one on your phone or wait ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   issuerRequired: 'Choose your network.',
   earlierRequestOpen: 'If the earlier request reaches the other phone, decline it there.',
   submitting: 'Sending your payment request…',

@@ -27,6 +27,8 @@ export interface PayCheckoutStrings {
   nameInvalid: string;
   numberRequired: string;
   numberInvalid: string;
+  /** The prompt limit (contract §7): the shopper can approve the prompt already sent, or wait. */
+  numberTooManyPrompts: (minutes: number) => string;
   issuerRequired: string;
   /** Shown on the form after "Use another number": the earlier prompt is still open. */
   earlierRequestOpen: string;

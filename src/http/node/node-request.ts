@@ -10,13 +10,15 @@
  * It is `instanceof Request`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError } from '../http-error.js';
 import { lazyHeaders, realHeaders } from './lazy-headers.js';
 
 const STATE = Symbol('nodeRequestState');
 
 interface NodeRequestState {
   incoming: IncomingMessage;
-  url: string;
+  /** The URL, or the `400` a handler gets when it reads it (a Host that is not a plain host name). */
+  url: string | HttpError;
   method: string;
   body: Buffer | undefined;
   headers: Headers | undefined;
@@ -62,17 +64,58 @@ const PLAIN_HOST =
   /^(?:(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*\.?|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::([1-9]\d{0,4}))?$/;
 /** A request target with no dot segment, percent sign or other character `new URL` would rewrite. */
 const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_~-]+\/?)*(?:\?[A-Za-z0-9_~=&-]*)?$/;
+/**
+ * A `Host` that names a host and nothing else (contract §7): a DNS name or
+ * IPv4 address, or a bracketed IPv6 address, and an optional port. No `/`,
+ * `?`, `#`, `@`, `\\` or space can get into the URL and move the path away
+ * from the request line.
+ */
+const HOST_NAME = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
-function requestUrl(incoming: IncomingMessage): string {
+/** The request's URL: the host from `Host` (checked), the path and query from the request line only. */
+function requestUrl(incoming: Pick<IncomingMessage, 'headers' | 'url' | 'httpVersion'>): string | HttpError {
+  // HTTP/1.1 requires a Host (RFC 9112 §3.2); an HTTP/1.0 request may come without one.
+  if (incoming.headers.host === undefined && incoming.httpVersion !== '1.0') {
+    return new HttpError('invalidRequest', 'Send a Host header.');
+  }
   const host = incoming.headers.host ?? 'localhost';
-  const target = incoming.url ?? '/';
+  const target = originForm(incoming.url ?? '/');
+  if (target === undefined) return new HttpError('invalidRequest', 'The request target is not a path.');
   const plain = PLAIN_HOST.exec(host);
   const port = plain?.[1];
   if (plain && !host.includes('xn--') && (port === undefined || (port !== '80' && Number(port) <= 65_535))) {
     if (PLAIN_TARGET.test(target)) return `http://${host}${target}`;
   }
-  // Parsed as `new Request` would: the handler sees the same normalised URL (`/a/../b` is `/b`).
-  return new URL(`http://${host}${target}`).href;
+  if (host.length > 255 || !HOST_NAME.test(host) || Number(/:(\d+)$/.exec(host)?.[1] ?? 0) > 65_535) {
+    return new HttpError(
+      'invalidRequest',
+      'The Host header must be a plain host name, with an optional port.',
+    );
+  }
+  try {
+    // Parsed as `new Request` would: the handler sees the same normalised URL (`/a/../b` is `/b`).
+    const url = new URL(`http://${host}${target}`);
+    // Only the request line routes: the path must be the target's, whatever the host was.
+    return url.href;
+  } catch {
+    return new HttpError(
+      'invalidRequest',
+      'The Host header must be a plain host name, with an optional port.',
+    );
+  }
+}
+
+/** The path and query of a request target; an absolute-form target (a proxy's) gives its own. */
+function originForm(target: string): string | undefined {
+  if (target.startsWith('/')) return target;
+  if (target === '*') return '/';
+  if (!/^https?:\/\//i.test(target)) return undefined;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return undefined;
+  }
 }
 
 // Shared by every response (a ServerResponse closes once): no closure per request.
@@ -96,9 +139,14 @@ function headersOfState(state: NodeRequestState): Headers {
   return state.headers;
 }
 
+function urlOf(state: NodeRequestState): string {
+  if (typeof state.url !== 'string') throw state.url;
+  return state.url;
+}
+
 function realRequestOf(state: NodeRequestState): Request {
   if (!state.real) {
-    state.real = new Request(state.url, {
+    state.real = new Request(urlOf(state), {
       method: state.method,
       headers: realHeaders(headersOfState(state)),
       // Node's buffers sit on plain ArrayBuffers; the DOM typings cannot know that.
@@ -125,8 +173,9 @@ class NodeRequest {
     return this[STATE].method;
   }
 
+  /** Throws the `400` of a Host that is not a plain host name: the handler's error path answers it. */
   get url(): string {
-    return this[STATE].url;
+    return urlOf(this[STATE]);
   }
 
   get headers(): Headers {

@@ -1,0 +1,122 @@
+/**
+ * Rate limits kept in Redis, so every relay process of a fleet limits as one
+ * (contract §7). Each decision is one Lua script run in Redis: read, refill,
+ * take and write happen there atomically, and on Redis's own clock, so
+ * processes whose clocks disagree still share one bucket. Keys expire once
+ * idle long enough to be full (or empty) again.
+ *
+ * The client is node-redis (`redis` on npm, Redis's own client), which the
+ * merchant installs and connects; this module only calls its `evalSha` and
+ * `eval`, so merchants without Redis never install it.
+ */
+import type { RateLimitDecision, RateLimitStore } from './rate-limiter.js';
+
+/** What the store needs of a node-redis client (v4 and later; a cluster client works too). */
+export interface RedisScriptClient {
+  /** Runs a script already loaded, by its SHA-1. */
+  evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  /** Runs (and loads) a script. */
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+/** Options of {@link createRedisRateLimitStore}. */
+export interface RedisRateLimitStoreOptions {
+  /** Prefix of every key the store writes. Default `pay-checkout:limit:`. */
+  prefix?: string;
+}
+
+/** Redis's clock in ms, from inside a script. */
+const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** `takeToken` (rate-limiter.ts) in Lua: KEYS[1] the bucket; ARGV capacity, refill per minute. */
+export const TOKEN_BUCKET_SCRIPT = `${NOW}
+local capacity = tonumber(ARGV[1])
+local per_ms = tonumber(ARGV[2]) / 60000
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = capacity
+if state[1] then
+  tokens = math.min(capacity, tonumber(state[1]) + math.max(0, now - tonumber(state[2])) * per_ms)
+end
+local allowed = 0
+local retry = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+else
+  retry = math.ceil((1 - tokens) / per_ms)
+end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / per_ms) + 1000)
+return { allowed, math.floor(tokens), retry }`;
+
+/** `takeWindowSlot` (rate-limiter.ts) in Lua: KEYS[1] a sorted set; ARGV member, limit, window ms. */
+export const SLIDING_WINDOW_SCRIPT = `${NOW}
+local limit = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  return { 1, math.max(0, limit - count), 0 }
+end
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return { 1, limit - count - 1, 0 }
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return { 0, 0, math.max(1, tonumber(oldest[2]) + window - now) }`;
+
+/**
+ * A {@link RateLimitStore} in Redis through a connected node-redis client
+ * (`createClient({ url }).connect()`). Give the same store to every relay of
+ * the fleet; the store never closes the client.
+ */
+export function createRedisRateLimitStore(
+  client: RedisScriptClient,
+  options: RedisRateLimitStoreOptions = {},
+): RateLimitStore {
+  if (typeof client?.evalSha !== 'function' || typeof client.eval !== 'function') {
+    throw new TypeError(
+      'createRedisRateLimitStore: give a connected node-redis client: createClient({ url }) from "redis", after await client.connect().',
+    );
+  }
+  const prefix = options.prefix ?? 'pay-checkout:limit:';
+  const bucket = loadedScript(client, TOKEN_BUCKET_SCRIPT);
+  const window = loadedScript(client, SLIDING_WINDOW_SCRIPT);
+  return {
+    async take(key, rule) {
+      return decisionOf(await bucket([prefix + key], [String(rule.capacity), String(rule.refillPerMinute)]));
+    },
+    async takeSlot(key, member, rule) {
+      const windowMs = String(Math.round(rule.windowMinutes * 60_000));
+      return decisionOf(await window([prefix + key], [member, String(rule.limit), windowMs]));
+    },
+  };
+}
+
+/** Runs `script` by its SHA-1, loading it once more whenever Redis has forgotten it (a restart, SCRIPT FLUSH). */
+function loadedScript(client: RedisScriptClient, script: string) {
+  let sha1: Promise<string> | undefined;
+  return async (keys: string[], args: string[]): Promise<unknown> => {
+    sha1 ??= sha1Hex(script);
+    try {
+      return await client.evalSha(await sha1, { keys, arguments: args });
+    } catch (error) {
+      if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) throw error;
+      return client.eval(script, { keys, arguments: args });
+    }
+  };
+}
+
+async function sha1Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', new TextEncoder().encode(text)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+function decisionOf(reply: unknown): RateLimitDecision {
+  if (!Array.isArray(reply) || reply.length !== 3) {
+    throw new TypeError('The rate-limit script answered something unexpected.');
+  }
+  const [allowed, remaining, retryAfterMs] = reply.map(Number) as [number, number, number];
+  return { allowed: allowed === 1, remaining, retryAfterMs };
+}
