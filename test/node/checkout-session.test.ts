@@ -16,6 +16,7 @@ import type { PageSignals } from '../../src/element/page-signals.js';
 import type { CheckoutEnvironment, CheckoutSettings } from '../../src/element/session-host.js';
 import type { CheckoutIntent } from '../../src/shared/wire.js';
 import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
+import { memoryStorage } from '../fixtures/memory-storage.js';
 
 const CREATE_URL = 'https://shop.example/api/checkout/orders';
 const LOOKUP_URL = 'https://shop.example/api/checkout/lookup';
@@ -145,16 +146,6 @@ function json({ status, body, headers }: Answer): Response {
 
 function relayError(status: number, code: string, param?: string): Answer {
   return { status, body: { error: { code, message: `The relay says ${code}.`, type: 'api_error', param } } };
-}
-
-function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
-  const map = new Map<string, string>();
-  return {
-    map,
-    getItem: (key) => map.get(key) ?? null,
-    setItem: (key, value) => void map.set(key, value),
-    removeItem: (key) => void map.delete(key),
-  };
 }
 
 const intent = checkoutIntent({ cart: null }) as unknown as CheckoutIntent;

@@ -9,16 +9,7 @@ import {
 } from '../../src/element/checkout-attempt.js';
 import { isValidIdempotencyKey } from '../../src/shared/wire.js';
 import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
-
-function memoryStorage(): AttemptStorage & { map: Map<string, string> } {
-  const map = new Map<string, string>();
-  return {
-    map,
-    getItem: (key) => map.get(key) ?? null,
-    setItem: (key, value) => void map.set(key, value),
-    removeItem: (key) => void map.delete(key),
-  };
-}
+import { memoryStorage } from '../fixtures/memory-storage.js';
 
 const attempt: CreatedAttempt = {
   version: 2,
