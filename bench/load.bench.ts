@@ -13,7 +13,13 @@
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import { createCheckoutRelay, createLookupTokens, listen, toNodeListener } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
-import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
+import {
+  checkoutIntent,
+  creationInput,
+  priceAnyCart,
+  UNLIMITED,
+  UNLIMITED_PROMPTS,
+} from '../test/fixtures/checkout-data.js';
 import {
   type ChildServer,
   isMainModule,
@@ -47,7 +53,8 @@ export async function serveLoadRelay(options: {
     baseUrl: options.sandboxUrl,
     lookupSecret: LOOKUP_SECRET,
     priceCart: priceAnyCart,
-    rateLimit: { create: UNLIMITED, lookup: UNLIMITED },
+    // Every create here is for one number: the prompt limit's cost is measured in rate-limit.bench.ts.
+    rateLimit: { create: UNLIMITED, lookup: UNLIMITED, promptsPerNumber: false },
     onEvent: () => undefined,
     // No fetch option: the Node entry's default, undici's transport.
     ...(options.nodeFetch ? {} : { fetch: globalThis.fetch }),
@@ -111,7 +118,7 @@ async function main(): Promise<void> {
     orderId,
     nodeFetch: false,
   });
-  const relayNodeFetch = await startServerInChild<{ lookupToken: string }>(here, 'serveLoadRelay', {
+  const relayUndici = await startServerInChild<{ lookupToken: string }>(here, 'serveLoadRelay', {
     sandboxUrl: sandbox.url,
     orderId,
     nodeFetch: true,
@@ -140,7 +147,7 @@ async function main(): Promise<void> {
         headers: sandboxHeaders,
       },
       relay: relayLookup(relay),
-      relayNodeFetch: relayLookup(relayNodeFetch),
+      relayUndici: relayLookup(relayUndici),
     },
     creates: {
       bareNodeHttp: baseline,
@@ -151,7 +158,7 @@ async function main(): Promise<void> {
         headers: { ...sandboxHeaders, 'idempotency-key': 'load-direct-[<id>]' },
       },
       relay: relayCreate(relay, 'relay'),
-      relayNodeFetch: relayCreate(relayNodeFetch, 'node'),
+      relayUndici: relayCreate(relayUndici, 'node'),
     },
   };
   const results: Record<string, Record<string, Record<string, Measured | Record<string, number>>>> = {};
@@ -180,7 +187,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    for (const server of [relayNodeFetch, relay, sandbox, bare]) await server.close();
+    for (const server of [relayUndici, relay, sandbox, bare]) await server.close();
   }
   const file = await writeResults('load', {
     settings: {
@@ -192,7 +199,7 @@ async function main(): Promise<void> {
       baseline:
         'bench/lib.ts startBareJsonServer: node:http, reads and parses the JSON body, answers a small JSON object; measured just before the paths at each level',
       relay:
-        'createCheckoutRelay().node in front of the sandbox child, rate limiter on (a bucket too big to refuse); relay = fetch: globalThis.fetch, relayNodeFetch = no fetch option: the undici transport (the default on Node)',
+        'createCheckoutRelay().node in front of the sandbox child, rate limiter on (a bucket too big to refuse); relay = fetch: globalThis.fetch, relayUndici = no fetch option: the undici transport (the default on Node)',
       order:
         'lookups at 10, 100, 500 connections, then creates at 10, 100, 500 (creates never evict the order looked up)',
       versusBare: 'requests/s of the path ÷ requests/s of the bare server at the same connections, same run',

@@ -34,7 +34,13 @@ import {
   toNodeListener,
 } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
-import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
+import {
+  checkoutIntent,
+  creationInput,
+  priceAnyCart,
+  UNLIMITED,
+  UNLIMITED_PROMPTS,
+} from '../test/fixtures/checkout-data.js';
 import {
   isMainModule,
   type LoadResult,
@@ -103,7 +109,8 @@ export async function serveRelay({
     baseUrl: sandboxUrl,
     lookupSecret: LOOKUP_SECRET,
     priceCart: priceAnyCart,
-    rateLimit: { create: UNLIMITED, lookup: UNLIMITED },
+    // Every create here is for one number: the prompt limit's cost is measured in rate-limit.bench.ts.
+    rateLimit: { create: UNLIMITED, lookup: UNLIMITED, promptsPerNumber: false },
     onEvent: () => undefined,
     // No fetch option is the default on Node, undici's transport; the global fetch is given explicitly.
     ...(transport === 'relayGlobalFetch' ? { fetch: globalThis.fetch } : {}),
@@ -473,7 +480,7 @@ async function main(): Promise<void> {
         cpus: cpus().length,
         loadAverageBefore: loadBefore.map(round2),
         loadAverageAfter: loadavg().map(round2),
-        note: 'a shared machine: other work (browser tests) ran beside this benchmark; compare ratios and CPU per request within this run',
+        note: 'the load generator, the servers under test and anything else running share these cores (see the load averages); compare ratios and CPU per request within this run',
       },
       paths: {
         direct: 'autocannon → sandbox',
