@@ -13,13 +13,7 @@
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import { createCheckoutRelay, createLookupTokens, listen, toNodeListener } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
-import {
-  checkoutIntent,
-  creationInput,
-  priceAnyCart,
-  UNLIMITED,
-  UNLIMITED_PROMPTS,
-} from '../test/fixtures/checkout-data.js';
+import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
 import {
   type ChildServer,
   isMainModule,

@@ -34,13 +34,7 @@ import {
   toNodeListener,
 } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
-import {
-  checkoutIntent,
-  creationInput,
-  priceAnyCart,
-  UNLIMITED,
-  UNLIMITED_PROMPTS,
-} from '../test/fixtures/checkout-data.js';
+import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
 import {
   isMainModule,
   type LoadResult,
