@@ -33,13 +33,6 @@ export const RELAY_MAX_BODY_BYTES = 16 * 1024;
 /** Shortest `lookupSecret` accepted: a short secret lets anyone holding one token guess it offline. */
 export const LOOKUP_SECRET_MIN_LENGTH = 16;
 
-export {
-  type CheckoutRelayRateLimitOptions,
-  DEFAULT_CREATE_RATE_LIMIT,
-  DEFAULT_LOOKUP_RATE_LIMIT,
-  DEFAULT_PROMPT_LIMIT,
-} from './relay-limit-config.js';
-
 /** Prices the cart on the server: whatever the browser said about prices is ignored. */
 export type PriceCart = (cart: unknown, request: Request) => PricedLineItem[] | Promise<PricedLineItem[]>;
 
