@@ -97,7 +97,8 @@ describe('the Next.js example, built from the packed package', { timeout: 600_00
     await cp(example, app, {
       recursive: true,
       // The example's own files only, not what running it in place left behind (see its .gitignore).
-      filter: (source) => !/[\\/](node_modules|\.next|next-env\.d\.ts|package-lock\.json|[^\\/]*\.tgz)$/.test(source),
+      filter: (source) =>
+        !/[\\/](node_modules|\.next|next-env\.d\.ts|package-lock\.json|[^\\/]*\.tgz)$/.test(source),
     });
     const manifestPath = join(app, 'package.json');
     const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
