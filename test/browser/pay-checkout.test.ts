@@ -879,6 +879,20 @@ describe('<pay-checkout>', () => {
       expect(el.cart).to.equal(null);
     });
 
+    it('keeps a cart the page set before the tag was defined over the attribute in the markup', async () => {
+      // The markup was parsed first, the page's script ran next, the element's module last.
+      const tag = 'pay-checkout-defined-late';
+      const wrapper = document.createElement('div');
+      wrapper.innerHTML = `<${tag} cart-json="${JSON.stringify(TOTE).replaceAll('"', '&quot;')}"></${tag}>`;
+      document.body.append(wrapper);
+      mounted.push(wrapper);
+      const el = wrapper.firstElementChild as PayCheckout;
+      el.cart = TWO_TOTES;
+      customElements.define(tag, class extends (customElements.get('pay-checkout') as typeof PayCheckout) {});
+      await el.updateComplete;
+      expect(el.cart).to.deep.equal(TWO_TOTES);
+    });
+
     it('is no property name: frameworks that prefer properties set it as an attribute', async () => {
       const { el } = await mount();
       // React 19, Preact, Vue and Svelte write a prop as a property when `name in element`.
