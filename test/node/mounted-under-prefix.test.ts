@@ -14,6 +14,7 @@ import express from 'express';
 import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { createCheckoutRelay } from '../../src/server/index.js';
+import { customer, priceAnyCart } from '../fixtures/checkout-data.js';
 import { call, orderInput } from '../fixtures/sandbox.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -98,12 +99,11 @@ describe('the sandbox mounted under a prefix', () => {
       secretKey: 'sk_test_sandbox',
       baseUrl: `${origin}/sandbox`,
       lookupSecret: 'mounted-relay-lookup-secret',
-      priceCart: () => orderInput().line_items,
+      priceCart: priceAnyCart,
       onEvent: () => undefined,
     });
     app.use('/api/checkout', relay.node);
     app.use('/sandbox', createSandbox({ basePath: '/sandbox' }).node);
-    const { line_items: _priced, execute_payment: _execute, ...customer } = orderInput();
     const created = await fetch(`${origin}/api/checkout/orders`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
