@@ -1,10 +1,11 @@
 /**
- * The sandbox and the relay mounted under a prefix (issue #14): Express and
- * connect (Vite's dev server) cut the prefix off `req.url`, and a sandbox
- * with `basePath: '/sandbox'` used to answer 404, which the browser saw as
- * the relay's 502 with nothing on the console. Now the Node listener reads
- * the request line's target, and a sandbox whose `basePath` does not match
- * where it is mounted says how to fix it, in its 404 and once on the console.
+ * The sandbox and the relay mounted in a merchant's server (issue #14).
+ * Express and connect (Vite's dev server) cut the prefix off `req.url`, and a
+ * sandbox with `basePath: '/sandbox'` used to answer 404, which the browser
+ * saw as the relay's 502 with nothing on the console. Now the Node listener
+ * reads the request line's target, and a sandbox whose `basePath` does not
+ * match where it is mounted says how to fix it, in its 404 and once on the
+ * console. A body parser mounted in front is said on the console too.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -152,6 +153,44 @@ describe('the sandbox mounted under a prefix', () => {
     // A prefix no basePath could be is not named back.
     const odd = await call(origin, '/sandbox/a%20b/orders/new', orderInput());
     assert.equal(odd.body.error.message, 'There is no endpoint at this path.');
+    assert.deepEqual(warnings, []);
+  });
+});
+
+describe('the relay behind a body parser', () => {
+  it('says once on the console that the body was read before it, and how to mount it', async (t) => {
+    const warnings = recordWarnings(t);
+    const relay = createCheckoutRelay({
+      secretKey: 'sk_test_sandbox',
+      baseUrl: 'http://127.0.0.1:9/sandbox',
+      lookupSecret: 'mounted-relay-lookup-secret',
+      priceCart: priceAnyCart,
+      onEvent: () => undefined,
+    });
+    const app = express();
+    app.use(express.json()); // the mistake: it reads the body the relay needs
+    app.use('/api/checkout', relay.node);
+    const origin = await serve(app);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const refused = await fetch(`${origin}/api/checkout/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify({ ...customer, cart: { items: ['tote'] } }),
+      });
+      assert.equal(refused.status, 400);
+      await refused.arrayBuffer();
+    }
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0] as string, /already read .*express\.json\(\).*Mount it before any body parser/);
+  });
+
+  it('says nothing when nothing read the body first', async (t) => {
+    const warnings = recordWarnings(t);
+    const app = express();
+    app.use('/sandbox', createSandbox({ basePath: '/sandbox' }).node);
+    app.use(express.json());
+    const origin = await serve(app);
+    assert.equal((await call(`${origin}/sandbox`, '/orders/new', orderInput())).status, 200);
     assert.deepEqual(warnings, []);
   });
 });
