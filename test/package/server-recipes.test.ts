@@ -68,8 +68,14 @@ function readmeBlock(readme: string, path: string): string | undefined {
 interface RunningRecipe {
   url: string;
   child: ChildProcess;
+  /** What it printed, both streams. */
   output: string[];
+  /** What it printed on stderr: warnings a merchant would see. */
+  errors: string[];
 }
+
+/** Every process started, so none outlives the file whatever fails. */
+const children = new Set<ChildProcess>();
 
 /** Starts `entry` with `node` and resolves once it says where it listens; rejects if it exits first. */
 async function startRecipe(node: string, consumer: string, entry: string): Promise<RunningRecipe> {
@@ -87,8 +93,13 @@ async function startRecipe(node: string, consumer: string, entry: string): Promi
         : {}),
     },
   });
+  children.add(child);
   const output: string[] = [];
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
+  const errors: string[] = [];
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    output.push(chunk);
+    errors.push(chunk);
+  });
   const listening = new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       output.push(line);
@@ -99,7 +110,7 @@ async function startRecipe(node: string, consumer: string, entry: string): Promi
     );
   });
   await listening;
-  return { url: `http://127.0.0.1:${port}`, child, output };
+  return { url: `http://127.0.0.1:${port}`, child, output, errors };
 }
 
 async function stopRecipe(recipe: RunningRecipe | undefined): Promise<void> {
@@ -107,6 +118,7 @@ async function stopRecipe(recipe: RunningRecipe | undefined): Promise<void> {
   const exited = once(recipe.child, 'exit');
   recipe.child.kill('SIGKILL');
   await exited;
+  children.delete(recipe.child);
 }
 
 /** POSTs JSON the way the element does; answers the status and the parsed body. */
@@ -165,7 +177,7 @@ async function checkRecipe(url: string, platformHeaders: Record<string, string>)
   assert.equal((await lookup(token)).body.order?.payment.status, 'paid');
 }
 
-describe('the README’s server recipes, installed from the packed tarball', { timeout: 600_000 }, () => {
+describe('the README’s server recipes, installed from the packed tarball', { timeout: 300_000 }, () => {
   let workDirectory: string;
   let consumer: string;
 
@@ -195,6 +207,7 @@ describe('the README’s server recipes, installed from the packed tarball', { t
   });
 
   after(async () => {
+    for (const child of children) child.kill('SIGKILL');
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   });
 
@@ -214,7 +227,8 @@ describe('the README’s server recipes, installed from the packed tarball', { t
   for (const { major } of NODE_VERSIONS) {
     describe(`on Node ${major}`, () => {
       for (const recipe of RECIPES) {
-        it(`${recipe.name}: create, replay, 422, lookup, forged token, the sandbox under /sandbox`, async (t) => {
+        const title = `${recipe.name}: create, replay, 422, lookup, forged token, the sandbox under /sandbox`;
+        it(title, { timeout: 60_000 }, async (t) => {
           const node = await nodeBinary(major);
           if ('skip' in node) {
             t.skip(node.skip);
@@ -224,6 +238,7 @@ describe('the README’s server recipes, installed from the packed tarball', { t
           try {
             running = await startRecipe(node.path, consumer, recipe.entry);
             await checkRecipe(running.url, recipe.name === 'hono-web' ? PLATFORM_HEADERS : {});
+            assert.deepEqual(running.errors, [], 'the recipe printed no warning');
           } catch (error) {
             if (running) t.diagnostic(`${recipe.entry} printed:\n${running.output.join('\n')}`);
             throw error;
