@@ -25,32 +25,5 @@ export interface MissingEntry {
   spec: string;
 }
 
-/** The platform fields of a package entry. */
-export interface Platform {
-  os?: string[];
-  cpu?: string[];
-  libc?: string[];
-}
-
 /** Each optional dependency with no entry where Node would load it from, or an entry of another exact version. */
 export declare function missingOptionalEntries(lock: Lockfile): MissingEntry[];
-
-/** The platform a package is for, read from its name; undefined when the name names none. */
-export declare function platformFromName(name: string): Platform | undefined;
-
-/** The entry npm would write for `version` of a platform package, in npm's own key order. */
-export declare function lockEntry(fields: {
-  version: string;
-  integrity?: string | undefined;
-  platform: Platform;
-  dev?: boolean | undefined;
-}): LockEntry;
-
-/**
- * Adds an entry for each missing optional dependency, where npm would put it; returns a line for each.
- * `findEntry` makes the entry (by default from the registry, with `npm view`).
- */
-export declare function completeLockfile(
-  lock: Lockfile,
-  findEntry?: (missing: MissingEntry, parent: LockEntry) => { entry: LockEntry; source: string },
-): string[];
