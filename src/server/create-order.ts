@@ -20,7 +20,7 @@ import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
 import { checkPricedLineItems, type PricedLineItem } from './priced-line-items.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
 import { takeClientToken, takePromptSlot } from './relay-limits.js';
-import type { OrderCreateAnswer } from './service-schemas.js';
+import type { OrderCreateResult } from './service-schemas.js';
 import { upstreamFailure } from './upstream-failure.js';
 
 /** The message of a `500` the relay answers: nothing about the server's insides. */
@@ -42,7 +42,7 @@ export function createOrderHandler(config: RelayConfig, journal: RelayJournal = 
       line_items: lineItems,
     } as const;
     await recordIntent(config, journal, idempotencyKey, createBody);
-    let answer: OrderCreateAnswer;
+    let answer: OrderCreateResult;
     try {
       // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
       answer = await config.client.orders.create(createBody, { idempotencyKey });
@@ -57,6 +57,7 @@ export function createOrderHandler(config: RelayConfig, journal: RelayJournal = 
       orderId: order.id,
       orderStatus: order.status,
       paymentStatus: order.payment.status,
+      replayed: answer.replayed,
       lineItems,
       customer: { ...intent.customer_data },
       idempotencyKey,
