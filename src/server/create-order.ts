@@ -17,6 +17,7 @@ import {
 } from '../shared/wire.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from './cart-error.js';
 import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
+import { paymentSummary } from './payment-summary.js';
 import { checkPricedLineItems, type PricedLineItem } from './priced-line-items.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
 import { takeClientToken, takePromptSlot } from './relay-limits.js';
@@ -67,7 +68,7 @@ export function createOrderHandler(config: RelayConfig, journal: RelayJournal = 
       config.reporter.emit({ type: 'request_aborted', route: 'create', orderId: order.id });
     // Built field by field: nothing else of the service's answer (customer, totals) reaches the browser.
     const created: CreateAnswer = {
-      order: { id: order.id, status: order.status, payment: { status: order.payment.status } },
+      order: { id: order.id, status: order.status, payment: paymentSummary(order.payment) },
       lookup_token: await config.lookupTokens.sign(order.id),
     };
     return jsonResponse(created);
