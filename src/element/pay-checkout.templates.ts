@@ -6,7 +6,7 @@
  * build strips it (scripts/minify-templates.mjs).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { CUSTOMER_NAME_MAX_LENGTH, type Issuer } from '../shared/service-contract.js';
+import { CUSTOMER_NAME_MAX_LENGTH, type Issuer, paymentFailureCode } from '../shared/service-contract.js';
 import type { CheckoutAttempt } from './checkout-attempt.js';
 import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-form.js';
 import type { CheckoutFormController } from './checkout-form-controller.js';
@@ -245,12 +245,12 @@ function renderButton(label: string, onClick: () => void, secondary = false): Te
   `;
 }
 
-/** The reason a terminal failure gives the shopper: its status, or for `failed` the relay's reason (checked when read). */
+/** The reason a terminal failure gives the shopper: its status, or for `failed` the relay's reason. */
 function failureReason(attempt: CheckoutAttempt | undefined): FailureReason {
   const { paymentStatus, failureCode } = attempt?.phase === 'settled' ? attempt : {};
-  return paymentStatus === 'cancelled' || paymentStatus === 'expired'
-    ? paymentStatus
-    : (failureCode ?? 'failed');
+  if (paymentStatus === 'cancelled' || paymentStatus === 'expired') return paymentStatus;
+  // Checked again: storage is shared with the page and with other versions of the element.
+  return paymentFailureCode(failureCode) ?? 'failed';
 }
 
 /** `m:ss`, as the countdown shows it. */
