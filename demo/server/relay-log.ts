@@ -20,7 +20,8 @@ export function createRelayLogFormatter(): (event: CheckoutRelayEvent) => string
   return (event) => {
     switch (event.type) {
       case 'order_created': {
-        const replayed = lastStatus.has(event.orderId);
+        // The service says so (`Idempotent-Replayed`): right after a restart and for the relay's own retries too.
+        const { replayed } = event;
         remember(event.orderId, event.paymentStatus);
         const total = event.lineItems.reduce(
           (sum, item) => sum + item.product.price.value * item.product.quantity,

@@ -27,6 +27,9 @@ export class CheckoutRequestError extends Error {
     super(message);
   }
 
+  /** Set when earlier tries of the same create failed or went unanswered first: one of them may have reached the service. */
+  declare retried?: boolean;
+
   /**
    * True when sending the same request again may work: no answer, an answer
    * we cannot read (a captive portal, a proxy), `5xx`, `409` in flight, `429`.
@@ -90,6 +93,7 @@ export async function createOrder(
         attempt >= (options.retries ?? CREATE_RETRIES) ||
         retryAfterMs > MAX_RETRY_AFTER_MS
       ) {
+        if (attempt) (error as CheckoutRequestError).retried = true;
         throw error;
       }
       // Half of each wait is random, so that many phones coming back online do not retry in step.

@@ -4,7 +4,12 @@
  * holds exactly what a reload needs to carry on from it, and the constructors
  * below are the only ways from one phase to the next.
  */
-import { IDEMPOTENCY_KEY_PATTERN, ISSUERS, type Issuer } from '../shared/service-contract.js';
+import {
+  IDEMPOTENCY_KEY_PATTERN,
+  ISSUERS,
+  type Issuer,
+  type PaymentFailureCode,
+} from '../shared/service-contract.js';
 import type { CheckoutIntent } from '../shared/wire.js';
 import { createBody } from './checkout-form.js';
 import type { CHECKOUT_STATE, CheckoutState, ErrorState } from './checkout-machine.js';
@@ -31,7 +36,7 @@ export interface AttemptBasics {
  */
 export interface DraftAttempt extends AttemptBasics {
   phase: 'draft';
-  state: { status: typeof CHECKOUT_STATE.submitting } | (ErrorState & { cause: 'create' });
+  state: { status: typeof CHECKOUT_STATE.submitting } | (ErrorState & { cause: 'create' | 'cart' });
   body: string;
   issuer: Issuer;
   /** The number the prompt goes to, local form, for the "approve on your phone" screen. */
@@ -59,6 +64,8 @@ export interface SettledAttempt extends AttemptBasics {
   state: { status: typeof CHECKOUT_STATE.paid | typeof CHECKOUT_STATE.failed };
   orderId: string;
   paymentStatus: string;
+  /** Why a failed payment failed, when the relay said so in words the checkout knows. */
+  failureCode?: PaymentFailureCode;
 }
 
 /** One checkout attempt, one type per phase: everything a reload needs to carry on. */
@@ -76,11 +83,16 @@ export type CheckoutAttempt<Attempt extends StoredAttempt = StoredAttempt> = Att
 /** The phase of an attempt. */
 export type AttemptPhase = StoredAttempt['phase'];
 
-/** Per phase: its states, the error cause it can be in, and the strings it must hold. */
-const PHASES: Record<AttemptPhase, [CheckoutState[], string, string[]]> = {
-  draft: [['submitting', 'error'], 'create', ['body', 'localNumber']],
-  created: [['requires_action', 'timeout', 'error'], 'lookup', ['orderId', 'lookupToken']],
-  settled: [['paid', 'failed'], '', ['orderId', 'paymentStatus']],
+/** Per phase: its states, the error causes it can be in, and the strings it must hold. */
+const PHASES: Record<AttemptPhase, [CheckoutState[], string[], string[]]> = {
+  // A draft in `error` for its cart is kept only when an earlier try may have reached the service.
+  draft: [
+    ['submitting', 'error'],
+    ['create', 'cart'],
+    ['body', 'localNumber'],
+  ],
+  created: [['requires_action', 'timeout', 'error'], ['lookup'], ['orderId', 'lookupToken']],
+  settled: [['paid', 'failed'], [], ['orderId', 'paymentStatus']],
 };
 
 /**
@@ -94,14 +106,15 @@ export function isStoredAttempt(value: unknown): value is StoredAttempt {
   const attempt = value as Record<string, unknown> | null;
   if (!attempt || !Object.hasOwn(PHASES, String(attempt.phase))) return false;
   const state = attempt.state as Partial<ErrorState> | null | undefined;
-  const [states, cause, strings] = PHASES[attempt.phase as AttemptPhase];
+  const [states, causes, strings] = PHASES[attempt.phase as AttemptPhase];
   return (
     attempt.version === 2 &&
     IDEMPOTENCY_KEY_PATTERN.test(String(attempt.idempotencyKey)) &&
     typeof attempt.startedAt === 'number' &&
     Array.isArray(attempt.fired) &&
     states.includes(state?.status as CheckoutState) &&
-    (state?.status !== 'error' || (state.cause === cause && typeof state.retryable === 'boolean')) &&
+    (state?.status !== 'error' ||
+      (causes.includes(state.cause as string) && typeof state.retryable === 'boolean')) &&
     strings.every((field) => typeof attempt[field] === 'string') &&
     (attempt.phase !== 'created' || typeof attempt.deadline === 'number') &&
     (attempt.issuer === undefined || (ISSUERS as readonly unknown[]).includes(attempt.issuer))
@@ -163,11 +176,12 @@ export function createdAttempt(
   return { ...kept, phase: 'created', orderId, lookupToken, deadline };
 }
 
-/** The attempt once its payment is paid or failed for good: the receipt needs nothing more. */
+/** The attempt once its payment is paid or failed for good: the receipt or the reason needs nothing more. */
 export function settledAttempt(
   created: CheckoutAttempt<CreatedAttempt>,
   paymentStatus: string,
+  failureCode: PaymentFailureCode | undefined,
 ): CheckoutAttempt<SettledAttempt> {
   const { state: _left, ...kept } = created;
-  return { ...kept, phase: 'settled', paymentStatus };
+  return { ...kept, phase: 'settled', paymentStatus, failureCode };
 }

@@ -111,6 +111,9 @@ export interface FieldRefusal {
 /** The relay's code for too many payment prompts to one number (contract §7). */
 export const TOO_MANY_PAYMENT_REQUESTS = 'too_many_payment_requests';
 
+/** `pay-error`'s code when the merchant's `priceCart` refused the cart (`400` with `param` `cart…`). */
+export const CART_REJECTED = 'cart_rejected';
+
 /** The message of a field the relay refused (`400` with `param`), whatever the form thought of it. */
 export function refusedFieldError(field: FieldName): FieldError {
   if (field === 'customer_name') return 'nameInvalid';

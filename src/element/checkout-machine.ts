@@ -25,10 +25,13 @@ export type CheckoutState = (typeof CHECKOUT_STATE)[keyof typeof CHECKOUT_STATE]
 
 /**
  * What failed in `error`: the create (sent again under the same key when
- * `retryable`, else a new attempt), a lookup of an order that exists (read
- * again, never paid again), or the page's configuration (nothing to press).
+ * `retryable`, else a new attempt), the cart (the merchant's `CartError`:
+ * "Try again" sends the page's cart as it is now, under a new key, unless
+ * an earlier try of the attempt may have reached the service), a lookup of
+ * an order that exists (read again, never paid again), or the page's
+ * configuration (nothing to press).
  */
-export type ErrorCause = 'create' | 'lookup' | 'config';
+export type ErrorCause = 'create' | 'cart' | 'lookup' | 'config';
 
 /** The `error` state with its cause. */
 export interface ErrorState {
@@ -36,6 +39,8 @@ export interface ErrorState {
   cause: ErrorCause;
   /** True when the same request may succeed if sent again. */
   retryable: boolean;
+  /** For `cart`: the merchant's own words about the cart, shown as text. */
+  message?: string;
 }
 
 /** A state of the machine: the contract's name and, for `error`, its context. */
@@ -49,8 +54,11 @@ export type CheckoutEvent =
   | { type: 'created'; paymentStatus: string }
   /** The relay refused the input (`400` with a field): back to the form. */
   | { type: 'rejected' }
-  /** The create failed for good, or after its automatic retries. */
-  | { type: 'create_failed'; retryable: boolean }
+  /**
+   * The create failed for good, or after its automatic retries; with
+   * `cartMessage` when the relay refused the cart (`400` with `param` `cart…`).
+   */
+  | { type: 'create_failed'; retryable: boolean; cartMessage?: string }
   /** A lookup answered with this payment status. */
   | { type: 'polled'; paymentStatus: string }
   /** A lookup failed in a way polling again will not fix (`403`, `404`). */
@@ -99,13 +107,14 @@ const TRANSITIONS: Record<CheckoutState, Partial<Record<CheckoutEvent['type'], T
 
 /**
  * "Try again" in `error`: the same create under the same key (or a fresh
- * form when the relay refused it for good), the same order read again;
- * nothing for a refusal. "Check again" only reads an order again.
+ * form when the relay refused it for good), a create with the page's cart
+ * as it is now after a cart refusal, the same order read again; nothing for
+ * a refusal. "Check again" only reads an order again.
  */
 function retry(state: ErrorState, event: CheckoutEvent): CheckoutState {
   if (state.cause === 'lookup') return 'requires_action';
   if (state.cause === 'config' || event.type === 'check_again') return 'error';
-  return state.retryable ? 'submitting' : 'idle';
+  return state.retryable || state.cause === 'cart' ? 'submitting' : 'idle';
 }
 
 /** The state a target of the table stands for, with the context `error` carries. */
@@ -117,9 +126,12 @@ function enter(target: Target, state: MachineState, event: CheckoutEvent): Machi
   }
   if (target === state.status) return state;
   if (target !== 'error') return { status: target };
-  // Only a create or a lookup fails into `error` through the table.
-  const retryable = event.type === 'create_failed' && event.retryable;
-  return { status: target, cause: event.type === 'create_failed' ? 'create' : 'lookup', retryable };
+  // Only a create (for its cart, or otherwise) or a lookup fails into `error` through the table.
+  if (event.type !== 'create_failed') return { status: target, cause: 'lookup', retryable: false };
+  const { retryable, cartMessage: message } = event;
+  return message === undefined
+    ? { status: target, cause: 'create', retryable }
+    : { status: target, cause: 'cart', retryable, message };
 }
 
 /**

@@ -5,7 +5,7 @@
  * renders what it reports through its host. Lit's `Task` is the model:
  * explicit statuses, an `AbortController` per run, only the latest run writes.
  */
-import { classifyPaymentStatus, ORDER_ID_PATTERN } from '../shared/service-contract.js';
+import { classifyPaymentStatus, ORDER_ID_PATTERN, paymentFailureCode } from '../shared/service-contract.js';
 import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.js';
 import { AttemptStore } from './attempt-store.js';
 import {
@@ -24,7 +24,7 @@ import {
   draftAttempt,
   settledAttempt,
 } from './checkout-attempt.js';
-import { fieldForParam, TOO_MANY_PAYMENT_REQUESTS } from './checkout-form.js';
+import { CART_REJECTED, fieldForParam, TOO_MANY_PAYMENT_REQUESTS } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
 import { type Connection, PollController } from './poll-controller.js';
@@ -120,11 +120,18 @@ export class CheckoutSession {
     if (status === 'requires_action') this.#waitForPayer();
   }
 
-  /** Sends the form once `readIntent` found it valid: `pay-submit`, then one create. In `error`, "Try again". */
+  /**
+   * Sends the form once `readIntent` found it valid: `pay-submit`, then one
+   * create. In `error`, "Try again"; after a cart refused on the attempt's
+   * first try, a new attempt with the page's cart as it is now.
+   */
   async submit(readIntent: () => CheckoutIntent | undefined): Promise<void> {
     if (this.#refusal || this.#proposing) return;
-    if (this.#state.status === 'error') return this.#retry();
-    const intent = this.#state.status === 'idle' ? readIntent() : undefined;
+    const state = this.#state;
+    const newAttempt =
+      state.status === 'idle' || (state.status === 'error' && state.cause === 'cart' && !state.retryable);
+    if (!newAttempt) return state.status === 'error' ? this.#retry() : undefined;
+    const intent = readIntent();
     if (!intent) return;
     const attempt = draftAttempt(intent, this.#settings, this.#env.now());
     if (typeof attempt === 'string') return this.refuse(attempt);
@@ -136,7 +143,7 @@ export class CheckoutSession {
     this.#attempts.current = attempt;
     // The state, and with it the key, is stored before the first byte leaves.
     this.#move({ type: 'submit' });
-    await this.#sendCreate();
+    await this.#sendCreate(true);
   }
 
   /**
@@ -192,8 +199,11 @@ export class CheckoutSession {
     else this.#attempts.forget();
   }
 
-  /** One create run at a time, as Lit's `Task` runs: its own `AbortController`, and only the latest run writes. */
-  async #sendCreate(): Promise<void> {
+  /**
+   * One create run at a time, as Lit's `Task` runs: its own `AbortController`,
+   * and only the latest run writes. `firstRun`: the attempt's key was never sent before.
+   */
+  async #sendCreate(firstRun?: boolean): Promise<void> {
     const draft = this.#attempts.current as CheckoutAttempt<DraftAttempt>;
     this.#createRun?.abort();
     const run = new AbortController();
@@ -211,7 +221,7 @@ export class CheckoutSession {
     }
     if (this.#createRun !== run) return;
     this.#createRun = undefined;
-    if (outcome instanceof CheckoutRequestError) this.#createFailed(outcome);
+    if (outcome instanceof CheckoutRequestError) this.#createFailed(outcome, !!firstRun && !outcome.retried);
     else this.#created(draft, outcome);
   }
 
@@ -222,7 +232,11 @@ export class CheckoutSession {
     this.#reached(order, 'created');
   }
 
-  #createFailed({ status, param, code, message, retryable, retryAfterMs }: CheckoutRequestError): void {
+  /** `firstTry`: nothing was sent under the attempt's key before this answer. */
+  #createFailed(
+    { status, param, code, message, retryable, retryAfterMs }: CheckoutRequestError,
+    firstTry: boolean,
+  ): void {
     const tooManyPrompts = status === 429 && code === TOO_MANY_PAYMENT_REQUESTS;
     const field = status === 400 || tooManyPrompts ? fieldForParam(param) : undefined;
     if (field) {
@@ -237,7 +251,20 @@ export class CheckoutSession {
       );
       return;
     }
-    this.#move({ type: 'create_failed', retryable });
+    // The merchant's `priceCart` refused the cart: its own message is shown. The
+    // relay prices before it scopes the key, counts a prompt, writes its journal
+    // or calls the service, so after a first try nothing exists under the key: it
+    // is dropped, and "Try again" is a new attempt with the page's cart as it is
+    // then. After earlier tries, one of which may have reached the service, the
+    // key and its request are kept: "Try again" resends them, finding an order
+    // they made rather than making a second.
+    const cartMessage = status === 400 && /^cart\b/.test(param ?? '') ? message : undefined;
+    if (cartMessage !== undefined) {
+      retryable = !firstTry;
+      code = CART_REJECTED;
+      if (firstTry) this.#attempts.forget();
+    }
+    this.#move({ type: 'create_failed', retryable, cartMessage });
     this.#fire('pay-error', { code, message, retryable });
   }
 
@@ -246,11 +273,13 @@ export class CheckoutSession {
     const { id: orderId, payment } = order;
     const paymentStatus = payment.status;
     const outcome = classifyPaymentStatus(paymentStatus);
+    // Only a reason the checkout has words for is kept, whatever the relay sent.
+    const failureCode = paymentFailureCode(payment.failure_code);
     const created = this.#attempts.current as CheckoutAttempt<CreatedAttempt>;
-    if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, paymentStatus);
+    if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, paymentStatus, failureCode);
     this.#move({ type, paymentStatus });
     if (outcome === 'paid') this.#fire('pay-paid', { orderId, order });
-    else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus });
+    else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus, failureCode });
     else this.#waitForPayer();
   }
 

@@ -3,6 +3,7 @@
  * bubbling and composed so a page can listen on the element or any ancestor,
  * and typed for `addEventListener` through `HTMLElementEventMap`.
  */
+import type { PaymentFailureCode } from '../shared/service-contract.js';
 import type { CheckoutIntent, LookupAnswer } from '../shared/wire.js';
 import type { CheckoutState } from './checkout-machine.js';
 
@@ -35,6 +36,8 @@ export interface PayPaidDetail {
 export interface PayFailedDetail {
   orderId: string;
   paymentStatus: string;
+  /** Why, when the relay said so: `declined` (the payer declined the prompt) or `insufficient_funds`; else undefined. */
+  failureCode?: PaymentFailureCode | undefined;
 }
 
 /** `pay-timeout`: `poll-timeout` passed without a terminal status. */
@@ -44,7 +47,11 @@ export interface PayTimeoutDetail {
 
 /** `pay-error`: a retryable or configuration error. Never carries a key. */
 export interface PayErrorDetail {
-  /** The relay's `error.code`, or the element's own: `network_error`, `secret_key_exposed`, `missing_url`, `invalid_answer`. */
+  /**
+   * The relay's `error.code`, or the element's own: `network_error`,
+   * `invalid_answer`, `secret_key_exposed`, `missing_url`, `invalid_cart`,
+   * and `cart_rejected` (the merchant's `CartError`; `message` is its text).
+   */
   code: string;
   message: string;
   /** True when "Try again" (same idempotency key) may succeed. */

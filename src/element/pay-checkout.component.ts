@@ -40,9 +40,9 @@ function cartFromAttribute(text: string | null): unknown {
  * @fires pay-created - The order exists. `detail: { orderId, status, paymentStatus }`.
  * @fires pay-requires-action - The payment waits for the payer. `detail: { orderId }`.
  * @fires pay-paid - The payment is paid. `detail: { orderId, order }`.
- * @fires pay-failed - The payment failed for good. `detail: { orderId, paymentStatus }`.
+ * @fires pay-failed - The payment failed for good. `detail: { orderId, paymentStatus, failureCode }`.
  * @fires pay-timeout - `poll-timeout` passed without an outcome. `detail: { orderId }`.
- * @fires pay-error - A retryable or configuration error. `detail: { code, message, retryable }`.
+ * @fires pay-error - A retryable or configuration error, or a refused cart (`cart_rejected`). `detail: { code, message, retryable }`.
  * @fires pay-state-change - Every change of `state`. `detail: { state, previous }`.
  *
  * @csspart form - The form.

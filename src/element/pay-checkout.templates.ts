@@ -6,7 +6,7 @@
  * build strips it (scripts/minify-templates.mjs).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { CUSTOMER_NAME_MAX_LENGTH, type Issuer } from '../shared/service-contract.js';
+import { CUSTOMER_NAME_MAX_LENGTH, type Issuer, paymentFailureCode } from '../shared/service-contract.js';
 import type { CheckoutAttempt } from './checkout-attempt.js';
 import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-form.js';
 import type { CheckoutFormController } from './checkout-form-controller.js';
@@ -37,9 +37,11 @@ export interface CheckoutView {
 
 /** The whole shadow tree: the live region and the current screen. */
 export function renderCheckout(view: CheckoutView): TemplateResult {
+  const { state } = view.session;
+  // A cart refusal is announced in the merchant's words too: the heading alone says nothing of what to fix.
   return html`
     <div lang=${view.locale}>
-      <div class="visually-hidden" role="status" aria-live="polite">${titleOf(view.session.state.status, view.text)}</div>
+      <div class="visually-hidden" role="status" aria-live="polite">${titleOf(state.status, view.text)} ${(state as ErrorState).message}</div>
       ${renderScreen(view)}
     </div>
   `;
@@ -197,13 +199,24 @@ function renderRequiresAction({ session, text, onUseAnotherNumber }: CheckoutVie
 
 /**
  * One screen per cause: a refusal offers nothing to press; an order that
- * exists is only ever checked again; a create is sent again under the same
- * key when that may work, else the shopper starts over.
+ * exists is only ever checked again; a refused cart shows the merchant's
+ * own message (as text, never markup) and "Try again"; a create is sent
+ * again under the same key when that may work, else the shopper starts over.
  */
-function renderError(view: CheckoutView, { cause, retryable }: ErrorState): TemplateResult {
+function renderError(
+  view: CheckoutView,
+  { cause, retryable, message: cartMessage }: ErrorState,
+): TemplateResult {
   const { text } = view;
   const lookup = cause === 'lookup';
-  const message = lookup ? text.errorLookup : retryable ? text.errorRetryable : text.errorConfiguration;
+  const message =
+    cause === 'cart'
+      ? cartMessage
+      : lookup
+        ? text.errorLookup
+        : retryable
+          ? text.errorRetryable
+          : text.errorConfiguration;
   const action =
     cause === 'config'
       ? nothing
@@ -232,10 +245,12 @@ function renderButton(label: string, onClick: () => void, secondary = false): Te
   `;
 }
 
-/** The reason a terminal failure status gives the shopper. */
+/** The reason a terminal failure gives the shopper: its status, or for `failed` the relay's reason. */
 function failureReason(attempt: CheckoutAttempt | undefined): FailureReason {
-  const status = attempt?.phase === 'settled' ? attempt.paymentStatus : '';
-  return status === 'cancelled' || status === 'expired' ? status : 'failed';
+  const { paymentStatus, failureCode } = attempt?.phase === 'settled' ? attempt : {};
+  if (paymentStatus === 'cancelled' || paymentStatus === 'expired') return paymentStatus;
+  // Checked again: storage is shared with the page and with other versions of the element.
+  return paymentFailureCode(failureCode) ?? 'failed';
 }
 
 /** `m:ss`, as the countdown shows it. */

@@ -26,6 +26,11 @@ const CONTROL_ACTIONS = ['approve', 'decline', 'prompt'] as const;
 /** What the control surface does: `…/approve`, `…/decline`, `…/prompt`. */
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 
+/** The control surface's paths under the sandbox's `basePath`. */
+export const CONTROL_ENDPOINTS: readonly string[] = CONTROL_ACTIONS.map(
+  (action) => `${SANDBOX_CONTROL_PATH}/${action}`,
+);
+
 /** True for the last path segment of a control action. */
 export function isControlAction(action: string | undefined): action is ControlAction {
   return (CONTROL_ACTIONS as readonly (string | undefined)[]).includes(action);

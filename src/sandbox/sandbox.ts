@@ -10,17 +10,24 @@
  */
 import { answerFor } from '../http/answer-errors.js';
 import { HttpError } from '../http/http-error.js';
+import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { pathnameOf } from '../http/pathname.js';
-import { PAYMENT_FAILURE_CODE, type PaymentFailureCode } from '../shared/service-contract.js';
+import {
+  PAYMENT_FAILURE_CODE,
+  type PaymentFailureCode,
+  SERVICE_MAX_BODY_BYTES,
+} from '../shared/service-contract.js';
 import { type ApiKeyInput, type Permission, SANDBOX_KEYS, type Session } from './authentication.js';
 import {
   answerControl,
   answerPayer,
+  CONTROL_ENDPOINTS,
   type ControlAction,
   isControlAction,
   SANDBOX_CONTROL_PATH,
 } from './control-surface.js';
 import { createOrderIdempotently, createOrderRecord } from './create-order.js';
+import { misplacedMountHint } from './mount-hint.js';
 import { orderCreationSchema, parseBody } from './order-schema.js';
 import type { OrderStatusJson } from './order-views.js';
 import { lookupChime, lookupOrder, lookupOtp, pageOrders, type ReadEndpoint } from './read-endpoints.js';
@@ -52,6 +59,11 @@ export interface SandboxKeys {
 export interface Sandbox {
   /** The web-standard handler of the service's endpoints and the control surface. */
   handle(request: Request): Promise<Response>;
+  /**
+   * `handle` as a `node:http` listener: `createServer(sandbox.node)`, or
+   * Express's `app.use('/sandbox', sandbox.node)` with `basePath: '/sandbox'`.
+   */
+  readonly node: NodeListener;
   /** The payer approves now: the payment becomes `paid`, the order `completed`. Throws `SandboxControlError`. */
   approve(orderId: string): OrderStatusJson;
   /** The payer declines now: the payment becomes `failed`. Throws `SandboxControlError`. */
@@ -85,19 +97,28 @@ const SERVICE_ROUTES: ReadonlyMap<string, ServiceRoute> = new Map<string, Servic
   ['/chimes/lookup', { kind: 'read', permission: 'chimes:read', answer: lookupChime }],
 ]);
 
+const ENDPOINTS: readonly string[] = [...SERVICE_ROUTES.keys(), ...CONTROL_ENDPOINTS];
+
+/** Where a sandbox answers, and whether it has told the console of a request that missed its basePath. */
+interface SandboxMount {
+  readonly basePath: string;
+  warned: boolean;
+}
+
 /** Creates a sandbox; see {@link SandboxOptions}. */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const basePath = normaliseBasePath(options.basePath ?? '');
+  const mount: SandboxMount = { basePath: normaliseBasePath(options.basePath ?? ''), warned: false };
   const ledger = createLedger(options);
   const handle = async (request: Request): Promise<Response> => {
     try {
-      return await route(ledger, basePath, request);
+      return await route(ledger, mount, request);
     } catch (error) {
       return answerFor(error, request, { unexpectedMessage: 'The sandbox failed to answer.' });
     }
   };
   return {
     handle,
+    node: toNodeListener(handle, { maxBodyBytes: SERVICE_MAX_BODY_BYTES }),
     approve: (orderId) => answerPayer(ledger, orderId, { approve: true }),
     decline: (orderId, reason = PAYMENT_FAILURE_CODE.declined) =>
       answerPayer(ledger, orderId, { approve: false, failureCode: reason }),
@@ -120,17 +141,16 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 }
 
 /** Routes by path: a service endpoint (key checked before the body is read, spec §5) or the control surface. */
-async function route(ledger: SandboxLedger, basePath: string, request: Request): Promise<Response> {
+async function route(ledger: SandboxLedger, mount: SandboxMount, request: Request): Promise<Response> {
   const path = pathnameOf(request.url);
+  const { basePath } = mount;
   const localPath = path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;
   const service = localPath === undefined ? undefined : SERVICE_ROUTES.get(localPath);
   const controlAction =
     localPath?.startsWith(`${SANDBOX_CONTROL_PATH}/`) === true
       ? localPath.slice(SANDBOX_CONTROL_PATH.length + 1)
       : undefined;
-  if (!service && !isControlAction(controlAction)) {
-    throw new HttpError('resourceNotFound', 'There is no endpoint at this path.');
-  }
+  if (!service && !isControlAction(controlAction)) throw notFound(mount, path);
   if (request.method !== 'POST') {
     throw new HttpError('methodNotAllowed', 'Use POST: every endpoint here takes a JSON body.', {
       headers: { allow: 'POST' },
@@ -142,6 +162,18 @@ async function route(ledger: SandboxLedger, basePath: string, request: Request):
   const body = await readServiceBody(request);
   if (service.kind === 'read') return service.answer(ledger, body, authentication.session);
   return createOrderIdempotently(ledger, request, localPath as string, body, authentication);
+}
+
+/** The 404 of a path with no endpoint; for an endpoint under another prefix, it says how to mount. */
+function notFound(mount: SandboxMount, path: string): HttpError {
+  const hint = misplacedMountHint(path, mount.basePath, ENDPOINTS);
+  if (hint === undefined) return new HttpError('resourceNotFound', 'There is no endpoint at this path.');
+  if (!mount.warned) {
+    mount.warned = true;
+    // Through the relay the browser sees only a 502: the server console is where the developer looks.
+    console.warn(`pay-checkout sandbox: ${hint}`);
+  }
+  return new HttpError('resourceNotFound', `There is no endpoint at this path. ${hint}`);
 }
 
 function seedOrders(ledger: SandboxLedger, count: number, input: unknown, apiKey: string): string[] {

@@ -1,10 +1,9 @@
 /**
- * Starts a sandbox on `node:http` (Node only). The Node listener is imported
- * when called, so importing `pay-checkout/sandbox` on an edge runtime never
- * loads `node:http`.
+ * Starts a sandbox on `node:http` (Node only). `listen` is imported when
+ * called, so importing `pay-checkout/sandbox` on an edge runtime never loads
+ * `node:http`.
  */
 import type { RunningServer } from '../http/node/listen.js';
-import { SERVICE_MAX_BODY_BYTES } from '../shared/service-contract.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
 
 /** Options of {@link startSandbox}: the sandbox's, and where to listen. */
@@ -28,14 +27,8 @@ export interface RunningSandbox {
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const { port = 0, host = '127.0.0.1', ...sandboxOptions } = options;
   const sandbox = createSandbox(sandboxOptions);
-  const [{ listen }, { toNodeListener }] = await Promise.all([
-    import('../http/node/listen.js'),
-    import('../http/node/node-listener.js'),
-  ]);
-  const server: RunningServer = await listen(
-    toNodeListener(sandbox.handle, { maxBodyBytes: SERVICE_MAX_BODY_BYTES }),
-    { port, host },
-  );
+  const { listen } = await import('../http/node/listen.js');
+  const server: RunningServer = await listen(sandbox.node, { port, host });
   const basePath = (sandboxOptions.basePath ?? '').replace(/\/+$/, '');
   return { url: `${server.url}${basePath}`, sandbox, close: () => server.close() };
 }

@@ -17,10 +17,11 @@ import {
 } from '../shared/wire.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from './cart-error.js';
 import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
+import { paymentSummary } from './payment-summary.js';
 import { checkPricedLineItems, type PricedLineItem } from './priced-line-items.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
 import { takeClientToken, takePromptSlot } from './relay-limits.js';
-import type { OrderCreateAnswer } from './service-schemas.js';
+import type { OrderCreateResult } from './service-schemas.js';
 import { upstreamFailure } from './upstream-failure.js';
 
 /** The message of a `500` the relay answers: nothing about the server's insides. */
@@ -42,7 +43,7 @@ export function createOrderHandler(config: RelayConfig, journal: RelayJournal = 
       line_items: lineItems,
     } as const;
     await recordIntent(config, journal, idempotencyKey, createBody);
-    let answer: OrderCreateAnswer;
+    let answer: OrderCreateResult;
     try {
       // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
       answer = await config.client.orders.create(createBody, { idempotencyKey });
@@ -57,6 +58,7 @@ export function createOrderHandler(config: RelayConfig, journal: RelayJournal = 
       orderId: order.id,
       orderStatus: order.status,
       paymentStatus: order.payment.status,
+      replayed: answer.replayed,
       lineItems,
       customer: { ...intent.customer_data },
       idempotencyKey,
@@ -66,7 +68,7 @@ export function createOrderHandler(config: RelayConfig, journal: RelayJournal = 
       config.reporter.emit({ type: 'request_aborted', route: 'create', orderId: order.id });
     // Built field by field: nothing else of the service's answer (customer, totals) reaches the browser.
     const created: CreateAnswer = {
-      order: { id: order.id, status: order.status, payment: { status: order.payment.status } },
+      order: { id: order.id, status: order.status, payment: paymentSummary(order.payment) },
       lookup_token: await config.lookupTokens.sign(order.id),
     };
     return jsonResponse(created);

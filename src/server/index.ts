@@ -97,6 +97,7 @@ export type {
   Order,
   OrderCreateAnswer,
   OrderCreateInput,
+  OrderCreateResult,
   OrderLookupAnswer,
   OrderPageAnswer,
   OrderWithPayment,

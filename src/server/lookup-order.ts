@@ -9,6 +9,7 @@ import { jsonResponse } from '../http/json-response.js';
 import { readJsonObject } from '../http/read-json-body.js';
 import { type LookupAnswer, lookupRequestSchema } from '../shared/wire.js';
 import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
+import { paymentSummary } from './payment-summary.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
 import { takeClientToken } from './relay-limits.js';
 import type { OrderLookupAnswer } from './service-schemas.js';
@@ -37,7 +38,7 @@ export function lookupOrderHandler(config: RelayConfig, journal: RelayJournal = 
         id: order.id,
         status: order.status,
         ...(order.completed_at === undefined ? {} : { completed_at: order.completed_at }),
-        payment: { status: order.payment.status },
+        payment: paymentSummary(order.payment),
       },
     };
     return jsonResponse(answer);

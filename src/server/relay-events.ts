@@ -25,6 +25,12 @@ export type CheckoutRelayEvent =
       orderId: string;
       orderStatus: string;
       paymentStatus: string;
+      /**
+       * True when the service replayed the answer of an earlier create with
+       * the same key (a shopper's retry, or the relay's own): this order may
+       * have been reported before, so de-duplicate on `orderId`.
+       */
+      replayed: boolean;
       /** What `priceCart` decided was charged. */
       lineItems: PricedLineItem[];
       /** The shopper's details, for the merchant's own order records. */

@@ -30,6 +30,8 @@ export interface ServiceCall<Output> {
   /** Writes carry an idempotency key, the same on every retry. */
   idempotencyKey?: string;
   signal?: AbortSignal | undefined;
+  /** Sees each answer before it is read, for what only its headers tell (`Idempotent-Replayed`). */
+  onAnswer?: (answer: TransportAnswer) => void;
 }
 
 /** Makes the call, retrying what a retry may cure; rejects with a {@link ServiceError} or the signal's reason. */
@@ -40,7 +42,9 @@ export async function callService<Output>(
   for (let retry = 0; ; retry++) {
     call.signal?.throwIfAborted();
     try {
-      return interpretAnswer(call.path, await attempt(config, call), call.answerSchema, config.redact);
+      const answer = await attempt(config, call);
+      call.onAnswer?.(answer);
+      return interpretAnswer(call.path, answer, call.answerSchema, config.redact);
     } catch (error) {
       if (!(error instanceof ServiceError) || !error.retryable || retry >= config.maxRetries) throw error;
       let delay = fullJitterDelay(retry, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS, config.random);

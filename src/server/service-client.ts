@@ -5,11 +5,12 @@
  * service-answer.ts. Web-standard only, so it runs on Node and edge runtimes.
  */
 import type * as z from 'zod/mini';
-import type { HttpTransport } from '../http/transport.js';
+import type { HttpTransport, TransportAnswer } from '../http/transport.js';
 import {
   DEFAULT_LIST_PAGE_SIZE,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENT_REPLAYED_HEADER,
   LOOKUP_ID_FIELDS,
   SERVICE_ERRORS,
 } from '../shared/service-contract.js';
@@ -24,8 +25,8 @@ import { ServiceInvalidRequestError } from './service-errors.js';
 import {
   chimeLookupInputSchema,
   type Order,
-  type OrderCreateAnswer,
   type OrderCreateInput,
+  type OrderCreateResult,
   type OrderLookupAnswer,
   type OrderPageAnswer,
   orderCreateAnswerSchema,
@@ -73,7 +74,7 @@ export interface OrderListOptions extends ServiceRequestOptions {
 export interface ServiceClient {
   orders: {
     /** `POST /orders/new`: creates an order (and starts its payment with `execute_payment`). */
-    create(input: OrderCreateInput, options?: ServiceWriteOptions): Promise<OrderCreateAnswer>;
+    create(input: OrderCreateInput, options?: ServiceWriteOptions): Promise<OrderCreateResult>;
     /** `POST /orders/lookup`: the order with its nested payment. */
     lookup(orderId: string, options?: ServiceRequestOptions): Promise<OrderLookupAnswer>;
     /** `POST /orders/page`: one page of orders, newest first. */
@@ -153,7 +154,19 @@ function serviceClientFor(config: ServiceClientConfig): ServiceClient {
           }
           const body = validated(orderCreateInputSchema, input, config);
           const answerSchema = orderCreateAnswerSchema;
-          return call({ path: '/orders/new', body, answerSchema, idempotencyKey, signal: options.signal });
+          // The last answer read is the one returned: retries inside the call replace it.
+          let replayed = false;
+          const onAnswer = (answer: TransportAnswer) => {
+            replayed = answer.header(IDEMPOTENT_REPLAYED_HEADER) === 'true';
+          };
+          return call({
+            path: '/orders/new',
+            body,
+            answerSchema,
+            idempotencyKey,
+            signal: options.signal,
+            onAnswer,
+          }).then((answer) => ({ ...answer, replayed }));
         }),
       lookup: lookupBy(
         '/orders/lookup',

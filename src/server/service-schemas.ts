@@ -118,8 +118,17 @@ export type OrderLookupAnswer = z.infer<typeof orderLookupAnswerSchema>;
 
 /** `/orders/new` answer (not shown in spec §4; see ORDER_CREATE_ANSWER_FIELD). */
 export const orderCreateAnswerSchema = orderLookupAnswerSchema;
-/** What `orders.create()` resolves to. */
+/** The service's answer to `/orders/new`. */
 export type OrderCreateAnswer = z.infer<typeof orderCreateAnswerSchema>;
+/** What `orders.create()` resolves to: the service's answer, and whether it was a replay. */
+export type OrderCreateResult = OrderCreateAnswer & {
+  /**
+   * True when the service answered from an earlier request with the same
+   * idempotency key (`Idempotent-Replayed: true`) instead of creating now:
+   * the order may have been seen before.
+   */
+  replayed: boolean;
+};
 
 /** `/orders/page` answer (spec §4: the array is named after the resource). */
 export const orderPageAnswerSchema = z.looseObject({

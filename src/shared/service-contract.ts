@@ -221,6 +221,13 @@ export const PAYMENT_FAILURE_CODE = {
 } as const;
 /** One of the PAYMENT_FAILURE_CODE values. */
 export type PaymentFailureCode = (typeof PAYMENT_FAILURE_CODE)[keyof typeof PAYMENT_FAILURE_CODE];
+/** Every PAYMENT_FAILURE_CODE value: the allow-list of reasons the checkout passes on and words. */
+export const PAYMENT_FAILURE_CODES = Object.values(PAYMENT_FAILURE_CODE);
+
+/** `value` when it is a failure code the checkout knows, else undefined: a fuller service's others are dropped. */
+export function paymentFailureCode(value: unknown): PaymentFailureCode | undefined {
+  return (PAYMENT_FAILURE_CODES as unknown[]).includes(value) ? (value as PaymentFailureCode) : undefined;
+}
 
 /** The one-time code of every test-mode OTP (spec §1.6, §5.7). */
 export const TEST_MODE_OTP_CODE = '000000';

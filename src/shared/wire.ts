@@ -11,6 +11,7 @@ import {
   IDEMPOTENCY_KEY_PATTERN,
   ISSUERS,
   ORDER_ID_PATTERN,
+  PAYMENT_FAILURE_CODES,
 } from './service-contract.js';
 
 const customerDataSchema = z.object({
@@ -70,7 +71,18 @@ export function isValidIdempotencyKey(key: string | null | undefined): key is st
   return typeof key === 'string' && IDEMPOTENCY_KEY_PATTERN.test(key);
 }
 
-const paymentSummarySchema = z.object({ status: z.string() });
+/**
+ * A payment as the browser sees it: its status and, for a failure, why
+ * (`declined`, `insufficient_funds`). A reason the checkout does not know
+ * reads as none rather than refusing the answer, so a fuller service never
+ * breaks a checkout.
+ */
+const paymentSummarySchema = z.object({
+  status: z.string(),
+  failure_code: z.optional(z.catch(z.optional(z.enum(PAYMENT_FAILURE_CODES)), undefined)),
+});
+/** A payment as the relay answers it. */
+export type PaymentSummary = z.infer<typeof paymentSummarySchema>;
 
 /** The relay's answer to a create: status fields and the token that guards lookups. */
 export const createAnswerSchema = z.object({

@@ -15,8 +15,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Context, Next } from 'koa';
 import { createSandbox, SANDBOX_KEYS, type Sandbox } from '../../src/sandbox/index.js';
-import { type CheckoutRelay, createCheckoutRelay, listen, toNodeListener } from '../../src/server/node.js';
-import { priceAnyCart } from '../fixtures/checkout-data.js';
+import {
+  CartError,
+  type CheckoutRelay,
+  createCheckoutRelay,
+  listen,
+  type PricedLineItem,
+  toNodeListener,
+} from '../../src/server/node.js';
+import { priceAnyCart, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
 import { embedBundleCode } from '../fixtures/embed-bundle.js';
 
 /**
@@ -26,6 +33,14 @@ import { embedBundleCode } from '../fixtures/embed-bundle.js';
  * no state depends on how busy the machine is.
  */
 export const TEST_APPROVE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** The shop's price for any cart, except one holding the sold-out product: a CartError naming it. */
+function priceCart(cart: unknown): PricedLineItem[] {
+  const items = (cart as { items?: { sku?: unknown }[] } | null)?.items ?? [];
+  const soldOut = items.findIndex((item) => item?.sku === SOLD_OUT_SKU);
+  if (soldOut >= 0) throw new CartError(SOLD_OUT_MESSAGE, { param: `cart.items[${soldOut}].sku` });
+  return priceAnyCart();
+}
 
 /** The CSP the element must work under (issue #4). */
 export const STRICT_CSP = "script-src 'self'; style-src 'self'; require-trusted-types-for 'script'";
@@ -76,7 +91,7 @@ async function startTestServer(): Promise<TestServer> {
   const relay = createCheckoutRelay({
     secretKey: SANDBOX_KEYS.secret,
     baseUrl: sandboxUrl,
-    priceCart: priceAnyCart,
+    priceCart,
     lookupSecret: 'browser-tests-lookup-secret-0123456789',
     // Every test creates from 127.0.0.1: the per-client limits would be hit, and are the relay's to test.
     rateLimit: false,

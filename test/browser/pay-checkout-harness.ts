@@ -94,9 +94,13 @@ export function resetFaults(): Promise<Faults> {
   return testServer('/test-server/reset', {});
 }
 
-/** The payer answers now, through the sandbox's control surface. */
-export async function payerAnswers(orderId: string, answer: 'approve' | 'decline'): Promise<void> {
-  await testServer(`/sandbox/_sandbox/payments/${answer}`, { order_id: orderId });
+/** The payer answers now, through the sandbox's control surface; a decline may say why (`insufficient_funds`). */
+export async function payerAnswers(
+  orderId: string,
+  answer: 'approve' | 'decline',
+  reason?: 'declined' | 'insufficient_funds',
+): Promise<void> {
+  await testServer(`/sandbox/_sandbox/payments/${answer}`, { order_id: orderId, ...(reason && { reason }) });
 }
 
 /** Creates an order through the relay directly, as another tab or the merchant's own page would. */

@@ -9,8 +9,9 @@
 import { expect } from '@open-wc/testing';
 import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
 import sinon from 'sinon';
+import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
-import { CUSTOMER_NAME, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
+import { CUSTOMER_NAME, LOCAL_NUMBER, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
 import {
   armFaults,
   createOrderThroughRelay,
@@ -665,9 +666,10 @@ describe('<pay-checkout>', () => {
       await harness.waitForState('failed', 10_000);
       await expect(el).to.be.accessible();
       expect(harness.headingText).to.equal('Payment not completed');
-      expect(harness.text).to.contain('The payment was declined or failed. No money was taken.');
-      expect(log.details('pay-failed')).to.have.length(1);
-      expect(log.details('pay-failed')[0]?.paymentStatus).to.equal('failed');
+      expect(harness.text).to.contain('The payer declined the prompt. No money was taken.');
+      expect(log.details('pay-failed')).to.deep.equal([
+        { orderId: log.details('pay-created')[0]?.orderId, paymentStatus: 'failed', failureCode: 'declined' },
+      ]);
       const keyBefore = JSON.parse(
         String(sessionStorage.getItem(sessionStorage.key(0) ?? '')),
       ).idempotencyKey;
@@ -679,6 +681,61 @@ describe('<pay-checkout>', () => {
       const keyAfter = JSON.parse(String(sessionStorage.getItem(sessionStorage.key(0) ?? ''))).idempotencyKey;
       expect(keyAfter).to.not.equal(keyBefore);
       expect(log.count('pay-submit')).to.equal(2);
+    });
+
+    it('says what to do when the wallet is short, in English and in French: top up, then try again', async () => {
+      for (const locale of ['en', 'fr'] as const) {
+        const { el, harness, log, orderId } = await payAndWait(freshNumber(), { locale });
+        await payerAnswers(orderId, 'decline', 'insufficient_funds');
+        await harness.waitForState('failed', 10_000);
+        await expect(el).to.be.accessible();
+        const text = locale === 'en' ? EN_STRINGS : FR_STRINGS;
+        expect(harness.text).to.contain(text.failedReason('insufficient_funds'));
+        expect(harness.text).to.contain(
+          locale === 'en' ? 'top up, then try again' : 'rechargez, puis réessayez',
+        );
+        expect(log.details('pay-failed')[0]?.failureCode).to.equal('insufficient_funds');
+        // The next checkout starts afresh: this one's settled attempt stays with it.
+        for (const wrapper of mounted.splice(0)) wrapper.remove();
+        sessionStorage.clear();
+      }
+    });
+
+    it('has its own words for a declined prompt, an expired request and a cancelled payment', async () => {
+      const declined = await payAndWait(freshNumber(), { locale: 'fr' });
+      await payerAnswers(declined.orderId, 'decline');
+      await declined.harness.waitForState('failed', 10_000);
+      expect(declined.harness.text).to.contain('Le payeur a refusé la demande.');
+      // The sandbox never expires or cancels a payment: a reload shows such an attempt's screen, as
+      // stored; a reason stored by another version of the element that this one has no words for reads as none.
+      const settled = [
+        { paymentStatus: 'expired', shown: 'The request expired before approval. No money was taken.' },
+        { paymentStatus: 'cancelled', shown: 'The payment was cancelled. No money was taken.' },
+        {
+          paymentStatus: 'failed',
+          failureCode: 'phone_stolen',
+          shown: 'The payment was declined or failed. No money was taken.',
+        },
+      ];
+      for (const { shown, ...outcome } of settled) {
+        sessionStorage.setItem(
+          `pay-checkout::${CREATE_URL}`,
+          JSON.stringify({
+            version: 2,
+            phase: 'settled',
+            idempotencyKey: crypto.randomUUID(),
+            startedAt: Date.now(),
+            fired: ['pay-submit', 'pay-created', 'pay-requires-action', 'pay-failed'],
+            state: { status: 'failed' },
+            orderId: 'or_browser_settled',
+            ...outcome,
+          }),
+        );
+        const { harness } = await mount();
+        expect(harness.headingText).to.equal(EN_STRINGS.failedTitle);
+        expect(harness.text).to.contain(shown);
+        for (const wrapper of mounted.splice(0)) wrapper.remove();
+      }
     });
 
     it('stops polling once failed', async () => {
@@ -755,6 +812,53 @@ describe('<pay-checkout>', () => {
       expect(log.count('pay-error')).to.equal(1);
       network.restore();
       clock.restore();
+    });
+
+    it('shows the shop’s own words when it refuses the cart, as text, and announces them', async () => {
+      const number = freshNumber();
+      const { el, harness, log } = await mount({}, (element) => {
+        element.cart = { items: [{ sku: SOLD_OUT_SKU, quantity: 1 }] };
+      });
+      await harness.fill(number);
+      harness.submitButton.focus();
+      await harness.pay();
+      await harness.waitForState('error');
+      await expect(el).to.be.accessible();
+      expect(harness.text).to.contain(SOLD_OUT_MESSAGE);
+      expect(harness.text).not.to.contain('not set up correctly');
+      expect(harness.query('b'), 'the message is text, never markup').to.equal(null);
+      expect(harness.query('[part="error"]')?.textContent).to.contain(SOLD_OUT_MESSAGE);
+      expect(harness.liveRegion.textContent).to.contain(SOLD_OUT_MESSAGE);
+      expect(harness.focused).to.equal(harness.heading);
+      expect(log.details('pay-error')).to.deep.equal([
+        { code: 'cart_rejected', message: SOLD_OUT_MESSAGE, retryable: false },
+      ]);
+      expect(await ordersFor(number)).to.have.length(0);
+    });
+
+    it('pays once the page fixes its cart and the shopper tries again: a new key, one order', async () => {
+      const number = freshNumber();
+      const { el, harness, log } = await mount({}, (element) => {
+        element.cart = { items: [{ sku: SOLD_OUT_SKU, quantity: 1 }] };
+      });
+      await harness.fill(number);
+      await harness.pay();
+      await harness.waitForState('error');
+      // The page's own cart UI swaps the product; the shopper presses "Try again".
+      el.cart = { items: [{ sku: 'green-tote', quantity: 1 }] };
+      harness.button('Try again').click();
+      await harness.waitForState('requires_action');
+      const creates = await createsFor(number);
+      expect(creates.map((record) => record.status)).to.deep.equal([400, 200]);
+      expect(creates[1]?.idempotencyKey).to.not.equal(creates[0]?.idempotencyKey);
+      expect(await ordersFor(number)).to.have.length(1);
+      expect(
+        log.details('pay-submit').map((detail) => (detail.intent as { cart: unknown }).cart),
+      ).to.deep.equal([
+        { items: [{ sku: SOLD_OUT_SKU, quantity: 1 }] },
+        { items: [{ sku: 'green-tote', quantity: 1 }] },
+      ]);
+      expect(log.states).to.deep.equal(['idle', 'submitting', 'error', 'submitting', 'requires_action']);
     });
 
     it('is a configuration error when the relay refuses the lookup token (403), and keeps the order', async () => {

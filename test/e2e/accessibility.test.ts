@@ -32,7 +32,11 @@ after(async () => {
   await server.close();
 });
 
-async function openDemo(t: TestContext, query: string, options: { phone?: boolean } = {}): Promise<DemoPage> {
+async function openDemo(
+  t: TestContext,
+  query: string,
+  options: { phone?: boolean; width?: number } = {},
+): Promise<DemoPage> {
   const context = await newDemoContext(browser, options);
   t.after(() => context.close());
   const demo = new DemoPage(await context.newPage());
@@ -78,6 +82,20 @@ describe('accessibility of the demo page (axe)', () => {
     const overflow = await demo.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px on a phone`);
   });
+
+  for (const width of [360, 320]) {
+    it(`fits a ${width} px screen without sideways scrolling, the test numbers still a table`, async (t) => {
+      const demo = await openDemo(t, '?theme=light', { phone: true, width });
+      const scrollWidth = await demo.page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(scrollWidth <= width, `the page is ${scrollWidth} px wide on a ${width} px screen`);
+      // Stacked for the phone, the rows and cells are still a table's to assistive technology.
+      const numbers = demo.page.getByRole('table', { name: /test number/ });
+      assert.equal(await numbers.getByRole('row').count(), 6, 'the heading row and five numbers');
+      assert.equal(await numbers.getByRole('columnheader').count(), 3);
+      await numbers.getByRole('cell', { name: '024 400 0002' }).waitFor();
+      await assertNoSeriousViolations(demo, `${width} px`);
+    });
+  }
 
   it('requires_action, with the prompt on the phone', async (t) => {
     const demo = await openDemo(t, '?theme=light');

@@ -85,6 +85,26 @@ describe('checkout machine', () => {
     assert.equal(transition(CONFIG_ERROR, { type: 'check_again' }), CONFIG_ERROR);
   });
 
+  it('carries the merchant’s message in error when the relay refused the cart, and "Try again" creates again', () => {
+    const refusedCart = transition(at('submitting'), {
+      type: 'create_failed',
+      retryable: false,
+      cartMessage: 'Sold out.',
+    });
+    assert.deepEqual(refusedCart, { status: 'error', cause: 'cart', retryable: false, message: 'Sold out.' });
+    // Not retryable (nothing exists under the key): the session makes a new attempt before this move.
+    assert.equal(transition(refusedCart, { type: 'submit' }).status, 'submitting');
+    const mayExist = transition(at('submitting'), {
+      type: 'create_failed',
+      retryable: true,
+      cartMessage: '',
+    });
+    assert.deepEqual(mayExist, { status: 'error', cause: 'cart', retryable: true, message: '' });
+    assert.equal(transition(mayExist, { type: 'submit' }).status, 'submitting');
+    assert.equal(transition(refusedCart, { type: 'check_again' }), refusedCart, 'no order to check');
+    assert.equal(transition(refusedCart, { type: 'restart' }).status, 'idle');
+  });
+
   it('goes back to the form when the relay refuses the input', () => {
     assert.equal(run('submitting', { type: 'rejected' }), 'idle');
   });

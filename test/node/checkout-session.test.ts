@@ -137,6 +137,15 @@ function order(paymentStatus: string) {
   };
 }
 
+/** A lookup answer for a failed payment, with `failure_code` as a relay (ours or another) sends it. */
+function failedAnswer(failureCode: unknown): Answer {
+  const failed = order('failed');
+  return {
+    status: 200,
+    body: { order: { ...failed, payment: { ...failed.payment, failure_code: failureCode } } },
+  };
+}
+
 function json({ status, body, headers }: Answer): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -339,17 +348,114 @@ describe('CheckoutSession', () => {
     assert.equal(shop.stored, undefined, 'nothing was created');
   });
 
-  it('ends failed on a declined payment, and stops polling', async () => {
+  it('ends failed on a declined payment, with its reason, and stops polling', async () => {
     const shop = checkout();
     await shop.submit();
-    shop.relay.lookupAnswer = 'failed';
+    shop.relay.lookupAnswer = failedAnswer('declined');
     await shop.clock.advance(3_000);
     assert.equal(shop.session.state.status, 'failed');
     assert.deepEqual(shop.events.find((event) => event.name === 'pay-failed')?.detail, {
       orderId: ORDER_ID,
       paymentStatus: 'failed',
+      failureCode: 'declined',
     });
     assert.equal(shop.clock.pending, 0);
+    assert.equal(
+      shop.stored?.phase === 'settled' && shop.stored.failureCode,
+      'declined',
+      'a reload shows it too',
+    );
+  });
+
+  it('keeps only a failure reason it has words for: any other reads as none', async () => {
+    for (const [sent, kept] of [
+      ['insufficient_funds', 'insufficient_funds'],
+      ['suspected_fraud', undefined],
+      [42, undefined],
+      [undefined, undefined],
+    ] as const) {
+      const shop = checkout();
+      await shop.submit();
+      shop.relay.lookupAnswer = failedAnswer(sent);
+      await shop.clock.advance(3_000);
+      const detail = shop.events.find((event) => event.name === 'pay-failed')?.detail;
+      assert.equal((detail as { failureCode?: string }).failureCode, kept, String(sent));
+      const settled = shop.session.attempt;
+      assert.equal(settled?.phase === 'settled' && settled.failureCode, kept);
+    }
+  });
+
+  describe('when the relay refuses the cart (CartError: 400 with param cart…)', () => {
+    const soldOut: Answer = {
+      status: 400,
+      body: {
+        error: {
+          code: 'invalid_request',
+          message: 'The blue tote is sold out.',
+          type: 'invalid_request_error',
+          param: 'cart.items[0].sku',
+        },
+      },
+    };
+
+    it('shows the merchant’s message, and "Try again" sends the page’s new cart under a new key', async () => {
+      const relay = new ScriptedRelay();
+      relay.createAnswers = [soldOut];
+      const shop = checkout({ relay });
+      await shop.session.submit(() => ({ ...intent, cart: { items: [{ sku: 'blue-tote' }] } }));
+      await settle();
+      assert.deepEqual(shop.session.state, {
+        status: 'error',
+        cause: 'cart',
+        retryable: false,
+        message: 'The blue tote is sold out.',
+      });
+      assert.deepEqual(shop.events.find((event) => event.name === 'pay-error')?.detail, {
+        code: 'cart_rejected',
+        message: 'The blue tote is sold out.',
+        retryable: false,
+      });
+      assert.equal(shop.stored, undefined, 'nothing exists under the refused key: it is dropped');
+      // The page fixes its cart; the shopper presses "Try again".
+      await shop.session.submit(() => ({ ...intent, cart: { items: [{ sku: 'green-tote' }] } }));
+      await settle();
+      assert.equal(shop.session.state.status, 'requires_action');
+      const [refused, fixed] = relay.creates;
+      assert.notEqual(fixed?.idempotencyKey, refused?.idempotencyKey);
+      assert.deepEqual(JSON.parse(String(fixed?.body)).cart, { items: [{ sku: 'green-tote' }] });
+      assert.deepEqual(shop.states, ['submitting', 'error', 'submitting', 'requires_action']);
+      assert.equal(shop.fired.filter((name) => name === 'pay-submit').length, 2, 'a new attempt, announced');
+    });
+
+    it('keeps the key and the request when an earlier try may have reached the service: "Try again" resends them', async () => {
+      const relay = new ScriptedRelay();
+      relay.createAnswers = [relayError(503, 'service_unavailable'), soldOut];
+      const shop = checkout({ relay });
+      await shop.submit();
+      await shop.submit(); // "Try again" after the 503: the same request, now refused for its cart.
+      assert.deepEqual(shop.session.state, {
+        status: 'error',
+        cause: 'cart',
+        retryable: true,
+        message: 'The blue tote is sold out.',
+      });
+      // pay-error fires once per attempt (contract §2): this attempt's was the 503's.
+      const errors = shop.events.filter((event) => event.name === 'pay-error').map((event) => event.detail);
+      assert.deepEqual(errors, [
+        { code: 'service_unavailable', message: 'The relay says service_unavailable.', retryable: true },
+      ]);
+      assert.equal(shop.stored?.phase, 'draft', 'the key is kept: an order may exist under it');
+      // A reload shows the same screen, with the same key in hand.
+      const reloaded = reload(shop);
+      assert.deepEqual(reloaded.session.state, shop.session.state);
+      await reloaded.session.submit(() => ({ ...intent, cart: { items: [{ sku: 'other' }] } }));
+      await settle();
+      assert.equal(reloaded.session.state.status, 'requires_action');
+      const keys = new Set(relay.creates.map((create) => create.idempotencyKey));
+      const bodies = new Set(relay.creates.map((create) => create.body));
+      assert.equal(keys.size, 1, 'one key for every try');
+      assert.equal(bodies.size, 1, 'the very same request: the page’s new cart waits for a new attempt');
+    });
   });
 
   it('times out without failing, and "Check again" polls the same order: never a new create', async () => {

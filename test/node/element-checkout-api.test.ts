@@ -148,9 +148,31 @@ describe('checkout-api against the real relay and sandbox', () => {
       assert.equal(error.status, 400);
       assert.equal(error.param, 'customer_data.name');
       assert.equal(error.retryable, false);
+      assert.equal(error.retried, undefined, 'a first try: nothing was sent under the key before');
       return true;
     });
     assert.equal(proxy.requests.length - start, 1);
+  });
+
+  it('marks a refusal that came after failed tries as retried: one of them may have reached the service', async () => {
+    const start = proxy.requests.length;
+    plan = (index) =>
+      index === start
+        ? {
+            kind: 'answer',
+            status: 503,
+            body: { error: { code: 'service_unavailable', message: 'x', type: 'api_error' } },
+          }
+        : { kind: 'forward' };
+    const refused = JSON.parse(body().body);
+    refused.customer_data.name = '   ';
+    await assert.rejects(createOrder(createUrl, JSON.stringify(refused), crypto.randomUUID()), (error) => {
+      assert.ok(error instanceof CheckoutRequestError);
+      assert.equal(error.status, 400);
+      assert.equal(error.retried, true);
+      return true;
+    });
+    assert.equal(proxy.requests.length - start, 2);
   });
 
   it('gets a 403 for a wrong lookup token, and a readable error for an answer that is not the relay’s', async () => {

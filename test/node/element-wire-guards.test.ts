@@ -2,11 +2,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { readCreateAnswer, readErrorBody, readLookupAnswer } from '../../src/element/wire-guards.js';
+import { paymentFailureCode } from '../../src/shared/service-contract.js';
 import { createAnswerSchema, errorBodySchema, lookupAnswerSchema } from '../../src/shared/wire.js';
 
 // Values near the real shapes, so the property explores the edges rather than noise.
 const text = fc.oneof(fc.string({ maxLength: 6 }), fc.constant(undefined), fc.integer(), fc.constant(null));
-const payment = fc.oneof(fc.record({ status: text }), fc.constant(null), fc.string(), fc.constant(undefined));
+// Failure reasons the checkout knows, others a fuller service might send, and junk.
+const failureCode = fc.oneof(fc.constantFrom('declined', 'insufficient_funds', 'suspected_fraud', ''), text);
+const payment = fc.oneof(
+  fc.record({ status: text, failure_code: failureCode }, { requiredKeys: ['status'] }),
+  fc.constant(null),
+  fc.string(),
+  fc.constant(undefined),
+);
 const order = fc.oneof(
   fc.record(
     { id: text, status: text, payment, completed_at: text, extra: fc.string() },
@@ -42,10 +50,19 @@ describe('wire guards (zod-free reading of the relay answers)', () => {
     );
   });
 
-  it('accepts exactly what lookupAnswerSchema accepts', () => {
+  it('accepts exactly what lookupAnswerSchema accepts, and keeps the same failure reason', () => {
     fc.assert(
       fc.property(answer, (json) => {
-        assert.equal(readLookupAnswer(json) !== undefined, lookupAnswerSchema.safeParse(json).success);
+        const parsed = lookupAnswerSchema.safeParse(json);
+        const read = readLookupAnswer(json);
+        assert.equal(read !== undefined, parsed.success);
+        // The element keeps a reason only through the allow-list, where the schema drops any other.
+        if (parsed.success && read) {
+          assert.equal(
+            paymentFailureCode(read.order.payment.failure_code),
+            parsed.data.order.payment.failure_code,
+          );
+        }
       }),
       { numRuns: 5000 },
     );

@@ -41,6 +41,41 @@ describe('createCheckoutRelay', () => {
       assert.equal(sandbox.createdOrderCount, count + 1);
     });
 
+    it('order_created says replayed: false for the new order and true for each retry that replays it', async () => {
+      events.length = 0;
+      const relay = relayWith();
+      const key = crypto.randomUUID();
+      await relay.create(createRequest(intent(), { key }), CLIENT);
+      await relay.create(createRequest(intent(), { key }), CLIENT);
+      await relay.create(createRequest(intent(), { key }), CLIENT);
+      const created = events.flatMap((event) => (event.type === 'order_created' ? [event] : []));
+      assert.deepEqual(
+        created.map((event) => event.replayed),
+        [false, true, true],
+      );
+      assert.equal(new Set(created.map((event) => event.orderId)).size, 1, 'one order, reported three times');
+    });
+
+    it('a cart refused by priceCart leaves no trace under its key: the same key with the fixed cart creates the order', async () => {
+      events.length = 0;
+      const relay = relayWith();
+      const count = sandbox.createdOrderCount;
+      const key = crypto.randomUUID();
+      const refused = await relay.create(
+        createRequest(intent({ cart: { items: [{ sku: 'sold-out', quantity: 1 }] } }), { key }),
+        CLIENT,
+      );
+      assert.equal(refused.status, 400);
+      assert.equal((await errorOf(refused)).param, 'cart.items[0].sku');
+      assert.equal(sandbox.createdOrderCount, count, 'the service never heard of it');
+      // priceCart runs before the key is scoped, the prompt limit counted, the journal written or the service called.
+      const fixed = await relay.create(createRequest(intent(), { key }), CLIENT);
+      assert.equal(fixed.status, 200, 'no 422: nothing was recorded under the key');
+      assert.equal(sandbox.createdOrderCount, count + 1);
+      const created = events.find((event) => event.type === 'order_created');
+      assert.equal(created?.type === 'order_created' && created.replayed, false);
+    });
+
     it('a create answer cut on the wire after the relay answered: the retry gets the one order', async () => {
       const relay = relayWith();
       const server = await listen(relay.node);

@@ -38,8 +38,9 @@ describe('createServiceClient', () => {
           const timing = recordingSleep();
           const client = newClient({ baseUrl: proxy.url, secretKey: SECRET, sleep: timing.sleep });
           const count = served.sandbox.createdOrderCount;
-          const { order } = await client.orders.create(orderInput());
+          const { order, replayed } = await client.orders.create(orderInput());
           assert.equal(served.sandbox.createdOrderCount, count + 1, 'exactly one order');
+          assert.equal(replayed, true, 'the answer read is the replay of the first create');
           assert.equal(proxy.requests.length, 2);
           const [first, second] = proxy.requests;
           assert.equal(first?.upstreamStatus, 200, 'the sandbox acted on the first attempt');

@@ -115,6 +115,7 @@ describe('createServiceClient', () => {
         const first = await client.orders.create(orderInput(), { idempotencyKey: key });
         const second = await client.orders.create(orderInput(), { idempotencyKey: key });
         assert.equal(second.order.id, first.order.id);
+        assert.deepEqual([first.replayed, second.replayed], [false, true]);
         assert.equal(served.sandbox.createdOrderCount, count + 1);
       });
 

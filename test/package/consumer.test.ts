@@ -1,7 +1,8 @@
 /**
  * The package as a merchant gets it (issue #6): lint the packed tarball with
  * publint and Are the Types Wrong, install it into a fresh project under the
- * system's temp directory, then import every entry in plain Node, build a Vite
+ * system's temp directory, then import every entry in plain Node (20, 22 and
+ * 24: test/fixtures/node-versions.ts), build a Vite
  * page that renders `<pay-checkout>` in Chromium, and type-check React 19,
  * Preact, DOM and server usage with the shipped declarations.
  *
@@ -16,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
+import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
 import { CHECKOUT_MARKUP, consumerFiles, NO_FAVICON, writeConsumerProject } from './consumer-project.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
 import { serveDirectory } from './static-server.js';
@@ -113,31 +115,39 @@ describe('the packed package, installed by a consumer', { timeout: 240_000 }, ()
     assert.equal(result.code, 0, result.transcript);
   });
 
-  it('imports every entry in plain Node without reading window or document, and the entries work', async () => {
-    const result = await runCommand(process.execPath, ['node-imports.mjs'], {
-      cwd: consumer,
-      timeoutMs: 60_000,
+  for (const { major } of NODE_VERSIONS) {
+    it(`imports every entry in plain Node ${major} without reading window or document, and the entries work`, async (t) => {
+      const node = await nodeBinary(major);
+      if ('skip' in node) {
+        t.skip(node.skip);
+        return;
+      }
+      t.diagnostic(`Node ${node.version}`);
+      const result = await runCommand(node.path, ['node-imports.mjs'], {
+        cwd: consumer,
+        timeoutMs: 60_000,
+      });
+      assert.equal(result.code, 0, result.transcript);
+      const report = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as {
+        entries: Record<string, string[]>;
+        packageReads: string[];
+        rendered: string;
+        createStatus: number;
+        lookupStatus: number;
+        paymentStatus: string;
+        forgedLookupStatus: number;
+      };
+      assert.deepEqual(report.packageReads, []);
+      assert.ok(report.entries.element?.includes('PayCheckout'));
+      assert.ok(report.entries.server?.includes('createCheckoutRelay'));
+      assert.ok(report.entries.sandbox?.includes('startSandbox'));
+      assert.ok(report.entries.react?.includes('PayCheckout'));
+      assert.deepEqual(
+        [report.createStatus, report.lookupStatus, report.paymentStatus, report.forgedLookupStatus],
+        [200, 200, 'requires_action', 403],
+      );
     });
-    assert.equal(result.code, 0, result.transcript);
-    const report = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as {
-      entries: Record<string, string[]>;
-      packageReads: string[];
-      rendered: string;
-      createStatus: number;
-      lookupStatus: number;
-      paymentStatus: string;
-      forgedLookupStatus: number;
-    };
-    assert.deepEqual(report.packageReads, []);
-    assert.ok(report.entries.element?.includes('PayCheckout'));
-    assert.ok(report.entries.server?.includes('createCheckoutRelay'));
-    assert.ok(report.entries.sandbox?.includes('startSandbox'));
-    assert.ok(report.entries.react?.includes('PayCheckout'));
-    assert.deepEqual(
-      [report.createStatus, report.lookupStatus, report.paymentStatus, report.forgedLookupStatus],
-      [200, 200, 'requires_action', 403],
-    );
-  });
+  }
 
   it('documents the element in custom-elements.json: attributes, properties, events, parts, CSS properties', async () => {
     const installed = join(consumer, 'node_modules', 'pay-checkout');

@@ -3,8 +3,12 @@
  * only; the texts are in `en.ts` and `fr.ts`, and `loader.ts` picks them.
  */
 
-/** Why a payment ended without being paid, from its terminal status. */
-export type FailureReason = 'failed' | 'cancelled' | 'expired';
+/**
+ * Why a payment ended without being paid: its terminal status (`cancelled`,
+ * `expired`), or for `failed` the relay's `failure_code` when it gave one
+ * (`declined`, `insufficient_funds`), else `failed`.
+ */
+export type FailureReason = 'failed' | 'declined' | 'insufficient_funds' | 'cancelled' | 'expired';
 
 /** The element's texts. Functions take the pieces they interpolate. */
 export interface PayCheckoutStrings {
@@ -48,6 +52,7 @@ export interface PayCheckoutStrings {
   paidBody: (amount: string) => string;
   orderLabel: string;
   failedTitle: string;
+  /** What happened, that no money was taken, and what the shopper can do. */
   failedReason: (reason: FailureReason) => string;
   tryAgain: string;
   timeoutTitle: string;

@@ -27,10 +27,22 @@ export interface NodeListenerOptions {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** Said once per listener on the server console: the browser only sees the handler's 400. */
+const BODY_TAKEN_WARNING =
+  'pay-checkout: a request came with its body already read by something mounted in front of this ' +
+  "handler (a body parser such as express.json(), or Fastify's own), so the handler got an empty " +
+  'body. Mount it before any body parser; in Fastify, in a plugin scope with body parsing off ' +
+  '(README, "Mounting it").';
+
 /** Adapts a web-standard handler to a `node:http` request listener. */
 export function toNodeListener(handler: WebHandler, options: NodeListenerOptions = {}): NodeListener {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let warnedOfTakenBody = false;
   return (incoming, outgoing) => {
+    if (!warnedOfTakenBody && bodyTakenBefore(incoming)) {
+      warnedOfTakenBody = true;
+      console.warn(BODY_TAKEN_WARNING);
+    }
     serve(handler, incoming, outgoing, maxBodyBytes).catch((error: unknown) => {
       if (outgoing.headersSent) {
         outgoing.destroy(error instanceof Error ? error : undefined);
@@ -41,6 +53,13 @@ export function toNodeListener(handler: WebHandler, options: NodeListenerOptions
       );
     });
   };
+}
+
+/** True when a framework read a body the request declared before the listener ran. */
+function bodyTakenBefore(incoming: IncomingMessage): boolean {
+  if (!incoming.readableEnded) return false;
+  const length = incoming.headers['content-length'];
+  return (length !== undefined && length !== '0') || incoming.headers['transfer-encoding'] !== undefined;
 }
 
 async function serve(

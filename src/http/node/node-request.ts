@@ -72,14 +72,32 @@ const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_~-]+\/?)*(?:\?[A-Za-z0-9_~=&-]*)?$/;
  */
 const HOST_NAME = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
+/**
+ * A Node request as Express and connect (Vite's dev server) hand it to a
+ * middleware mounted under a prefix: they cut the prefix off `url` and keep
+ * the request line's target in `originalUrl`.
+ */
+type MountedRequest = Pick<IncomingMessage, 'headers' | 'url' | 'httpVersion'> & { originalUrl?: unknown };
+
+/**
+ * The request line's target. Under `app.use('/sandbox', …)` the handler must
+ * see `/sandbox/orders/new`, as the browser sent it, not the `/orders/new`
+ * Express left in `url`: a web `Request` carries the whole URL, and a
+ * sandbox with `basePath: '/sandbox'` would otherwise answer 404.
+ */
+function requestTarget(incoming: MountedRequest): string {
+  const original = incoming.originalUrl;
+  return typeof original === 'string' && original !== '' ? original : (incoming.url ?? '/');
+}
+
 /** The request's URL: the host from `Host` (checked), the path and query from the request line only. */
-function requestUrl(incoming: Pick<IncomingMessage, 'headers' | 'url' | 'httpVersion'>): string | HttpError {
+function requestUrl(incoming: MountedRequest): string | HttpError {
   // HTTP/1.1 requires a Host (RFC 9112 §3.2); an HTTP/1.0 request may come without one.
   if (incoming.headers.host === undefined && incoming.httpVersion !== '1.0') {
     return new HttpError('invalidRequest', 'Send a Host header.');
   }
   const host = incoming.headers.host ?? 'localhost';
-  const target = originForm(incoming.url ?? '/');
+  const target = originForm(requestTarget(incoming));
   if (target === undefined) return new HttpError('invalidRequest', 'The request target is not a path.');
   const plain = PLAIN_HOST.exec(host);
   const port = plain?.[1];

@@ -11,11 +11,19 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
 }
 
-/** A context the size of a laptop screen, or of a phone with `phone: true`. */
-export function newDemoContext(browser: Browser, options: { phone?: boolean } = {}): Promise<BrowserContext> {
+/** A context the size of a laptop screen, or of a phone with `phone: true` (390 px wide, or `width`). */
+export function newDemoContext(
+  browser: Browser,
+  options: { phone?: boolean; width?: number } = {},
+): Promise<BrowserContext> {
   return browser.newContext(
     options.phone
-      ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
+      ? {
+          viewport: { width: options.width ?? 390, height: 844 },
+          deviceScaleFactor: 2,
+          isMobile: true,
+          hasTouch: true,
+        }
       : { viewport: { width: 1280, height: 900 } },
   );
 }

@@ -1,0 +1,253 @@
+/**
+ * The server recipes of the README's "Mounting it" (issue #14), as a
+ * merchant runs them: examples/servers/ installed with the packed tarball
+ * and each stack's own packages into one project under the system's temp
+ * directory, each server started as its own process on Node 20, 22 and 24
+ * (test/fixtures/node-versions.ts), then driven over real HTTP: a create, its
+ * idempotent replay, the same key with another cart (422), a lookup, a forged
+ * token (403), and the sandbox under its prefix approving the payment.
+ *
+ * Needs `npm run build` first (the `test` script runs it).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { customer } from '../fixtures/checkout-data.js';
+import { freePort } from '../fixtures/free-port.js';
+import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
+import { npmChildEnvironment, runCommand } from './run-command.js';
+
+const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+const examples = join(repositoryRoot, 'examples', 'servers');
+
+/** Each recipe: the file the README shows, and the file that starts it. */
+const RECIPES = [
+  { name: 'node-http', shown: 'node-http/server.js', entry: 'node-http/server.js' },
+  { name: 'express', shown: 'express/server.js', entry: 'express/server.js' },
+  { name: 'fastify', shown: 'fastify/server.js', entry: 'fastify/server.js' },
+  { name: 'hono-node', shown: 'hono-node/server.js', entry: 'hono-node/server.js' },
+  // A web runtime serves app.fetch; here @hono/node-server plays the runtime (serve-web-app.js).
+  { name: 'hono-web', shown: 'hono-web/app.js', entry: 'serve-web-app.js' },
+] as const;
+
+/** What the README shows besides the recipes: the shop they all mount. */
+const SHOWN_FILES = ['shop.js', ...RECIPES.map((recipe) => recipe.shown)];
+
+/** Plays the web runtime for hono-web/app.js, whose own code knows no runtime. */
+const SERVE_WEB_APP = `import { serve } from '@hono/node-server';
+import app from './hono-web/app.js';
+
+const port = Number(process.env.PORT);
+serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => console.log('Shop on http://127.0.0.1:' + port));
+`;
+
+const LOOKUP_SECRET = 'server-recipes-lookup-secret';
+/** On a web runtime the platform's edge sets the shopper's address; here the test is that edge. */
+const PLATFORM_HEADERS = { 'cf-connecting-ip': '198.51.100.20' };
+
+function readText(path: string): Promise<string> {
+  return readFile(path, 'utf8');
+}
+
+/** The README's code block after `<!-- example: examples/servers/PATH -->`. */
+function readmeBlock(readme: string, path: string): string | undefined {
+  const marker = `<!-- example: examples/servers/${path} -->`;
+  const start = readme.indexOf(marker);
+  if (start === -1) return undefined;
+  const open = readme.indexOf('```js\n', start) + '```js\n'.length;
+  return readme.slice(open, readme.indexOf('```', open));
+}
+
+/** A recipe's server, running as its own process. */
+interface RunningRecipe {
+  url: string;
+  child: ChildProcess;
+  /** What it printed, both streams. */
+  output: string[];
+  /** What it printed on stderr: warnings a merchant would see. */
+  errors: string[];
+}
+
+/** Every process started, so none outlives the file whatever fails. */
+const children = new Set<ChildProcess>();
+
+/** Starts `entry` with `node` and resolves once it says where it listens; rejects if it exits first. */
+async function startRecipe(node: string, consumer: string, entry: string): Promise<RunningRecipe> {
+  const port = await freePort();
+  const child = spawn(node, [entry], {
+    cwd: consumer,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Only what a recipe reads: no PAY_* of the outer shell, and the sandbox stands in for the service.
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      PAY_LOOKUP_SECRET: LOOKUP_SECRET,
+      ...(entry === 'serve-web-app.js'
+        ? { PAY_SECRET_KEY: 'sk_test_sandbox', PAY_API_BASE_URL: `http://127.0.0.1:${port}/sandbox` }
+        : {}),
+    },
+  });
+  children.add(child);
+  const output: string[] = [];
+  const errors: string[] = [];
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    output.push(chunk);
+    errors.push(chunk);
+  });
+  const listening = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      output.push(line);
+      if (line === `Shop on http://127.0.0.1:${port}`) resolve();
+    });
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${entry} exited (${code ?? signal}) before listening:\n${output.join('\n')}`)),
+    );
+  });
+  await listening;
+  return { url: `http://127.0.0.1:${port}`, child, output, errors };
+}
+
+async function stopRecipe(recipe: RunningRecipe | undefined): Promise<void> {
+  if (!recipe || recipe.child.exitCode !== null || recipe.child.signalCode !== null) return;
+  const exited = once(recipe.child, 'exit');
+  recipe.child.kill('SIGKILL');
+  await exited;
+  children.delete(recipe.child);
+}
+
+/** POSTs JSON the way the element does; answers the status and the parsed body. */
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{
+  status: number;
+  body: {
+    error?: { code: string };
+    order?: { id: string; payment: { status: string } };
+    lookup_token?: string;
+  };
+}> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: JSON.parse(await response.text()) };
+}
+
+/** The whole check of one running recipe, over real HTTP. */
+async function checkRecipe(url: string, platformHeaders: Record<string, string>): Promise<void> {
+  const key = crypto.randomUUID();
+  const intent = { ...customer, cart: { items: [{ sku: 'kente-tote', quantity: 1 }] } };
+  const create = (body: unknown) =>
+    post(`${url}/api/checkout/orders`, body, { 'idempotency-key': key, ...platformHeaders });
+
+  const created = await create(intent);
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const orderId = created.body.order?.id as string;
+  const token = created.body.lookup_token as string;
+  assert.equal(typeof token, 'string');
+
+  const replayed = await create(intent);
+  assert.equal(replayed.status, 200, JSON.stringify(replayed.body));
+  assert.equal(replayed.body.order?.id, orderId, 'the replay answers the same order');
+
+  const reused = await create({ ...intent, cart: { items: [{ sku: 'kente-tote', quantity: 2 }] } });
+  assert.equal(reused.status, 422, JSON.stringify(reused.body));
+  assert.equal(reused.body.error?.code, 'idempotency_key_reused');
+
+  const lookup = (lookupToken: string) =>
+    post(`${url}/api/checkout/lookup`, { order_id: orderId, lookup_token: lookupToken }, platformHeaders);
+  const looked = await lookup(token);
+  assert.equal(looked.status, 200, JSON.stringify(looked.body));
+  assert.equal(looked.body.order?.payment.status, 'requires_action');
+  const forged = await lookup(`${token.slice(0, -2)}xx`);
+  assert.equal(forged.status, 403, JSON.stringify(forged.body));
+
+  // The sandbox under /sandbox: its control surface pays, and the relay reads the order from it.
+  const approved = await post(`${url}/sandbox/_sandbox/payments/approve`, { order_id: orderId });
+  assert.equal(approved.status, 200, JSON.stringify(approved.body));
+  assert.equal((await lookup(token)).body.order?.payment.status, 'paid');
+}
+
+describe('the README’s server recipes, installed from the packed tarball', { timeout: 300_000 }, () => {
+  let workDirectory: string;
+  let consumer: string;
+
+  before(async () => {
+    workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-servers-'));
+    consumer = join(workDirectory, 'shop');
+    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
+      cwd: repositoryRoot,
+      env: npmChildEnvironment(),
+    });
+    assert.equal(packed.code, 0, packed.transcript);
+    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+
+    await cp(examples, consumer, { recursive: true, filter: (path) => !path.includes('node_modules') });
+    const manifest = JSON.parse(await readText(join(examples, 'package.json'))) as {
+      dependencies: Record<string, string>;
+    };
+    manifest.dependencies['pay-checkout'] = `file:${join(workDirectory, filename)}`;
+    await writeFile(join(consumer, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    await writeFile(join(consumer, 'serve-web-app.js'), SERVE_WEB_APP);
+    const installed = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: consumer,
+      env: npmChildEnvironment(),
+      timeoutMs: 180_000,
+    });
+    assert.equal(installed.code, 0, installed.transcript);
+  });
+
+  after(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
+  });
+
+  it('are in the README word for word', async () => {
+    const readme = await readText(join(repositoryRoot, 'README.md'));
+    for (const path of SHOWN_FILES) {
+      const file = await readText(join(examples, path));
+      assert.equal(readmeBlock(readme, path), file, `README block of examples/servers/${path}`);
+    }
+  });
+
+  it('keep hono-web runtime-neutral: no Node module, no process', async () => {
+    const app = await readText(join(examples, 'hono-web', 'app.js'));
+    assert.doesNotMatch(app, /from 'node:|@hono\/node-server|process\./);
+  });
+
+  for (const { major } of NODE_VERSIONS) {
+    describe(`on Node ${major}`, () => {
+      for (const recipe of RECIPES) {
+        const title = `${recipe.name}: create, replay, 422, lookup, forged token, the sandbox under /sandbox`;
+        it(title, { timeout: 60_000 }, async (t) => {
+          const node = await nodeBinary(major);
+          if ('skip' in node) {
+            t.skip(node.skip);
+            return;
+          }
+          let running: RunningRecipe | undefined;
+          try {
+            running = await startRecipe(node.path, consumer, recipe.entry);
+            await checkRecipe(running.url, recipe.name === 'hono-web' ? PLATFORM_HEADERS : {});
+            assert.deepEqual(running.errors, [], 'the recipe printed no warning');
+          } catch (error) {
+            if (running) t.diagnostic(`${recipe.entry} printed:\n${running.output.join('\n')}`);
+            throw error;
+          } finally {
+            await stopRecipe(running);
+          }
+          t.diagnostic(`Node ${node.version}`);
+        });
+      }
+    });
+  }
+});
