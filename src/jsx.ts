@@ -51,8 +51,6 @@ export interface PayCheckoutJsxAttributes {
   disabled?: boolean;
   /** Any JSON for the merchant's server to price (a property: set it once the tag is defined). */
   cart?: unknown;
-  /** The cart as JSON text (`JSON.stringify(cart)`): an attribute, so it survives server rendering. */
-  'cart-json'?: string;
   /** Overrides any of the element's texts (a property). */
   strings?: Partial<PayCheckoutStrings>;
 }
