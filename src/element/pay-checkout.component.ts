@@ -15,6 +15,21 @@ import { renderCheckout } from './pay-checkout.templates.js';
 import { containsSecretKey } from './secret-key-guard.js';
 
 /**
+ * What `cart` holds after a `cart-json` attribute that is not JSON: the element
+ * refuses to work (`pay-error` `invalid_cart`). No description: the embed's bytes are counted.
+ */
+const CART_NOT_JSON = Symbol();
+
+/** The `cart-json` attribute's text as the value it holds; a removed attribute (`null`) parses as `null`, no cart. */
+function cartFromAttribute(text: string | null): unknown {
+  try {
+    return JSON.parse(text as string);
+  } catch {
+    return CART_NOT_JSON;
+  }
+}
+
+/**
  * A mobile-money checkout: collects the payer's name, number and network,
  * creates the order once through the merchant's relay, waits for the payer to
  * approve on their phone, and shows every outcome (contract §2).
@@ -73,7 +88,9 @@ export class PayCheckout extends LitElement {
     pollTimeout: { attribute: 'poll-timeout', type: Number },
     persist: {},
     disabled: { type: Boolean, reflect: true },
-    cart: { attribute: false },
+    // Server-rendered HTML carries the cart as JSON text. Not `cart`: React, Preact, Vue and Svelte set a
+    // name the element has as a property, which would make the cart that text, a string.
+    cart: { attribute: 'cart-json', converter: cartFromAttribute },
     strings: { attribute: false },
     state: { reflect: true },
   };
@@ -120,7 +137,12 @@ export class PayCheckout extends LitElement {
   declare persist: string;
   /** Disables the form. */
   declare disabled: boolean;
-  /** Any JSON for the merchant's server to price; sent as `cart`. */
+  /**
+   * Any JSON for the merchant's server to price; sent as `cart`. The
+   * `cart-json` attribute takes the same as JSON text, for server-rendered
+   * HTML: the last write wins, attribute or property, and an attribute that
+   * is not JSON makes the element refuse to work (`pay-error` `invalid_cart`).
+   */
   declare cart: unknown;
   /** Overrides any of the element's texts. */
   declare strings: Partial<PayCheckoutStrings> | undefined;
@@ -157,7 +179,8 @@ export class PayCheckout extends LitElement {
     this.state = this.#session.state.status;
     // The contract has the element refuse a key however it arrives, set
     // properties included: the one event not caused by the shopper.
-    this.#refuseExposedKey();
+    // A cart-json attribute that is not JSON is as broken, and says so before the shopper types anything.
+    if (!this.#refuseExposedKey() && this.cart === CART_NOT_JSON) this.#session.refuse('invalid_cart');
   }
 
   protected override firstUpdated(): void {

@@ -22,7 +22,7 @@ export type Refusal = 'secret_key_exposed' | 'missing_url' | 'invalid_cart';
 export const REFUSAL_MESSAGES: Record<Refusal, string> = {
   secret_key_exposed: 'A secret key was given to <pay-checkout>: remove it from the page and rotate it.',
   missing_url: 'create-url and lookup-url are required.',
-  invalid_cart: 'cart is not JSON.',
+  invalid_cart: 'cart (or cart-json) is not JSON.',
 };
 
 /** The element's settings the session reads, each time it needs them. */

@@ -940,6 +940,99 @@ describe('<pay-checkout>', () => {
     });
   });
 
+  describe('the cart-json attribute', () => {
+    const TOTE = { items: [{ product_id: 'kente-tote', quantity: 1 }] };
+    const TWO_TOTES = { items: [{ product_id: 'kente-tote', quantity: 2 }] };
+
+    /** Fills and submits; a pay-submit listener cancels, so the cart the create would send is read, not sent. */
+    async function cartSent({ el, harness, log }: Mounted): Promise<unknown> {
+      el.addEventListener('pay-submit', (event) => event.preventDefault());
+      await harness.fill(freshNumber());
+      await harness.pay();
+      await waitFor(() => log.count('pay-submit') === 1, 'pay-submit');
+      const [submitted] = log.details('pay-submit');
+      return (submitted?.intent as { cart: unknown } | undefined)?.cart;
+    }
+
+    it('sends the cart that server-rendered HTML holds as JSON text', async () => {
+      const wrapper = document.createElement('div');
+      // As a server renders it: the attribute is in the markup before the element upgrades.
+      wrapper.innerHTML = `<pay-checkout create-url="${CREATE_URL}" lookup-url="${LOOKUP_URL}" amount="5000"
+        cart-json="${JSON.stringify(TOTE).replaceAll('"', '&quot;')}"></pay-checkout>`;
+      document.body.append(wrapper);
+      mounted.push(wrapper);
+      const el = wrapper.querySelector('pay-checkout') as PayCheckout;
+      await el.updateComplete;
+      expect(el.cart).to.deep.equal(TOTE);
+      expect(
+        await cartSent({ el, harness: new PayCheckoutHarness(el), log: new EventLog(el) }),
+      ).to.deep.equal(TOTE);
+    });
+
+    it('takes the last write: a property after the attribute, an attribute changed after the property', async () => {
+      const checkout = await mount({ 'cart-json': JSON.stringify(TOTE) });
+      const { el } = checkout;
+      el.cart = TWO_TOTES;
+      expect(el.cart).to.deep.equal(TWO_TOTES);
+      expect(el.getAttribute('cart-json')).to.equal(JSON.stringify(TOTE), 'the property does not rewrite it');
+      el.setAttribute('cart-json', JSON.stringify(TOTE));
+      expect(el.cart).to.deep.equal(TOTE);
+      el.cart = TWO_TOTES;
+      expect(await cartSent(checkout)).to.deep.equal(TWO_TOTES);
+      el.removeAttribute('cart-json');
+      expect(el.cart).to.equal(null);
+    });
+
+    it('keeps a cart the page set before the tag was defined over the attribute in the markup', async () => {
+      // The markup was parsed first, the page's script ran next, the element's module last.
+      const tag = 'pay-checkout-defined-late';
+      const wrapper = document.createElement('div');
+      wrapper.innerHTML = `<${tag} cart-json="${JSON.stringify(TOTE).replaceAll('"', '&quot;')}"></${tag}>`;
+      document.body.append(wrapper);
+      mounted.push(wrapper);
+      const el = wrapper.firstElementChild as PayCheckout;
+      el.cart = TWO_TOTES;
+      customElements.define(tag, class extends (customElements.get('pay-checkout') as typeof PayCheckout) {});
+      await el.updateComplete;
+      expect(el.cart).to.deep.equal(TWO_TOTES);
+    });
+
+    it('is no property name: frameworks that prefer properties set it as an attribute', async () => {
+      const { el } = await mount();
+      // React 19, Preact, Vue and Svelte write a prop as a property when `name in element`.
+      expect('cart-json' in el).to.equal(false);
+      expect('cart' in el).to.equal(true);
+    });
+
+    it('refuses a cart-json that is not JSON: the configuration error, one pay-error, nothing sent', async () => {
+      const network = new NetworkWatch();
+      const { el, harness, log } = await mount({ 'cart-json': "{ items: ['tote' }" });
+      expect(el.state).to.equal('error');
+      await expect(el).to.be.accessible();
+      expect(harness.text).to.contain('This checkout is not set up correctly.');
+      expect(harness.form).to.equal(null);
+      await el.submit();
+      el.reset();
+      await el.updateComplete;
+      expect(el.state).to.equal('error', 'reset() finds the same broken attribute');
+      expect(log.details('pay-error')).to.deep.equal([
+        { code: 'invalid_cart', message: 'cart (or cart-json) is not JSON.', retryable: false },
+      ]);
+      expect(network.urls).to.have.length(0);
+      network.restore();
+    });
+
+    it('works again after reset() once the page fixes the attribute', async () => {
+      const { el, harness } = await mount({ 'cart-json': 'not json' });
+      expect(el.state).to.equal('error');
+      el.setAttribute('cart-json', JSON.stringify(TOTE));
+      el.reset();
+      await el.updateComplete;
+      expect(el.state).to.equal('idle');
+      expect(harness.form).to.not.equal(null);
+    });
+  });
+
   describe('the secret-key guard', () => {
     it('refuses to work with a key in an attribute, says so once, and sends nothing', async () => {
       const network = new NetworkWatch();
