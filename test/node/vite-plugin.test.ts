@@ -149,7 +149,11 @@ describe('pay-checkout/vite', () => {
     it('answers the sandbox only to this machine: not through a proxy, not under another host name', async () => {
       const order = await createOrder(origin);
       const approve = `${origin}/sandbox/_sandbox/payments/approve`;
-      for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }]) {
+      const proxied: Record<string, string>[] = [
+        { 'x-forwarded-for': '203.0.113.9' },
+        { forwarded: 'for=203.0.113.9' },
+      ];
+      for (const headers of proxied) {
         const refused = await post(approve, { order_id: order.order.id }, headers);
         assert.equal(refused.status, 404);
       }
