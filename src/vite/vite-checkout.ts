@@ -48,11 +48,12 @@ export function createViteCheckout(options: ResolvedViteOptions, logger: Checkou
     options.sandbox &&
     createSandbox({ basePath: options.sandbox.path, approveAfterMs: options.sandbox.approveAfterMs });
   const logLine = createRelayLog();
-  const onEvent = (event: CheckoutRelayEvent): void => {
+  const onEvent = (event: CheckoutRelayEvent): void | Promise<void> => {
     const line = logLine(event);
     if (line?.warning) logger.warn(`  pay-checkout: ${line.text}`);
     else if (line) logger.info(`  pay-checkout: ${line.text}`);
-    void options.relay.onEvent?.(event);
+    // Returned, so the relay swallows the merchant's rejections as it does for any onEvent.
+    return options.relay.onEvent?.(event);
   };
   const relay = createCheckoutRelay({
     // Random per server: tokens outlive neither a restart nor the sandbox's orders. Pass one to keep them.

@@ -171,6 +171,7 @@ describe('pay-checkout/vite', () => {
   describe('in vite dev, with a service of your own', () => {
     it('sends the relay to apiBaseUrl and mounts no sandbox', async () => {
       const service = await startSandbox({ approveAfterMs: 3_600_000 });
+      const heard: string[] = [];
       const port = await freePort();
       const { logger, lines } = recordingLogger();
       const server = await createServer({
@@ -179,7 +180,12 @@ describe('pay-checkout/vite', () => {
         customLogger: logger,
         server: { host: '127.0.0.1', port, strictPort: true, ws: false },
         plugins: [
-          payCheckout({ priceCart: priceAnyCart, apiBaseUrl: service.url, secretKey: 'sk_test_sandbox' }),
+          payCheckout({
+            priceCart: priceAnyCart,
+            apiBaseUrl: service.url,
+            secretKey: 'sk_test_sandbox',
+            relay: { onEvent: (event) => void heard.push(event.type) },
+          }),
         ],
       });
       try {
@@ -188,6 +194,7 @@ describe('pay-checkout/vite', () => {
         const origin = `http://127.0.0.1:${port}`;
         const order = await createOrder(origin);
         assert.equal(service.sandbox.createdOrderCount, 1);
+        assert.deepEqual(heard, ['order_created'], "the merchant's onEvent hears the relay too");
         service.sandbox.approve(order.order.id);
         assert.equal(await paymentStatus(origin, order), 'paid');
         const noSandbox = await post(`${origin}/sandbox/_sandbox/payments/approve`, {
@@ -258,6 +265,16 @@ describe('pay-checkout/vite', () => {
         });
       });
     }
+
+    it('uses the sandbox while both apiBaseUrl and secretKey are unset, as unset environment variables give them', () => {
+      const resolved = resolveViteOptions({
+        priceCart: priceAnyCart,
+        apiBaseUrl: undefined,
+        secretKey: undefined,
+      });
+      assert.equal(resolved.service, undefined);
+      assert.deepEqual(resolved.sandbox, { path: '/sandbox', approveAfterMs: 6000 });
+    });
 
     it('takes the documented defaults', () => {
       const resolved = resolveViteOptions({ priceCart: priceAnyCart });
