@@ -5,12 +5,12 @@
  * connect leaves `req.url` whole and both handlers see the paths the browser
  * asked for.
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeListener } from '../http/node/node-listener.js';
 import { SANDBOX_KEYS } from '../sandbox/authentication.js';
 import { SANDBOX_CONTROL_PATH } from '../sandbox/control-surface.js';
 import { createSandbox, type Sandbox } from '../sandbox/sandbox.js';
+import { randomLookupSecret } from '../server/lookup-token.js';
 import { createCheckoutRelay } from '../server/node.js';
 import type { CheckoutRelayEvent } from '../server/relay-events.js';
 import { SERVICE_MAX_BODY_BYTES } from '../shared/service-contract.js';
@@ -56,9 +56,9 @@ export function createViteCheckout(options: ResolvedViteOptions, logger: Checkou
     return options.relay.onEvent?.(event);
   };
   const relay = createCheckoutRelay({
-    // Random per server: tokens outlive neither a restart nor the sandbox's orders. Pass one to keep them.
-    lookupSecret: randomBytes(32).toString('base64url'),
     ...options.relay,
+    // Random per server: tokens outlive neither a restart nor the sandbox's orders. Pass one to keep them.
+    lookupSecret: options.relay.lookupSecret ?? randomLookupSecret(),
     priceCart: options.priceCart,
     ...(sandbox
       ? {
