@@ -27,7 +27,9 @@ export function createRelayLog(): (event: CheckoutRelayEvent) => RelayLogLine {
     switch (event.type) {
       case 'order_created':
         changed(event.orderId, event.paymentStatus);
-        return info(`order ${event.orderId}: payment ${event.paymentStatus}`);
+        return info(
+          `order ${event.orderId}${event.replayed ? ' replayed (same idempotency key)' : ''}: payment ${event.paymentStatus}`,
+        );
       case 'order_looked_up':
         return changed(event.orderId, event.paymentStatus)
           ? info(`order ${event.orderId}: payment ${event.paymentStatus}`)
