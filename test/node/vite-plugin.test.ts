@@ -95,8 +95,9 @@ describe('pay-checkout/vite', () => {
           payCheckout({
             priceCart: priceAnyCart,
             sandbox: { approveAfterMs: 3_600_000 },
-            // A journal asks for onPaid; here it is there to show that closing Vite closes it.
-            relay: { journal, onPaid: () => undefined },
+            // A journal asks for onPaid; here it is there to show that closing Vite closes it. The
+            // tests create more orders for one number than a shopper may: limits are not their subject.
+            relay: { journal, onPaid: () => undefined, rateLimit: false },
           }),
         ],
       });
@@ -135,6 +136,18 @@ describe('pay-checkout/vite', () => {
       const printed = lines.join('\n');
       assert.match(printed, new RegExp(`pay-checkout: order ${order.order.id}: payment paid`));
       assert.ok(!printed.includes(LOCAL_NUMBER.slice(1)), 'the terminal shows no phone number');
+    });
+
+    it('tells the terminal when a create was a replay of the same attempt', async () => {
+      const headers = { 'idempotency-key': `vite-plugin-replay-${Date.now()}` };
+      const first = await post(`${origin}/api/checkout/orders`, checkoutIntent(), headers);
+      const again = await post(`${origin}/api/checkout/orders`, checkoutIntent(), headers);
+      assert.deepEqual([first.status, again.status], [200, 200]);
+      const { order } = (await again.json()) as { order: { id: string } };
+      assert.ok(
+        lines.some((line) => line.includes(`order ${order.id} replayed (same idempotency key)`)),
+        lines.join('\n'),
+      );
     });
 
     it("answers the relay's own 404 under its path, and leaves every other path to Vite", async () => {
