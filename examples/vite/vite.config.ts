@@ -1,0 +1,7 @@
+import { payCheckout } from 'pay-checkout/vite';
+import { defineConfig } from 'vite';
+import { priceCart } from './price-cart';
+
+export default defineConfig({
+  plugins: [payCheckout({ priceCart })],
+});

@@ -1,0 +1,38 @@
+/**
+ * Who may reach the sandbox inside a Vite server. Its keys are published and
+ * its control surface takes no key (contract §4), so, as in the demo
+ * (contract §7), only this machine may call it: a loopback peer, no
+ * forwarding header (a proxy on this machine speaks for someone else), and a
+ * `Host` that names loopback. The last one matters because these routes run
+ * before Vite's own host check: a page of another site that rebinds its DNS
+ * name to 127.0.0.1 reaches us from loopback, but with its own name as `Host`.
+ */
+import type { IncomingMessage } from 'node:http';
+
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+
+/** True for 127.0.0.0/8 and ::1, as IPv4 and IPv6 sockets show them. */
+function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || address === '::1';
+}
+
+/** True for a `Host` value (port allowed) that names this machine's loopback. */
+function isLoopbackHostHeader(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host
+    .toLowerCase()
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || name.endsWith('.localhost') || isLoopbackAddress(name);
+}
+
+/** True when the request came straight from this machine, through no proxy, under a loopback name. */
+export function isLocalRequest(request: IncomingMessage): boolean {
+  return (
+    isLoopbackAddress(request.socket.remoteAddress) &&
+    isLoopbackHostHeader(request.headers.host) &&
+    FORWARDING_HEADERS.every((name) => request.headers[name] === undefined)
+  );
+}
