@@ -14,6 +14,16 @@ import type { PayCheckoutEventDetails } from './element/events.js';
 import type { PayCheckoutAttributes } from './element/markup-types.js';
 import type { PayCheckout } from './element/pay-checkout.js';
 
+/** `create-url` → `createUrl`: Vue's checker looks attributes up by their camelCase names. */
+type CamelCase<Name extends string> = Name extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : Name;
+
+/** {@link PayCheckoutAttributes} by the names Vue's checker looks up. */
+export type PayCheckoutVueProps = {
+  [Name in keyof PayCheckoutAttributes as CamelCase<Name>]: PayCheckoutAttributes[Name];
+};
+
 /**
  * The tag as a Vue component type: `$props` is what the template may set,
  * `$emit` the events it may listen to (`@pay-paid`), which Vue's checker reads
@@ -21,7 +31,7 @@ import type { PayCheckout } from './element/pay-checkout.js';
  */
 export type PayCheckoutVueComponent = new () => PayCheckout & {
   /** @deprecated For template type checking only: a `ref` gets the element itself. */
-  $props: HTMLAttributes & PublicProps & PayCheckoutAttributes;
+  $props: HTMLAttributes & PublicProps & PayCheckoutVueProps;
   /** @deprecated For template type checking only. */
   $emit: EmitFn<{
     [Name in keyof PayCheckoutEventDetails]: (event: CustomEvent<PayCheckoutEventDetails[Name]>) => void;
