@@ -191,6 +191,17 @@ describe('the framework typings, checked by each framework on the packed tarball
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   });
 
+  it('loads each types-only entry as an empty module, for code that imports it without `type`', async () => {
+    const script = `for (const entry of ['jsx', 'preact', 'vue', 'svelte']) {
+      const module = await import('pay-checkout/' + entry);
+      if (Object.keys(module).length > 0) throw new Error('pay-checkout/' + entry + ' exports values');
+    }`;
+    const result = await runCommand(process.execPath, ['--input-type=module', '--eval', script], {
+      cwd: projects.get('react') ?? assert.fail('react is not installed'),
+    });
+    assert.equal(result.code, 0, result.transcript);
+  });
+
   for (const example of EXAMPLES) {
     describe(example.title, () => {
       const project = () => projects.get(example.folder) ?? assert.fail(`${example.folder} is not installed`);

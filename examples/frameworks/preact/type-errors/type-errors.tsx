@@ -1,7 +1,7 @@
 // Each line after an `expect-error` comment must fail with that error (test/package/framework-types.test.ts).
+// The typings come from tsconfig.type-errors.json's `types`, the other way to turn them on.
 import 'pay-checkout';
 import type { PayErrorEvent } from 'pay-checkout';
-import type {} from 'pay-checkout/preact';
 
 const onError = (event: PayErrorEvent) => console.warn(event.detail.code);
 
