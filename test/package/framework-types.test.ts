@@ -184,7 +184,10 @@ describe('the framework typings, checked by each framework on the packed tarball
       assert.equal(installed.code, 0, installed.transcript);
       projects.set(folder, project);
     });
-    await Promise.all(installs);
+    // Every install ends before a failure is reported, so `after` never deletes a folder npm still writes.
+    for (const outcome of await Promise.allSettled(installs)) {
+      if (outcome.status === 'rejected') throw outcome.reason;
+    }
   });
 
   after(async () => {
