@@ -42,6 +42,8 @@ export interface PayCheckoutAttributes {
   disabled?: boolean;
   /** Any JSON for the merchant's server to price (a property: set it once the tag is defined). */
   cart?: unknown;
+  /** The cart as JSON text, for server-rendered HTML where no script has set `cart` yet. */
+  'cart-json'?: string;
   /** Overrides any of the element's texts (a property). */
   strings?: Partial<PayCheckoutStrings>;
 }

@@ -115,10 +115,12 @@ const EXAMPLES: readonly FrameworkExample[] = [
   },
 ];
 
-/** The README's code block after `<!-- framework-example: PATH -->`, by path. */
+/** The README's code block after `<!-- example: examples/frameworks/PATH -->`, by path. */
 function readmeExamples(readme: string): Map<string, string> {
   const blocks = new Map<string, string>();
-  for (const match of readme.matchAll(/<!-- framework-example: (\S+) -->\n```\w*\n([\s\S]*?)```/g)) {
+  for (const match of readme.matchAll(
+    /<!-- example: (examples\/frameworks\/\S+) -->\n```\w*\n([\s\S]*?)```/g,
+  )) {
     blocks.set(match[1] ?? '', match[2] ?? '');
   }
   return blocks;
