@@ -133,8 +133,8 @@ export class PayCheckout extends LitElement {
   declare pollInterval: number;
   /** Milliseconds to wait for the payer before `timeout` (`poll-timeout`); 360000 by default. */
   declare pollTimeout: number;
-  /** `session` (default) keeps the attempt across reloads in `sessionStorage`; `none` keeps nothing. */
-  declare persist: string;
+  /** `session` (default) keeps the attempt across reloads in `sessionStorage`; `none` keeps nothing (any other attribute value counts as `session`). */
+  declare persist: 'session' | 'none';
   /** Disables the form. */
   declare disabled: boolean;
   /**

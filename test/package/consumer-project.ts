@@ -1,16 +1,18 @@
 /**
  * The temporary project that installs the packed tarball the way a merchant
- * would: a Vite page, a React 19 and a Preact usage, a typed server, and a
- * plain-Node script. Its sources live here as text because they must compile
- * against the installed package, not against this repository.
+ * would: a Vite page, typed DOM usage, a typed server, and a plain-Node
+ * script. Its sources live here as text because they must compile against
+ * the installed package, not against this repository. The framework typings
+ * (React, Preact, Vue, Svelte, Angular) are checked by
+ * framework-types.test.ts, each in an app that has no other framework.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** The packages the consumer installs beside the tarball, at the versions this repository tests with. */
-export const CONSUMER_DEPENDENCIES = ['@lit/react', 'react', 'react-dom', 'preact'] as const;
+export const CONSUMER_DEPENDENCIES = ['@lit/react', 'react', 'react-dom'] as const;
 /** Tools the consumer installs for its own build and types. */
-export const CONSUMER_DEV_DEPENDENCIES = ['vite', '@types/react', '@types/node'] as const;
+export const CONSUMER_DEV_DEPENDENCIES = ['vite', '@types/node'] as const;
 
 /** Keeps Chromium from asking for `/favicon.ico`, whose 404 would read as a page error. */
 export const NO_FAVICON = '<link rel="icon" href="data:," />';
@@ -194,75 +196,6 @@ export async function consumerFiles(
 `,
     // The bare import is the one a wrong "sideEffects" would let a bundler drop.
     'src/browser/main.ts': `import 'pay-checkout';\n`,
-    'src/browser/react-app.tsx': `import 'pay-checkout';
-import type {} from 'pay-checkout/jsx';
-import { PayCheckout, type PayCheckoutElement, type PayCheckoutProps } from 'pay-checkout/react';
-import { useRef } from 'react';
-
-export function WrapperCheckout(props: Pick<PayCheckoutProps, 'amount'>) {
-  const checkout = useRef<PayCheckoutElement>(null);
-  return (
-    <PayCheckout
-      ref={checkout}
-      createUrl="/api/checkout/orders"
-      lookupUrl="/api/checkout/lookup"
-      amount={props.amount}
-      cart={{ sku: 'kente-tote', quantity: 1 }}
-      onPaySubmit={(event) => console.log(event.detail.intent.payment_method_data.mobile_money.issuer)}
-      onPayCreated={(event) => console.log(event.detail.orderId, event.detail.paymentStatus)}
-      onPayRequiresAction={(event) => console.log(event.detail.orderId)}
-      onPayPaid={(event) => console.log(event.detail.order.payment.status)}
-      onPayFailed={(event) => console.log(event.detail.paymentStatus)}
-      onPayTimeout={() => checkout.current?.reset()}
-      onPayError={(event) => console.log(event.detail.code, event.detail.retryable)}
-      onPayStateChange={(event) => console.log(event.detail.state, event.detail.previous)}
-    />
-  );
-}
-
-export function ElementCheckout() {
-  return (
-    <pay-checkout
-      create-url="/api/checkout/orders"
-      lookup-url="/api/checkout/lookup"
-      amount={5000}
-      currency="ghs"
-      persist="none"
-      className="checkout"
-      onpay-paid={(event) => console.log(event.detail.orderId)}
-    />
-  );
-}
-
-// Each line below must fail to compile: were the typings loose, tsc would report an unused directive.
-// @ts-expect-error amount is a number or a string
-export const objectAmount = <pay-checkout amount={{ value: 5000 }} />;
-// @ts-expect-error persist is 'session' or 'none'
-export const unknownPersist = <pay-checkout persist="forever" />;
-// @ts-expect-error pay-paid's detail has no such field
-export const wrongDetail = <PayCheckout onPayPaid={(event) => event.detail.receipt} />;
-// @ts-expect-error the element's pay-paid detail has no such field either
-export const wrongElementDetail = <pay-checkout onpay-paid={(event) => event.detail.receipt} />;
-// @ts-expect-error the wrapper has no such event prop
-export const unknownEventProp = <PayCheckout onPayRefunded={() => undefined} />;
-`,
-    'src/browser/preact-app.tsx': `/** @jsxImportSource preact */
-import 'pay-checkout';
-import type {} from 'pay-checkout/jsx';
-
-export const checkout = (
-  <pay-checkout
-    create-url="/api/checkout/orders"
-    lookup-url="/api/checkout/lookup"
-    amount={5000}
-    onpay-state-change={(event) => console.log(event.detail.state)}
-  />
-);
-// @ts-expect-error amount is a number or a string
-export const objectAmount = <pay-checkout amount={{ value: 5000 }} />;
-// @ts-expect-error pay-state-change's detail has no such field
-export const wrongDetail = <pay-checkout onpay-state-change={(event) => event.detail.receipt} />;
-`,
     'src/browser/vanilla.ts': `import { CHECKOUT_STATE, type PayCheckout, type PayPaidEvent } from 'pay-checkout';
 
 const checkout: PayCheckout | null = document.querySelector('pay-checkout');
