@@ -26,7 +26,8 @@ const COMMANDS: Readonly<Record<string, { run: typeof runSandbox; help: string }
 /** Runs `pay-checkout` with `argv` (without node and the script); resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  const [name, ...args] = argv;
+  // `npx pay-checkout -- sandbox` hands the separator on: it is no command.
+  const [name, ...args] = argv[0] === '--' ? argv.slice(1) : argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     print(HELP);
     return name === undefined ? EXIT.usage : EXIT.ok;
