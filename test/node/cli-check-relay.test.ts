@@ -5,7 +5,8 @@
  * must be failed on exactly the checks that fault breaks, with exit 1.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { customerPayingFrom, lineItems } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
@@ -38,29 +39,67 @@ const ALL_CHECKS = [
   'security-headers',
 ];
 
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The README's code block after `<!-- pay-checkout-cli: NAME …-->`. */
+function readmeBlock(name: string, language: string): string {
+  const start = README.indexOf(`<!-- pay-checkout-cli: ${name} `);
+  assert.notEqual(start, -1, `the README has no ${name} block`);
+  const open = README.indexOf(`\`\`\`${language}\n`, start) + language.length + 4;
+  return README.slice(open, README.indexOf('```', open));
+}
+
+/** `npx pay-checkout …` as a shell reads it: the arguments after the command name, single quotes removed. */
+function commandArgs(line: string): string[] {
+  const words = [...line.matchAll(/'([^']*)'|(\S+)/g)].map((match) => (match[1] ?? match[2]) as string);
+  assert.deepEqual(words.slice(0, 2), ['npx', 'pay-checkout'], line);
+  return words.slice(2);
+}
+
+/** A report with what differs from run to run (ports, order ids, seconds) made alike. */
+function comparable(report: string): string {
+  return report
+    .replace(/http:\/\/127\.0\.0\.1:\d+/g, 'http://127.0.0.1:PORT')
+    .replace(/or_[A-Za-z0-9_-]+/g, 'or_ID')
+    .replace(/\b\d+ s\b/g, 'N s')
+    .trim();
+}
+
 async function checkRelayAt(relay: RelayUnderCheck) {
   return runCli(['check-relay', relay.url, '--cart', CHECK_CART]);
 }
 
 describe('pay-checkout check-relay', { timeout: 120_000 }, () => {
-  describe('against our own relay, with its default limits', () => {
-    let relay: RelayUnderCheck;
-    before(async () => {
-      relay = await serveRelayUnderCheck();
-    });
-    after(() => relay.close());
-
-    it('reports every check as conforming and exits 0, waiting out the per-client limit rather than failing it', async () => {
-      const result = await checkRelayAt(relay);
-      assert.equal(result.code, 0, result.transcript);
-      assert.deepEqual(idsMarked(result.stdout, 'pass'), ALL_CHECKS, result.transcript);
-      // 11 creates meet the default bucket of 10: one wait, said as such, and no fault.
-      assert.match(
-        result.stdout,
-        /^info {2}.*429 rate_limited \(the relay's per-client limit\), waiting \d+ s/m,
-      );
-      assert.match(result.stdout, /16 of 16 checks conform\. 12 creates sent\./);
-      assert.equal(result.stderr, '');
+  describe("the README's commands, against our own relay with its default limits", () => {
+    it('report every check as conforming, exit 0, and print the README’s sample output', async () => {
+      const [sandboxLine, checkLine] = readmeBlock('commands', 'sh').trim().split('\n');
+      const sandboxArgs = commandArgs(sandboxLine as string);
+      assert.deepEqual(sandboxArgs.slice(0, 2), ['sandbox', '--port']);
+      // The README's port may be taken on this machine: the same command on a free one.
+      const sandbox = await startSandboxCommand([
+        '--port',
+        String(await freePort()),
+        ...sandboxArgs.slice(3),
+      ]);
+      // Our relay stands in for the merchant's, with the README's key and the sandbox's URL.
+      const relay = await serveRelayUnderCheck({ baseUrl: sandbox.url, secretKey: 'sk_test_sandbox' });
+      try {
+        const checkArgs = commandArgs(checkLine as string);
+        assert.equal(checkArgs[1], 'http://127.0.0.1:8000/api/checkout');
+        const result = await runCli(['check-relay', relay.url, ...checkArgs.slice(2)]);
+        assert.equal(result.code, 0, result.transcript);
+        assert.deepEqual(idsMarked(result.stdout, 'pass'), ALL_CHECKS, result.transcript);
+        // 11 creates meet the default bucket of 10: one wait, said as such, and no fault.
+        assert.match(
+          result.stdout,
+          /^info {2}.*429 rate_limited \(the relay's per-client limit\), waiting \d+ s/m,
+        );
+        assert.equal(result.stderr, '');
+        assert.equal(comparable(result.stdout), comparable(readmeBlock('sample output', 'text')));
+      } finally {
+        await relay.close();
+        assert.equal(await sandbox.stop(), 0, sandbox.output());
+      }
     });
   });
 
