@@ -9,6 +9,7 @@ import { allConform, type CheckResult, failed, judged, skipped } from './check-r
 import {
   type CheckRun,
   type CreatedOrder,
+  type CreateProbe,
   judgeRefusal,
   newAttemptKey,
   perClientSkip,
@@ -31,6 +32,7 @@ import {
 import {
   createAnswerProblems,
   describeAnswer,
+  type ExpectedError,
   lookupTokenOf,
   orderIdOf,
   quotedMessage,
@@ -110,9 +112,17 @@ export async function checkRelay(options: CheckRelayOptions): Promise<CheckRelay
 /** The five creates the relay must refuse before doing anything. */
 async function checkRefusals(run: CheckRun, number: string): Promise<void> {
   const intent = checkoutIntentFor(number, run.cart);
-  const invalid = { status: 400, code: 'invalid_request' };
-  const refusal = async (id: string, request: Parameters<CheckRun['create']>[0], expected: typeof invalid) =>
-    run.record(judgeRefusal(id, await run.create(request), expected));
+  const invalid: ExpectedError = { status: 400, code: 'invalid_request' };
+  const refusal = async (id: string, request: CreateProbe, expected: ExpectedError) => {
+    try {
+      run.record(judgeRefusal(id, await run.create(request), expected));
+    } catch (error) {
+      // A relay (or a proxy before it) that hangs up on a refused body fails that check, not the run;
+      // the very first request failing means nothing answers at all.
+      if (!(error instanceof RelayUnreachableError) || run.probe.answers.length === 0) throw error;
+      run.record(failed(id, error.message));
+    }
+  };
   await refusal('create-without-key', { label: 'create without Idempotency-Key', body: intent }, invalid);
   await refusal(
     'create-malformed-key',
@@ -141,7 +151,7 @@ async function checkRefusals(run: CheckRun, number: string): Promise<void> {
   await refusal(
     'create-invalid-input',
     { label: 'create without the mobile-money number', body: withoutNumber, idempotencyKey: newAttemptKey() },
-    { ...invalid, param: 'payment_method_data.mobile_money.number' } as typeof invalid,
+    { ...invalid, param: 'payment_method_data.mobile_money.number' },
   );
 }
 

@@ -63,6 +63,11 @@ export async function runSandbox(args: readonly string[], print: (line: string) 
   // Listening for the signals before saying where it is: a supervisor may stop it as soon as it reads the URL.
   const stopped = stopSignal();
   printBanner(running.url, approveAfterMs, print);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
+    process.stderr.write(
+      `pay-checkout sandbox: listening on ${host}, beyond this machine: its control surface takes no key, so anyone who reaches it can approve or decline payments. Test mode only, on a network you trust.\n`,
+    );
+  }
   await stopped;
   await running.close();
   print('pay-checkout sandbox: stopped.');
