@@ -128,6 +128,7 @@ describe('pay-checkout check-relay', { timeout: 120_000 }, () => {
         'prompt-limit',
       ],
     ],
+    ['bare-headers', 'answers that may be cached and sniffed', ['security-headers']],
   ];
   for (const [defect, what, expected] of faults) {
     it(`names each fault of a relay with ${what}, and exits 1`, async () => {
