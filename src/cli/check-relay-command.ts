@@ -15,7 +15,7 @@ export const CHECK_RELAY_HELP = `Usage: pay-checkout check-relay <base-url> [--c
 Drives your relay, in any language, through the wire <pay-checkout> speaks
 (contract §3 and §7): creates at <base-url>/orders, lookups at <base-url>/lookup.
 Prints one line per check; exits 0 when every check conforms, 1 when one does
-not (each fault named by its check), 2 for bad arguments.
+not or could not run (each fault named by its check), 2 for bad arguments.
 
 It creates real orders. Point your relay at the sandbox (npx pay-checkout
 sandbox, key sk_test_sandbox), never at the live service. It pays only from the
