@@ -85,6 +85,7 @@ export function createRelayProbe(options: RelayProbeOptions): RelayProbe {
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     if (request.route === 'create') createsSent += 1;
     let response: Response;
+    let text: string;
     try {
       response = await send(`${base}/${request.route === 'create' ? 'orders' : 'lookup'}`, {
         method: 'POST',
@@ -93,10 +94,11 @@ export function createRelayProbe(options: RelayProbeOptions): RelayProbe {
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
       });
+      // A body cut halfway is no answer either.
+      text = await response.text();
     } catch (error) {
       throw new RelayUnreachableError(request.label, error);
     }
-    const text = await response.text();
     return {
       label: request.label,
       route: request.route,
