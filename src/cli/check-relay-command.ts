@@ -1,0 +1,141 @@
+/**
+ * `pay-checkout check-relay <base-url> [--cart '<json>']` (contract §5): the
+ * conformance check for a relay written in any language. Exit 0 when every
+ * check conforms, 1 with each fault named, 2 for bad arguments.
+ */
+import { parseArgs } from 'node:util';
+import { formatResult, formatSummary } from './check-result.js';
+import { CHECKER_NUMBER_OUTCOMES, CHECKER_NUMBERS } from './checker-shopper.js';
+import { checkRelay, PLANNED_CREATES } from './relay-checks.js';
+import { EXIT, integerOption, UsageError } from './usage-error.js';
+
+/** `pay-checkout check-relay --help`. */
+export const CHECK_RELAY_HELP = `Usage: pay-checkout check-relay <base-url> [--cart '<json>'] [--number <test number>]
+
+Drives your relay, in any language, through the wire <pay-checkout> speaks
+(contract §3 and §7): creates at <base-url>/orders, lookups at <base-url>/lookup.
+Prints one line per check; exits 0 when every check conforms, 1 when one does
+not or could not run (each fault named by its check), 2 for bad arguments.
+
+It creates real orders. Point your relay at the sandbox (npx pay-checkout
+sandbox, key sk_test_sandbox), never at the live service. It pays only from the
+sandbox's test numbers that move no money: 0244000003 (the payer never answers),
+or, when an earlier run spent that number's 3 prompts within 10 minutes,
+0244000002 (declines), then 0244000004 (insufficient funds). Nobody's phone is
+prompted and nothing is paid.
+
+A run sends ${PLANNED_CREATES} creates and 4 lookups from this address. A relay with the
+default per-client limit (10 creates at once, then one every 6 s) refuses one of
+them: the checker waits out a Retry-After of up to 65 s, says so, and does not
+count it as a fault.
+
+Checks: create-without-key (400), create-malformed-key (400), create-not-json
+(415), create-too-large (413, over 16 KiB), create-invalid-input (400 with
+param), create-valid (200 with order.id or_…, statuses, lookup_token),
+create-replay (same key and body: the same order), create-key-reused (422),
+lookup-valid (200, status fields only), lookup-forged-token,
+lookup-missing-token, lookup-other-order-token (403), prompt-limit (4th create
+for one number in 10 minutes: 429 too_many_payment_requests with Retry-After),
+error-shape ({ error: { code, message, type, param? } }), no-personal-data (the
+name and number, in any spelling, in no answer), security-headers
+(Content-Type: application/json, Cache-Control: no-store,
+X-Content-Type-Options: nosniff); advice: https.
+
+Options:
+  --cart <json>       a cart your pricing accepts (default null), e.g. '{"items":[{"sku":"tote","quantity":1}]}'
+  --number <number>   pay only from this test number: ${CHECKER_NUMBERS.join(', ')}
+  --timeout <ms>      how long one request may take (default 15000)
+  -h, --help          this text
+`;
+
+/** The checked arguments of a run. */
+export interface CheckRelayArguments {
+  baseUrl: string;
+  cart: unknown;
+  numbers: readonly string[];
+  timeoutMs: number;
+}
+
+/** Reads `args`; throws {@link UsageError} for anything it cannot run with. Undefined for `--help`. */
+export function parseCheckRelayArguments(args: readonly string[]): CheckRelayArguments | undefined {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      cart: { type: 'string' },
+      number: { type: 'string' },
+      timeout: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return undefined;
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      `give one <base-url>, such as http://127.0.0.1:8000/api/checkout; got ${positionals.length}.`,
+    );
+  }
+  return {
+    baseUrl: checkedBaseUrl(positionals[0] as string),
+    cart: values.cart === undefined ? null : parsedCart(values.cart),
+    numbers: values.number === undefined ? CHECKER_NUMBERS : [checkedNumber(values.number)],
+    timeoutMs: integerOption('timeout', values.timeout, 15_000, 100, 600_000),
+  };
+}
+
+function checkedBaseUrl(value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search ||
+    url.hash ||
+    url.username
+  ) {
+    throw new UsageError(
+      `<base-url> must be an http:// or https:// URL without query or fragment, such as http://127.0.0.1:8000/api/checkout; got ${JSON.stringify(value)}.`,
+    );
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function parsedCart(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw new UsageError(
+      `--cart is not JSON (${(error as Error).message}); quote it for your shell: --cart '{"items":[]}'.`,
+    );
+  }
+}
+
+function checkedNumber(value: string): string {
+  if (CHECKER_NUMBERS.includes(value)) return value;
+  throw new UsageError(
+    `--number must be one of the sandbox's test numbers that move no money: ${CHECKER_NUMBERS.map((number) => `${number} (${CHECKER_NUMBER_OUTCOMES[number]})`).join(', ')}; got ${JSON.stringify(value)}.`,
+  );
+}
+
+/** Runs the checks and prints the report; resolves to the exit code. */
+export async function runCheckRelay(args: readonly string[], print: (line: string) => void): Promise<number> {
+  const parsed = parseCheckRelayArguments(args);
+  if (parsed === undefined) {
+    print(CHECK_RELAY_HELP);
+    return EXIT.ok;
+  }
+  print(`pay-checkout check-relay ${parsed.baseUrl}`);
+  print(
+    `${PLANNED_CREATES} creates and 4 lookups, paying from sandbox test numbers only (${parsed.numbers[0]}: ${CHECKER_NUMBER_OUTCOMES[parsed.numbers[0] as string]})`,
+  );
+  print('');
+  const report = await checkRelay({
+    baseUrl: parsed.baseUrl,
+    cart: parsed.cart,
+    numbers: parsed.numbers,
+    timeoutMs: parsed.timeoutMs,
+    onResult: (result) => print(formatResult(result)),
+    onNote: (message) => print(`info  ${message}`),
+  });
+  print('');
+  print(`${formatSummary(report.results)} ${report.createsSent} creates sent.`);
+  return report.conforms ? EXIT.ok : EXIT.failed;
+}

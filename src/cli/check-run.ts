@@ -1,0 +1,103 @@
+/**
+ * The state one `check-relay` run shares between its checks: the probe, the
+ * cart, where results go, and which orders the relay accepted for which
+ * number (the prompt-limit check counts them).
+ */
+import { type CheckResult, judged, skipped } from './check-result.js';
+import { isPerClientLimit, type RelayAnswer, type RelayProbe } from './relay-probe.js';
+import {
+  describeAnswer,
+  type ExpectedError,
+  errorProblems,
+  lookupTokenOf,
+  orderIdOf,
+} from './wire-expectations.js';
+
+/** An order the run created, with what made it. */
+export interface CreatedOrder {
+  orderId: string;
+  lookupToken: string;
+  idempotencyKey: string;
+  number: string;
+  body: unknown;
+}
+
+/** The state of one run, shared by the checks. */
+export interface CheckRun {
+  probe: RelayProbe;
+  cart: unknown;
+  record(result: CheckResult): void;
+  note(message: string): void;
+  /** Creates with the given key and body, counting each accepted order against its number. */
+  create(request: CreateProbe): Promise<RelayAnswer>;
+  /** Order ids the relay accepted per number in this run. */
+  ordersOf(number: string): ReadonlySet<string>;
+  /** The lookup token the relay gave with each order it accepted in this run. */
+  readonly lookupTokens: ReadonlyMap<string, string>;
+}
+
+/** One create of a run. */
+export interface CreateProbe {
+  label: string;
+  body: unknown;
+  idempotencyKey?: string;
+  contentType?: string;
+}
+
+/** A run over `probe`: results go to `record`, remarks to `note`. */
+export function startRun(
+  probe: RelayProbe,
+  cart: unknown,
+  note: (message: string) => void,
+  record: (result: CheckResult) => void,
+): CheckRun {
+  const orders = new Map<string, Set<string>>();
+  const lookupTokens = new Map<string, string>();
+  return {
+    lookupTokens,
+    probe,
+    cart,
+    record,
+    note,
+    async create(request) {
+      const answer = await probe.send({ ...request, route: 'create' });
+      const orderId = answer.status === 200 ? orderIdOf(answer) : undefined;
+      const number = numberOf(request.body);
+      const token = lookupTokenOf(answer);
+      if (orderId !== undefined && token !== undefined) lookupTokens.set(orderId, token);
+      if (orderId !== undefined && number !== undefined) {
+        const accepted = orders.get(number) ?? new Set<string>();
+        accepted.add(orderId);
+        orders.set(number, accepted);
+      }
+      return answer;
+    },
+    ordersOf: (number) => orders.get(number) ?? new Set(),
+  };
+}
+
+function numberOf(body: unknown): string | undefined {
+  const number = (body as { payment_method_data?: { mobile_money?: { number?: unknown } } } | null)
+    ?.payment_method_data?.mobile_money?.number;
+  return typeof number === 'string' ? number : undefined;
+}
+
+/** A fresh key of the element's form: one per checkout attempt (contract §3). */
+export function newAttemptKey(): string {
+  return crypto.randomUUID();
+}
+
+/** The skip of a check whose request the relay's per-client limit refused even after a wait. */
+export function perClientSkip(id: string, answer: RelayAnswer): CheckResult {
+  const wait = answer.headers.get('retry-after') ?? '?';
+  return skipped(
+    id,
+    `${answer.label}: refused by the relay's per-client limit (429 rate_limited, Retry-After ${wait} s), not a wire fault; run again once it has passed`,
+  );
+}
+
+/** Judges `answer` as the error `expected`, or skips the check when the per-client limit refused it. */
+export function judgeRefusal(id: string, answer: RelayAnswer, expected: ExpectedError): CheckResult {
+  if (isPerClientLimit(answer) && expected.status !== 429) return perClientSkip(id, answer);
+  return judged(id, errorProblems(answer, expected), `${answer.label} → ${describeAnswer(answer)}`);
+}

@@ -1,0 +1,234 @@
+/**
+ * `pay-checkout check-relay`'s checks: drives a merchant's relay, in any
+ * language, through the wire of contract §3 and the limits of §7, the way
+ * `<pay-checkout>` and a hostile client would, and judges each answer.
+ */
+import { RELAY_MAX_BODY_BYTES } from '../server/relay-config.js';
+import { auditRun } from './answer-audits.js';
+import { allConform, type CheckResult, failed, judged, skipped } from './check-result.js';
+import {
+  type CheckRun,
+  type CreatedOrder,
+  type CreateProbe,
+  judgeRefusal,
+  newAttemptKey,
+  perClientSkip,
+  startRun,
+} from './check-run.js';
+import {
+  CHECKER_NUMBER_OUTCOMES,
+  CHECKER_NUMBERS,
+  checkoutIntentFor,
+  OTHER_NAME,
+} from './checker-shopper.js';
+import { checkLookups, checkOtherOrdersToken } from './lookup-checks.js';
+import { checkPromptLimit } from './prompt-limit-check.js';
+import {
+  createRelayProbe,
+  isPerClientLimit,
+  type RelayProbeOptions,
+  RelayUnreachableError,
+} from './relay-probe.js';
+import {
+  createAnswerProblems,
+  describeAnswer,
+  type ExpectedError,
+  lookupTokenOf,
+  orderIdOf,
+  quotedMessage,
+} from './wire-expectations.js';
+
+/**
+ * Creates one run sends to a conforming relay: five refusals, the order, its
+ * replay and its reuse, and three more prompts for the number. The relay's
+ * per-client limit (10 at once by default) may so ask for one short wait.
+ */
+export const PLANNED_CREATES = 11;
+
+/** Options of {@link checkRelay}. */
+export interface CheckRelayOptions extends Omit<RelayProbeOptions, 'notice'> {
+  /** A cart the relay's pricing accepts (`null` by default). */
+  cart?: unknown;
+  /** The test numbers to pay from, tried in order; default {@link CHECKER_NUMBERS}. */
+  numbers?: readonly string[];
+  /** Told each result as soon as it is known. */
+  onResult?: (result: CheckResult) => void;
+  /** Told what the run does besides checking: a wait, another number. */
+  onNote?: (message: string) => void;
+}
+
+/** What {@link checkRelay} found. */
+export interface CheckRelayReport {
+  results: CheckResult[];
+  /** Creates sent, retries after a wait included. */
+  createsSent: number;
+  /** Every check passed (advice aside). */
+  conforms: boolean;
+}
+
+/** The checks that need the first order; skipped, with the reason, when there is none. */
+const NEEDS_AN_ORDER = [
+  'create-replay',
+  'create-key-reused',
+  'lookup-valid',
+  'lookup-forged-token',
+  'lookup-missing-token',
+  'lookup-other-order-token',
+  'prompt-limit',
+];
+
+/** Runs every check against the relay at `options.baseUrl`. */
+export async function checkRelay(options: CheckRelayOptions): Promise<CheckRelayReport> {
+  const results: CheckResult[] = [];
+  const numbers = options.numbers ?? CHECKER_NUMBERS;
+  const note = (message: string) => options.onNote?.(message);
+  const probe = createRelayProbe({ ...options, notice: note });
+  const run = startRun(probe, options.cart ?? null, note, (result) => {
+    results.push(result);
+    options.onResult?.(result);
+  });
+  try {
+    await checkRefusals(run, numbers[0] ?? (CHECKER_NUMBERS[0] as string));
+    const first = await createFirstOrder(run, numbers);
+    if (first === undefined) {
+      for (const id of NEEDS_AN_ORDER) run.record(skipped(id, 'needs the order of create-valid'));
+    } else {
+      await checkReplayAndReuse(run, first);
+      await checkLookups(run, first);
+      await checkOtherOrdersToken(run, first);
+      await checkPromptLimit(run, first);
+    }
+  } catch (error) {
+    if (!(error instanceof RelayUnreachableError)) throw error;
+    run.record(failed('reachable', error.message));
+  }
+  // With no answer at all there is nothing to audit: `reachable` says why.
+  if (probe.answers.length > 0) {
+    for (const result of auditRun(options.baseUrl, probe.answers, numbers)) run.record(result);
+  }
+  return { results, createsSent: probe.createsSent, conforms: allConform(results) };
+}
+
+/** The five creates the relay must refuse before doing anything. */
+async function checkRefusals(run: CheckRun, number: string): Promise<void> {
+  const intent = checkoutIntentFor(number, run.cart);
+  const invalid: ExpectedError = { status: 400, code: 'invalid_request' };
+  const refusal = async (id: string, request: CreateProbe, expected: ExpectedError) => {
+    try {
+      run.record(judgeRefusal(id, await run.create(request), expected));
+    } catch (error) {
+      // A relay (or a proxy before it) that hangs up on a refused body fails that check, not the run;
+      // the very first request failing means nothing answers at all.
+      if (!(error instanceof RelayUnreachableError) || run.probe.answers.length === 0) throw error;
+      run.record(failed(id, error.message));
+    }
+  };
+  await refusal('create-without-key', { label: 'create without Idempotency-Key', body: intent }, invalid);
+  await refusal(
+    'create-malformed-key',
+    { label: 'create with Idempotency-Key "bad key!"', body: intent, idempotencyKey: 'bad key!' },
+    invalid,
+  );
+  await refusal(
+    'create-not-json',
+    {
+      label: 'create as text/plain',
+      body: 'not json',
+      idempotencyKey: newAttemptKey(),
+      contentType: 'text/plain',
+    },
+    { status: 415, code: 'unsupported_media_type' },
+  );
+  // One byte over the limit; and, were it read, no order: it has no payment method.
+  const oversized = JSON.stringify({ padding: 'x'.repeat(RELAY_MAX_BODY_BYTES - 13) });
+  await refusal(
+    'create-too-large',
+    { label: `create of ${oversized.length} bytes`, body: oversized, idempotencyKey: newAttemptKey() },
+    { status: 413, code: 'payload_too_large' },
+  );
+  const withoutNumber = checkoutIntentFor(number, run.cart);
+  delete (withoutNumber.payment_method_data.mobile_money as { number?: string }).number;
+  await refusal(
+    'create-invalid-input',
+    { label: 'create without the mobile-money number', body: withoutNumber, idempotencyKey: newAttemptKey() },
+    { ...invalid, param: 'payment_method_data.mobile_money.number' },
+  );
+}
+
+/**
+ * The order the later checks use. A number whose three prompts an earlier run
+ * spent within ten minutes answers `429 too_many_payment_requests`: the limit
+ * at work, so the next test number is tried.
+ */
+async function createFirstOrder(
+  run: CheckRun,
+  numbers: readonly string[],
+): Promise<CreatedOrder | undefined> {
+  for (const number of numbers) {
+    const body = checkoutIntentFor(number, run.cart);
+    const idempotencyKey = newAttemptKey();
+    const outcome = CHECKER_NUMBER_OUTCOMES[number] ?? 'a test number';
+    const answer = await run.create({
+      label: `create paying from ${number} (${outcome})`,
+      body,
+      idempotencyKey,
+    });
+    if (answer.status === 429 && !isPerClientLimit(answer)) {
+      const wait = answer.headers.get('retry-after') ?? '?';
+      run.note(
+        `${number} is refused (${describeAnswer(answer)}, Retry-After ${wait} s): its prompts were spent by an earlier run`,
+      );
+      continue;
+    }
+    if (isPerClientLimit(answer)) return void run.record(perClientSkip('create-valid', answer));
+    const orderId = orderIdOf(answer);
+    const lookupToken = lookupTokenOf(answer);
+    const problems =
+      answer.status === 200
+        ? createAnswerProblems(answer.json)
+        : [
+            `expected 200, got ${describeAnswer(answer)}${quotedMessage(answer)}${answer.status === 400 ? ' (is --cart a cart your pricing accepts?)' : ''}`,
+          ];
+    const payment = (answer.json as { order?: { payment?: { status?: unknown } } } | undefined)?.order
+      ?.payment?.status;
+    run.record(
+      judged('create-valid', problems, `${answer.label} → 200, order ${orderId}, payment ${String(payment)}`),
+    );
+    if (problems.length > 0 || orderId === undefined || lookupToken === undefined) return undefined;
+    return { orderId, lookupToken, idempotencyKey, number, body };
+  }
+  run.record(
+    skipped(
+      'create-valid',
+      'every test number is over its prompt limit from earlier runs: wait, or restart the relay',
+    ),
+  );
+  return undefined;
+}
+
+/** The same attempt again: the same order; the same key with another body: `422`. */
+async function checkReplayAndReuse(run: CheckRun, first: CreatedOrder): Promise<void> {
+  const replay = await run.create({
+    label: 'replay with the same key and body',
+    body: first.body,
+    idempotencyKey: first.idempotencyKey,
+  });
+  const replayedId = replay.status === 200 ? orderIdOf(replay) : undefined;
+  if (isPerClientLimit(replay)) run.record(perClientSkip('create-replay', replay));
+  else if (replay.status !== 200) {
+    run.record(
+      failed('create-replay', `expected 200 and order ${first.orderId}, got ${describeAnswer(replay)}`),
+    );
+  } else if (replayedId !== first.orderId) {
+    const detail = `another order (${replayedId ?? 'none'}, not ${first.orderId}): a retry would charge the shopper twice`;
+    run.record(failed('create-replay', detail));
+  } else {
+    run.record(judged('create-replay', [], `${replay.label} → 200, the same order ${first.orderId}`));
+  }
+  const reused = await run.create({
+    label: 'the same key with another body',
+    body: checkoutIntentFor(first.number, run.cart, OTHER_NAME),
+    idempotencyKey: first.idempotencyKey,
+  });
+  run.record(judgeRefusal('create-key-reused', reused, { status: 422, code: 'idempotency_key_reused' }));
+}
