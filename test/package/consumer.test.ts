@@ -91,6 +91,12 @@ describe('the packed package, installed by a consumer', { timeout: 240_000 }, ()
       'dist/jsx.d.ts',
       'dist/server/index.js',
       'dist/sandbox/index.js',
+      'dist/vite/index.js',
+      'dist/cli/pay-checkout.js',
+      'dist/preact.d.ts',
+      'dist/vue.d.ts',
+      'dist/svelte.d.ts',
+      'openapi/relay.json',
     ]) {
       assert.ok(paths.has(path), `${path} is missing from the tarball`);
     }
