@@ -13,15 +13,17 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
-import { customerPayingFrom, lineItems } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
-import { type CliLauncher, idsMarked, runCli, startSandboxCommand } from '../fixtures/pay-checkout-cli.js';
+import {
+  type CliLauncher,
+  createOrderOn,
+  idsMarked,
+  runCli,
+  startSandboxCommand,
+} from '../fixtures/pay-checkout-cli.js';
 import { CHECK_CART, NO_CLIENT_LIMIT, serveRelayUnderCheck } from '../fixtures/relay-under-check.js';
+import { installWithPackage, packRepository } from './packed-package.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
-
-const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('pay-checkout, the command of the installed package', { timeout: 240_000 }, () => {
   let workDirectory: string;
@@ -32,26 +34,11 @@ describe('pay-checkout, the command of the installed package', { timeout: 240_00
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-cli-'));
     project = join(workDirectory, 'merchant');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const { tarball } = await packRepository(workDirectory);
     await mkdir(project);
-    const manifest = {
-      name: 'merchant-tools',
-      private: true,
-      type: 'module',
-      devDependencies: { 'pay-checkout': `file:${join(workDirectory, filename)}` },
-    };
+    const manifest = { name: 'merchant-tools', private: true, type: 'module' };
     await writeFile(join(project, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    const installed = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: project,
-      env: npmChildEnvironment(),
-      timeoutMs: 150_000,
-    });
-    assert.equal(installed.code, 0, installed.transcript);
+    await installWithPackage(project, tarball, 150_000);
     // `--no`: never fetch a package called pay-checkout from the registry; the installed bin or nothing.
     // After it, `--` keeps npx from reading the command's own options (`--help`) as its own.
     npx = ['npx', '--no', '--', 'pay-checkout'];
@@ -77,21 +64,9 @@ describe('pay-checkout, the command of the installed package', { timeout: 240_00
     });
     try {
       assert.equal(sandbox.url, `http://127.0.0.1:${port}`);
-      const response = await fetch(`${sandbox.url}/orders/new`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${SANDBOX_KEYS.secret}`,
-          'content-type': 'application/json',
-          'idempotency-key': crypto.randomUUID(),
-        },
-        body: JSON.stringify({
-          execute_payment: true,
-          ...customerPayingFrom('0244000003'),
-          line_items: lineItems,
-        }),
-      });
-      assert.equal(response.status, 200);
-      assert.match(((await response.json()) as { order: { id: string } }).order.id, /^or_/);
+      const { status, order } = await createOrderOn(sandbox.url);
+      assert.equal(status, 200);
+      assert.match(order?.id ?? '', /^or_/);
     } finally {
       assert.equal(await sandbox.stop('SIGTERM'), 0, sandbox.output());
     }

@@ -20,19 +20,12 @@ import { type Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
 import { CHECKOUT_MARKUP, consumerFiles, NO_FAVICON, writeConsumerProject } from './consumer-project.js';
-import { npmChildEnvironment, runCommand } from './run-command.js';
+import { installWithPackage, type PackReport, packRepository } from './packed-package.js';
+import { runCommand } from './run-command.js';
 import { serveDirectory } from './static-server.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const bin = (name: string) => join(repositoryRoot, 'node_modules', '.bin', name);
-
-/** What `npm pack --json` says about one tarball. */
-interface PackReport {
-  filename: string;
-  size: number;
-  unpackedSize: number;
-  files: { path: string }[];
-}
 
 /** The element's documentation in custom-elements.json, as far as these checks read it. */
 interface ManifestElement {
@@ -57,21 +50,9 @@ describe('the packed package, installed by a consumer', { timeout: 240_000 }, ()
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-consumer-'));
     consumer = join(workDirectory, 'consumer');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    [pack] = JSON.parse(packed.stdout) as [PackReport];
-    tarball = join(workDirectory, pack.filename);
-
+    ({ tarball, report: pack } = await packRepository(workDirectory));
     await writeConsumerProject(consumer, await consumerFiles(repositoryRoot, tarball));
-    const installed = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: consumer,
-      env: npmChildEnvironment(),
-      timeoutMs: 150_000,
-    });
-    assert.equal(installed.code, 0, installed.transcript);
+    await installWithPackage(consumer, tarball, 150_000);
   });
 
   after(async () => {

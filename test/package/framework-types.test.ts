@@ -13,12 +13,13 @@
  * installs reach the npm registry only for what the local cache lacks.
  */
 import assert from 'node:assert/strict';
-import { access, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { npmChildEnvironment, runCommand } from './run-command.js';
+import { installWithPackage, packRepository } from './packed-package.js';
+import { runCommand } from './run-command.js';
 import { type DiagnosticKey, expectedErrors, svelteCheckErrors, tscErrors } from './type-diagnostics.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -157,13 +158,7 @@ describe('the framework typings, checked by each framework on the packed tarball
 
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-frameworks-'));
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
-    const tarball = join(workDirectory, filename);
+    const { tarball } = await packRepository(workDirectory);
 
     // The apps install side by side: the time is the registry's and the disk's, not the CPU's.
     const installs = EXAMPLES.map(async ({ folder }) => {
@@ -172,18 +167,7 @@ describe('the framework typings, checked by each framework on the packed tarball
         recursive: true,
         filter: (source) => !/[/\\](node_modules|dist)$/.test(source),
       });
-      const manifestPath = join(project, 'package.json');
-      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as {
-        dependencies: Record<string, string>;
-      };
-      manifest.dependencies['pay-checkout'] = `file:${tarball}`;
-      await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-      const installed = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-        cwd: project,
-        env: npmChildEnvironment(),
-        timeoutMs: 300_000,
-      });
-      assert.equal(installed.code, 0, installed.transcript);
+      await installWithPackage(project, tarball, 300_000);
       projects.set(folder, project);
     });
     // Every install ends before a failure is reported, so `after` never deletes a folder npm still writes.

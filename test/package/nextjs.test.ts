@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -26,6 +26,7 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { CUSTOMER_NAME, customerPayingFrom } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
 import { LOOKUP_SECRET, SECRET } from '../fixtures/relay.js';
+import { installWithPackage, packRepository } from './packed-package.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -87,12 +88,7 @@ describe('the Next.js example, built from the packed package', { timeout: 600_00
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-nextjs-'));
     const app = join(workDirectory, 'app');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const { tarball } = await packRepository(workDirectory);
 
     await cp(example, app, {
       recursive: true,
@@ -100,16 +96,7 @@ describe('the Next.js example, built from the packed package', { timeout: 600_00
       filter: (source) =>
         !/[\\/](node_modules|\.next|next-env\.d\.ts|package-lock\.json|[^\\/]*\.tgz)$/.test(source),
     });
-    const manifestPath = join(app, 'package.json');
-    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
-    manifest.dependencies['pay-checkout'] = `file:${join(workDirectory, filename)}`;
-    await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-    const installed = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: app,
-      env: npmChildEnvironment(),
-      timeoutMs: 240_000,
-    });
-    assert.equal(installed.code, 0, installed.transcript);
+    await installWithPackage(app, tarball, 240_000);
 
     // No telemetry, and no key in the build: the route handler makes its relay at the first request.
     const environment = { ...npmChildEnvironment(), NEXT_TELEMETRY_DISABLED: '1' };

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { customer } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
 import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
-import { npmChildEnvironment, runCommand } from './run-command.js';
+import { installWithPackage, packRepository } from './packed-package.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const examples = join(repositoryRoot, 'examples', 'servers');
@@ -184,26 +184,10 @@ describe('the README’s server recipes, installed from the packed tarball', { t
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-servers-'));
     consumer = join(workDirectory, 'shop');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
-
+    const { tarball } = await packRepository(workDirectory);
     await cp(examples, consumer, { recursive: true, filter: (path) => !path.includes('node_modules') });
-    const manifest = JSON.parse(await readText(join(examples, 'package.json'))) as {
-      dependencies: Record<string, string>;
-    };
-    manifest.dependencies['pay-checkout'] = `file:${join(workDirectory, filename)}`;
-    await writeFile(join(consumer, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     await writeFile(join(consumer, 'serve-web-app.js'), SERVE_WEB_APP);
-    const installed = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: consumer,
-      env: npmChildEnvironment(),
-      timeoutMs: 180_000,
-    });
-    assert.equal(installed.code, 0, installed.transcript);
+    await installWithPackage(consumer, tarball);
   });
 
   after(async () => {

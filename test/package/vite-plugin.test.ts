@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -22,7 +22,8 @@ import { type Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { SANDBOX_KEYS, SANDBOX_TEST_NUMBERS } from '../../src/sandbox/index.js';
 import { freePort } from '../fixtures/free-port.js';
-import { npmChildEnvironment, runCommand } from './run-command.js';
+import { installWithPackage, packRepository } from './packed-package.js';
+import { runCommand } from './run-command.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const exampleDirectory = join(repositoryRoot, 'examples', 'vite');
@@ -93,26 +94,9 @@ describe('pay-checkout/vite in a Vite app installed from the packed package', { 
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-vite-'));
     consumer = join(workDirectory, 'shop');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
-
+    const { tarball } = await packRepository(workDirectory);
     await cp(exampleDirectory, consumer, { recursive: true });
-    const manifestPath = join(consumer, 'package.json');
-    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
-    manifest.dependencies['pay-checkout'] = `file:${join(workDirectory, filename)}`;
-    await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-    const installed = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: consumer,
-      env: npmChildEnvironment(),
-      timeoutMs: 150_000,
-    });
-    assert.equal(installed.code, 0, installed.transcript);
+    await installWithPackage(consumer, tarball, 150_000);
     browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
   });
 
