@@ -12,7 +12,7 @@ import { isPerClientLimit, type RelayAnswer } from './relay-probe.js';
 import { describeAnswer } from './wire-expectations.js';
 
 /** Prompts one number may get in the window (contract §7). */
-export const PROMPTS_PER_NUMBER = 3;
+const PROMPTS_PER_NUMBER = 3;
 const PROMPT_LIMIT = {
   status: 429,
   code: 'too_many_payment_requests',

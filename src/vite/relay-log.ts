@@ -11,7 +11,7 @@ import type { CheckoutRelayEvent } from '../server/relay-events.js';
 const REMEMBERED_ORDERS = 500;
 
 /** A line about `event` and whether it is a warning, or `undefined` for an event not worth a line. */
-export type RelayLogLine = { text: string; warning: boolean } | undefined;
+type RelayLogLine = { text: string; warning: boolean } | undefined;
 
 /** Makes a formatter that prints a lookup only when the payment's status changed. */
 export function createRelayLog(): (event: CheckoutRelayEvent) => RelayLogLine {
