@@ -13,15 +13,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { customerPayingFrom, lineItems } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
 import { type CliLauncher, idsMarked, runCli, startSandboxCommand } from '../fixtures/pay-checkout-cli.js';
 import { CHECK_CART, NO_CLIENT_LIMIT, serveRelayUnderCheck } from '../fixtures/relay-under-check.js';
+import { packTarball } from './pack-tarball.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
-
-const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('pay-checkout, the command of the installed package', { timeout: 240_000 }, () => {
   let workDirectory: string;
@@ -32,12 +30,7 @@ describe('pay-checkout, the command of the installed package', { timeout: 240_00
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-cli-'));
     project = join(workDirectory, 'merchant');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const filename = await packTarball(workDirectory);
     await mkdir(project);
     const manifest = {
       name: 'merchant-tools',

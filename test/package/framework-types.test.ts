@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { packTarball } from './pack-tarball.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
 import { type DiagnosticKey, expectedErrors, svelteCheckErrors, tscErrors } from './type-diagnostics.js';
 
@@ -157,12 +158,7 @@ describe('the framework typings, checked by each framework on the packed tarball
 
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-frameworks-'));
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const filename = await packTarball(workDirectory);
     const tarball = join(workDirectory, filename);
 
     // The apps install side by side: the time is the registry's and the disk's, not the CPU's.

@@ -26,6 +26,7 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { CUSTOMER_NAME, customerPayingFrom } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
 import { LOOKUP_SECRET, SECRET } from '../fixtures/relay.js';
+import { packTarball } from './pack-tarball.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -87,12 +88,7 @@ describe('the Next.js example, built from the packed package', { timeout: 600_00
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-nextjs-'));
     const app = join(workDirectory, 'app');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const filename = await packTarball(workDirectory);
 
     await cp(example, app, {
       recursive: true,

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { customer } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
 import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
+import { packTarball } from './pack-tarball.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -184,12 +185,7 @@ describe('the README’s server recipes, installed from the packed tarball', { t
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-servers-'));
     consumer = join(workDirectory, 'shop');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const filename = await packTarball(workDirectory);
 
     await cp(examples, consumer, { recursive: true, filter: (path) => !path.includes('node_modules') });
     const manifest = JSON.parse(await readText(join(examples, 'package.json'))) as {

@@ -22,6 +22,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { SANDBOX_KEYS, SANDBOX_TEST_NUMBERS } from '../../src/sandbox/index.js';
 import { freePort } from '../fixtures/free-port.js';
+import { packTarball } from './pack-tarball.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -93,12 +94,7 @@ describe('pay-checkout/vite in a Vite app installed from the packed package', { 
   before(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-vite-'));
     consumer = join(workDirectory, 'shop');
-    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', workDirectory], {
-      cwd: repositoryRoot,
-      env: npmChildEnvironment(),
-    });
-    assert.equal(packed.code, 0, packed.transcript);
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const filename = await packTarball(workDirectory);
 
     await cp(exampleDirectory, consumer, { recursive: true });
     const manifestPath = join(consumer, 'package.json');
