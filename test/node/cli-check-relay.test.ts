@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
-import { customerPayingFrom, lineItems } from '../fixtures/checkout-data.js';
+import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
 import { idsMarked, runCli, startSandboxCommand, verdictsOf } from '../fixtures/pay-checkout-cli.js';
 import {
@@ -18,6 +18,7 @@ import {
   type RelayUnderCheck,
   serveRelayUnderCheck,
 } from '../fixtures/relay-under-check.js';
+import { call, orderInput } from '../fixtures/sandbox.js';
 
 /** Every check a full run reports, advice aside. */
 const ALL_CHECKS = [
@@ -239,23 +240,13 @@ describe('pay-checkout sandbox', { timeout: 60_000 }, () => {
       assert.equal(sandbox.url, `http://127.0.0.1:${port}`);
       assert.match(sandbox.output(), /secret key +sk_test_sandbox/);
       assert.match(sandbox.output(), /0244000003 never answers/);
-      const response = await fetch(`${sandbox.url}/orders/new`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${SANDBOX_KEYS.secret}`,
-          'content-type': 'application/json',
-          'idempotency-key': crypto.randomUUID(),
-        },
-        body: JSON.stringify({
-          execute_payment: true,
-          ...customerPayingFrom('0244000003'),
-          line_items: lineItems,
-        }),
+      const created = await call(sandbox.url, '/orders/new', orderInput(customerPayingFrom('0244000003')), {
+        key: SANDBOX_KEYS.secret,
+        headers: { 'idempotency-key': crypto.randomUUID() },
       });
-      assert.equal(response.status, 200);
-      const { order } = (await response.json()) as { order: { id: string; payment: { status: string } } };
-      assert.match(order.id, /^or_/);
-      assert.equal(order.payment.status, 'requires_action');
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      assert.match(created.body.order.id, /^or_/);
+      assert.equal(created.body.order.payment.status, 'requires_action');
     } finally {
       assert.equal(await sandbox.stop('SIGTERM'), 0, sandbox.output());
     }

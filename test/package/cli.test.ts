@@ -14,10 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
-import { customerPayingFrom, lineItems } from '../fixtures/checkout-data.js';
+import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
 import { type CliLauncher, idsMarked, runCli, startSandboxCommand } from '../fixtures/pay-checkout-cli.js';
 import { CHECK_CART, NO_CLIENT_LIMIT, serveRelayUnderCheck } from '../fixtures/relay-under-check.js';
+import { call, orderInput } from '../fixtures/sandbox.js';
 import { packTarball } from './pack-tarball.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
 
@@ -70,21 +71,12 @@ describe('pay-checkout, the command of the installed package', { timeout: 240_00
     });
     try {
       assert.equal(sandbox.url, `http://127.0.0.1:${port}`);
-      const response = await fetch(`${sandbox.url}/orders/new`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${SANDBOX_KEYS.secret}`,
-          'content-type': 'application/json',
-          'idempotency-key': crypto.randomUUID(),
-        },
-        body: JSON.stringify({
-          execute_payment: true,
-          ...customerPayingFrom('0244000003'),
-          line_items: lineItems,
-        }),
+      const created = await call(sandbox.url, '/orders/new', orderInput(customerPayingFrom('0244000003')), {
+        key: SANDBOX_KEYS.secret,
+        headers: { 'idempotency-key': crypto.randomUUID() },
       });
-      assert.equal(response.status, 200);
-      assert.match(((await response.json()) as { order: { id: string } }).order.id, /^or_/);
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      assert.match(created.body.order.id, /^or_/);
     } finally {
       assert.equal(await sandbox.stop('SIGTERM'), 0, sandbox.output());
     }
