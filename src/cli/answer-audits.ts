@@ -19,7 +19,7 @@ interface HeaderRule {
 }
 
 /** The headers a relay in any language must send on every answer. */
-export const REQUIRED_HEADERS: readonly HeaderRule[] = [
+const REQUIRED_HEADERS: readonly HeaderRule[] = [
   {
     name: 'Content-Type: application/json',
     holds: (headers) => /^application\/json\s*(;|$)/i.test(headers.get('content-type') ?? ''),
@@ -41,7 +41,7 @@ function some(answers: readonly RelayAnswer[]): string {
 }
 
 /** Every error answer (4xx, 5xx) has `{ error: { code, message, type, param? } }`. */
-export function auditErrorShapes(answers: readonly RelayAnswer[]): CheckResult {
+function auditErrorShapes(answers: readonly RelayAnswer[]): CheckResult {
   const errors = answers.filter((answer) => answer.status >= 400);
   const wrong = errors.filter((answer) => errorShapeProblem(answer.json) !== undefined);
   const problems = wrong.map(
@@ -57,7 +57,7 @@ export function auditErrorShapes(answers: readonly RelayAnswer[]): CheckResult {
 }
 
 /** No answer body shows the checker's name or number, in any spelling. */
-export function auditPersonalData(answers: readonly RelayAnswer[], forms: readonly string[]): CheckResult {
+function auditPersonalData(answers: readonly RelayAnswer[], forms: readonly string[]): CheckResult {
   const leaks: string[] = [];
   for (const answer of answers) {
     const text = answer.text.toLowerCase();
@@ -72,7 +72,7 @@ export function auditPersonalData(answers: readonly RelayAnswer[], forms: readon
 }
 
 /** Every answer carries {@link REQUIRED_HEADERS}. */
-export function auditSecurityHeaders(answers: readonly RelayAnswer[]): CheckResult {
+function auditSecurityHeaders(answers: readonly RelayAnswer[]): CheckResult {
   const problems: string[] = [];
   for (const rule of REQUIRED_HEADERS) {
     const without = answers.filter((answer) => !rule.holds(answer.headers));
@@ -91,7 +91,7 @@ export function auditSecurityHeaders(answers: readonly RelayAnswer[]): CheckResu
  * machine must be served over HTTPS (the lookup token, the name and the
  * number travel in its bodies), and HTTPS wants HSTS on the merchant's domain.
  */
-export function adviseTransport(baseUrl: string, answers: readonly RelayAnswer[]): CheckResult | undefined {
+function adviseTransport(baseUrl: string, answers: readonly RelayAnswer[]): CheckResult | undefined {
   const url = new URL(baseUrl);
   const loopback =
     ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || url.hostname.endsWith('.localhost');

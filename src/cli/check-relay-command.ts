@@ -49,7 +49,7 @@ Options:
 `;
 
 /** The checked arguments of a run. */
-export interface CheckRelayArguments {
+interface CheckRelayArguments {
   baseUrl: string;
   cart: unknown;
   numbers: readonly string[];
@@ -57,7 +57,7 @@ export interface CheckRelayArguments {
 }
 
 /** Reads `args`; throws {@link UsageError} for anything it cannot run with. Undefined for `--help`. */
-export function parseCheckRelayArguments(args: readonly string[]): CheckRelayArguments | undefined {
+function parseCheckRelayArguments(args: readonly string[]): CheckRelayArguments | undefined {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,

@@ -8,7 +8,7 @@
 import { SANDBOX_TEST_NUMBERS } from '../sandbox/test-numbers.js';
 
 /** The name the checker sends; it must never come back in an answer. */
-export const CHECKER_NAME = 'Abena Relaycheck';
+const CHECKER_NAME = 'Abena Relaycheck';
 /** The name of the "same key, another body" create. */
 export const OTHER_NAME = 'Kwesi Relaycheck';
 

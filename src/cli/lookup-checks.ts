@@ -12,7 +12,7 @@ import { describeAnswer, lookupAnswerProblems } from './wire-expectations.js';
 const DENIED = { status: 403, code: 'permission_denied' };
 
 /** `token` with its first character changed: the same length, so only a real comparison tells. */
-export function forgedToken(token: string): string {
+function forgedToken(token: string): string {
   return `${token.startsWith('A') ? 'B' : 'A'}${token.slice(1)}`;
 }
 

@@ -12,34 +12,46 @@ import { isPerClientLimit, type RelayAnswer } from './relay-probe.js';
 import { describeAnswer } from './wire-expectations.js';
 
 /** Prompts one number may get in the window (contract §7). */
-export const PROMPTS_PER_NUMBER = 3;
+const PROMPTS_PER_NUMBER = 3;
 const PROMPT_LIMIT = {
   status: 429,
   code: 'too_many_payment_requests',
   param: 'payment_method_data.mobile_money.number',
 };
 
-/** Creates for the first order's number until the relay refuses one, then judges the refusal. */
+/**
+ * Creates for the first order's number until the relay refuses one, then
+ * judges the refusal. Bounded by creates sent, not only by orders counted: a
+ * relay that answers a new attempt with an order it gave before never grows
+ * the count, and the checker must not flood it.
+ */
 export async function checkPromptLimit(run: CheckRun, first: CreatedOrder): Promise<void> {
   let answer: RelayAnswer | undefined;
-  while (run.ordersOf(first.number).size <= PROMPTS_PER_NUMBER) {
-    const prompt = run.ordersOf(first.number).size + 1;
+  let accepted = run.ordersOf(first.number).size;
+  for (let sent = 0; accepted <= PROMPTS_PER_NUMBER && sent <= PROMPTS_PER_NUMBER; sent++) {
     answer = await run.create({
-      label: `create no. ${prompt} for ${first.number} within 10 minutes`,
+      label: `create no. ${accepted + 1} for ${first.number} within 10 minutes`,
       body: checkoutIntentFor(first.number, run.cart),
       idempotencyKey: newAttemptKey(),
     });
     if (answer.status !== 200) break;
+    accepted += 1;
   }
-  run.record(judgePromptLimit(run, first.number, answer));
+  run.record(judgePromptLimit(run, first.number, answer, accepted));
 }
 
-function judgePromptLimit(run: CheckRun, number: string, answer: RelayAnswer | undefined): CheckResult {
-  const accepted = run.ordersOf(number).size;
+function judgePromptLimit(
+  run: CheckRun,
+  number: string,
+  answer: RelayAnswer | undefined,
+  accepted: number,
+): CheckResult {
   if (answer === undefined || answer.status === 200) {
+    const orders = run.ordersOf(number).size;
+    const reused = orders < accepted ? ` (${accepted - orders} answered with an order given before)` : '';
     return failed(
       'prompt-limit',
-      `${accepted} payment prompts to ${number} within 10 minutes were all accepted (at most ${PROMPTS_PER_NUMBER})`,
+      `${accepted} creates for ${number} within 10 minutes, each with a new key, were all accepted${reused} (at most ${PROMPTS_PER_NUMBER}, then 429)`,
     );
   }
   if (isPerClientLimit(answer)) return perClientSkip('prompt-limit', answer);

@@ -41,7 +41,7 @@ export interface ProbeRequest {
 }
 
 /** What the probe tells its caller while it works: waits for the per-client limit. */
-export type ProbeNotice = (message: string) => void;
+type ProbeNotice = (message: string) => void;
 
 /** Options of {@link createRelayProbe}. */
 export interface RelayProbeOptions {
@@ -133,7 +133,7 @@ export function createRelayProbe(options: RelayProbeOptions): RelayProbe {
 }
 
 /** The seconds a per-client `429 rate_limited` asks to wait; undefined for any other answer. */
-export function perClientWaitSeconds(answer: RelayAnswer): number | undefined {
+function perClientWaitSeconds(answer: RelayAnswer): number | undefined {
   if (!isPerClientLimit(answer)) return undefined;
   const value = answer.headers.get('retry-after')?.trim() ?? '';
   if (/^\d+$/.test(value)) return Math.max(1, Number(value));
@@ -147,7 +147,7 @@ export function isPerClientLimit(answer: RelayAnswer): boolean {
 }
 
 /** `error.code` of an answer, when it has one. */
-export function errorCodeOf(answer: RelayAnswer): string | undefined {
+function errorCodeOf(answer: RelayAnswer): string | undefined {
   const error = (answer.json as { error?: { code?: unknown } } | undefined)?.error;
   return typeof error?.code === 'string' ? error.code : undefined;
 }

@@ -11,7 +11,7 @@ import { SANDBOX_TEST_NUMBERS } from '../sandbox/test-numbers.js';
 import { EXIT, integerOption } from './usage-error.js';
 
 /** The port of `pay-checkout sandbox` without `--port`. */
-export const DEFAULT_SANDBOX_PORT = 4010;
+const DEFAULT_SANDBOX_PORT = 4010;
 const DEFAULT_APPROVE_MS = 6000;
 
 /** `pay-checkout sandbox --help`. */

@@ -14,7 +14,7 @@
  * Vite's types only are imported, so this module loads no `vite`.
  */
 import type { Plugin, PreviewServer, ViteDevServer } from 'vite';
-import { createViteCheckout, type ViteCheckout } from './vite-checkout.js';
+import { type CheckoutLogger, createViteCheckout, type ViteCheckout } from './vite-checkout.js';
 import { type PayCheckoutViteOptions, type ResolvedViteOptions, resolveViteOptions } from './vite-options.js';
 
 export type {
@@ -29,36 +29,75 @@ export type {
  */
 export function payCheckout(options: PayCheckoutViteOptions): Plugin {
   const resolved = resolveViteOptions(options);
+  const checkouts = sharedCheckout(resolved);
   // Servers in middleware mode have no HTTP server of their own to tell us they closed.
-  const withoutHttpServer = new Set<ViteCheckout>();
-  const closeThoseWithoutHttpServer = async (): Promise<void> => {
-    const closing = [...withoutHttpServer].map((checkout) => checkout.close());
-    withoutHttpServer.clear();
-    await Promise.all(closing);
-  };
-  const mount = (server: ViteDevServer | PreviewServer): void => {
-    const checkout = mountCheckout(server, resolved);
-    if (!server.httpServer) withoutHttpServer.add(checkout);
-  };
+  let devWithoutHttpServer = 0;
+  let previewWithoutHttpServer = 0;
   return {
     name: 'pay-checkout',
     // Used directly, not returned: these middlewares run before Vite's own, so no SPA fallback answers a POST.
-    configureServer: mount,
-    configurePreviewServer: mount,
-    closeServer: closeThoseWithoutHttpServer,
-    closePreviewServer: closeThoseWithoutHttpServer,
+    configureServer(server) {
+      if (!mountCheckout(server, checkouts)) devWithoutHttpServer += 1;
+    },
+    configurePreviewServer(server) {
+      if (!mountCheckout(server, checkouts)) previewWithoutHttpServer += 1;
+    },
+    async closeServer() {
+      if (devWithoutHttpServer === 0) return;
+      devWithoutHttpServer -= 1;
+      await checkouts.release();
+    },
+    async closePreviewServer() {
+      if (previewWithoutHttpServer === 0) return;
+      previewWithoutHttpServer -= 1;
+      await checkouts.release();
+    },
   };
 }
 
 export default payCheckout;
 
-function mountCheckout(server: ViteDevServer | PreviewServer, options: ResolvedViteOptions): ViteCheckout {
+/** The one relay and sandbox of a plugin, whichever of its servers are open. */
+interface SharedCheckout {
+  /** The checkout, created for the first server that asks. */
+  acquire(logger: CheckoutLogger): ViteCheckout;
+  /** One server closed: the checkout closes with the last one. */
+  release(): Promise<void>;
+}
+
+/**
+ * One checkout for all the servers a plugin serves at once. A restart hands
+ * the same plugin (an inline config's) to the new server before it closes the
+ * old one: were each server's relay its own, the old one's close would close
+ * the journal both were given, and every create after the restart would fail.
+ */
+function sharedCheckout(options: ResolvedViteOptions): SharedCheckout {
+  let checkout: ViteCheckout | undefined;
+  let servers = 0;
+  return {
+    acquire(logger) {
+      checkout ??= createViteCheckout(options, logger);
+      servers += 1;
+      return checkout;
+    },
+    async release() {
+      servers -= 1;
+      if (servers > 0 || checkout === undefined) return;
+      const closing = checkout;
+      checkout = undefined;
+      await closing.close();
+    },
+  };
+}
+
+/** Mounts the shared checkout on `server`; true when the server has an HTTP server that says when it closes. */
+function mountCheckout(server: ViteDevServer | PreviewServer, checkouts: SharedCheckout): boolean {
   const logger = server.config.logger;
-  const checkout = createViteCheckout(options, logger);
+  const checkout = checkouts.acquire(logger);
   server.middlewares.use(checkout.middleware);
-  // One close per server, restarts included: Vite closes the old HTTP server when it restarts.
+  // One release per server, restarts included: Vite closes the old HTTP server when it restarts.
   server.httpServer?.once('close', () => {
-    checkout.close().catch((error: unknown) => {
+    checkouts.release().catch((error: unknown) => {
       logger.warn(`  pay-checkout: the relay did not close cleanly: ${(error as Error)?.message ?? error}`);
     });
   });
@@ -67,7 +106,7 @@ function mountCheckout(server: ViteDevServer | PreviewServer, options: ResolvedV
     printUrls();
     for (const line of checkout.startupLines(originOf(server.resolvedUrls))) logger.info(line);
   };
-  return checkout;
+  return server.httpServer !== null && server.httpServer !== undefined;
 }
 
 /** The server's first local origin (`http://localhost:5173`); the checkout's paths sit at the root, whatever `base` is. */

@@ -3,9 +3,10 @@
  * its control surface takes no key (contract §4), so, as in the demo
  * (contract §7), only this machine may call it: a loopback peer, no
  * forwarding header (a proxy on this machine speaks for someone else), and a
- * `Host` that names loopback. The last one matters because these routes run
- * before Vite's own host check: a page of another site that rebinds its DNS
- * name to 127.0.0.1 reaches us from loopback, but with its own name as `Host`.
+ * `Host` that names loopback. The last one matters because Vite leaves out
+ * its own host check with `server.https` or `allowedHosts: true` (Vite 8,
+ * `hostValidationMiddleware`): a page of another site that rebinds its DNS
+ * name to 127.0.0.1 then reaches us from loopback, with its own name as `Host`.
  */
 import type { IncomingMessage } from 'node:http';
 

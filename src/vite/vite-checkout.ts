@@ -1,5 +1,5 @@
 /**
- * The relay and the embedded sandbox for one Vite server (dev or preview):
+ * The relay and the embedded sandbox of one plugin, for its Vite servers (dev, preview):
  * a connect middleware that routes by the full request path, the lines the
  * server prints on start, and `close()`. Mounted with no path of its own, so
  * connect leaves `req.url` whole and both handlers see the paths the browser
@@ -24,7 +24,7 @@ export interface CheckoutLogger {
   warn(message: string): void;
 }
 
-/** The relay and sandbox of one server. */
+/** The relay and sandbox of one plugin, mounted on each of its servers. */
 export interface ViteCheckout {
   /** Answers the relay's and the sandbox's paths; calls `next()` for every other path. */
   middleware(request: IncomingMessage, response: ServerResponse, next: () => void): void;
@@ -42,7 +42,7 @@ export interface ViteCheckout {
  */
 const IN_PROCESS_ORIGIN = 'http://localhost';
 
-/** Creates the relay (and the sandbox, unless a service is given) for one server. */
+/** Creates the relay (and the sandbox, unless a service is given) of one plugin. */
 export function createViteCheckout(options: ResolvedViteOptions, logger: CheckoutLogger): ViteCheckout {
   const sandbox =
     options.sandbox &&

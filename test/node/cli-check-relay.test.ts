@@ -150,6 +150,22 @@ describe('pay-checkout check-relay', { timeout: 120_000 }, () => {
     });
   }
 
+  it('stops asking for prompts, and fails prompt-limit, when every create for a number answers its first order', {
+    timeout: 30_000,
+  }, async () => {
+    const relay = await serveRelayUnderCheck({ rateLimit: NO_CLIENT_LIMIT }, 'one-order-per-number');
+    try {
+      const result = await checkRelayAt(relay);
+      assert.equal(result.code, 1, result.transcript);
+      assert.equal(verdictsOf(result.stdout).get('prompt-limit'), 'FAIL', result.transcript);
+      assert.match(result.stdout, /^FAIL {2}prompt-limit +.*4 creates .* all accepted/m);
+      const sent = Number(/(\d+) creates sent\./.exec(result.stdout)?.[1]);
+      assert.ok(sent <= 12, `${sent} creates sent: the checker kept creating\n${result.transcript}`);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('tells the faults apart in words a merchant can act on', async () => {
     const relay = await serveRelayUnderCheck({ rateLimit: NO_CLIENT_LIMIT }, 'leaks-number');
     try {

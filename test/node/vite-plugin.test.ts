@@ -18,7 +18,7 @@ import {
   type ViteDevServer,
 } from 'vite';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { type Journal, openJournal } from '../../src/server/index.js';
+import { type Journal, listen, openJournal } from '../../src/server/index.js';
 import { payCheckout } from '../../src/vite/index.js';
 import { resolveViteOptions } from '../../src/vite/vite-options.js';
 import { checkoutIntent, LOCAL_NUMBER, priceAnyCart } from '../fixtures/checkout-data.js';
@@ -221,6 +221,58 @@ describe('pay-checkout/vite', () => {
         await server.close();
         await service.close();
       }
+    });
+  });
+
+  describe('across a restart of the same config', () => {
+    const relayOptions = (journal: Journal) => ({
+      priceCart: priceAnyCart,
+      sandbox: { approveAfterMs: 3_600_000 },
+      relay: { journal, onPaid: () => undefined, rateLimit: false as const },
+    });
+
+    it('keeps creating orders with the journal it was given, and closes it with the server', async () => {
+      const journal = await openJournal('memory:');
+      const port = await freePort();
+      const server = await createServer({
+        configFile: false,
+        root,
+        logLevel: 'silent',
+        server: { host: '127.0.0.1', port, strictPort: true, ws: false },
+        plugins: [payCheckout(relayOptions(journal))],
+      });
+      try {
+        await server.listen();
+        const origin = `http://127.0.0.1:${port}`;
+        const before = await createOrder(origin);
+        await server.restart();
+        await createOrder(origin);
+        assert.equal(await paymentStatus(origin, before), 'requires_action', 'tokens outlive the restart');
+      } finally {
+        await server.close();
+      }
+      await assert.rejects(journal.listRecent(1), /closed/);
+    });
+
+    it('does the same in middleware mode, where the server has no HTTP server of its own', async () => {
+      const journal = await openJournal('memory:');
+      const server = await createServer({
+        configFile: false,
+        root,
+        logLevel: 'silent',
+        server: { middlewareMode: true, ws: false },
+        plugins: [payCheckout(relayOptions(journal))],
+      });
+      // The app's own server, as Express would be, in front of Vite's middlewares.
+      const app = await listen((request, response) => server.middlewares(request, response));
+      try {
+        await server.restart();
+        await createOrder(app.url);
+      } finally {
+        await server.close();
+        await app.close();
+      }
+      await assert.rejects(journal.listRecent(1), /closed/);
     });
   });
 
