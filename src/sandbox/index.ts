@@ -1,38 +1,12 @@
 /**
- * `pay-checkout/sandbox`: the payments service in test mode, offline
- * (contract §4). `createSandbox` gives a web-standard handler for any runtime;
- * `startSandbox` serves it on Node.
+ * `pay-checkout/sandbox` on Node (the `node` condition of the package's
+ * exports, which Bun and Deno read too): the payments service in test mode,
+ * offline (contract §4). `createSandbox` gives a web-standard handler for any
+ * runtime; `startSandbox` serves it on `node:http`. Web runtimes get web.ts,
+ * the same names without `node:` imports. This module's declarations are the
+ * package's one set of types for `pay-checkout/sandbox`.
  */
 
 export { listen, type RunningServer } from '../http/node/listen.js';
-export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
-export {
-  type ApiKeyInput,
-  type ApplicationContext,
-  type ApplicationRecord,
-  PERMISSIONS,
-  type Permission,
-  SANDBOX_APPLICATION,
-  SANDBOX_KEYS,
-  type Session,
-} from './authentication.js';
-export type {
-  ChimeJson,
-  OrderJson,
-  OrderPageItemJson,
-  OrderStatusJson,
-  OtpJson,
-  PaymentJson,
-  PaymentPromptJson,
-} from './order-views.js';
-export {
-  createSandbox,
-  type DeclineReason,
-  SANDBOX_CONTROL_PATH,
-  type Sandbox,
-  type SandboxKeys,
-  type SandboxOptions,
-} from './sandbox.js';
-export { SandboxControlError } from './sandbox-control-error.js';
 export { type RunningSandbox, type StartSandboxOptions, startSandbox } from './start-sandbox.js';
-export { SANDBOX_TEST_NUMBERS } from './test-numbers.js';
+export * from './web.js';

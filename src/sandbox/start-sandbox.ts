@@ -1,7 +1,8 @@
 /**
- * Starts a sandbox on `node:http` (Node only). `listen` is imported when
- * called, so importing `pay-checkout/sandbox` on an edge runtime never loads
- * `node:http`.
+ * Starts a sandbox on `node:http` (Node only: the sandbox's Node entry,
+ * index.ts, exports it; the web entry has a `startSandbox` that rejects).
+ * `listen` is imported when called, so importing this module loads no
+ * `node:` module.
  */
 import type { RunningServer } from '../http/node/listen.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
@@ -23,7 +24,12 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-/** Creates a sandbox and serves it over HTTP (port 0 by default: a free port). */
+/**
+ * Creates a sandbox and serves it over HTTP (port 0 by default: a free port).
+ * Node, Bun and Deno only: where `pay-checkout/sandbox` resolves to its web
+ * entry (edge bundlers) it rejects, and `createSandbox().handle` is served by
+ * the runtime instead.
+ */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const { port = 0, host = '127.0.0.1', ...sandboxOptions } = options;
   const sandbox = createSandbox(sandboxOptions);

@@ -1,6 +1,7 @@
 /**
  * `pay-checkout/server` on Node (the `node` condition of the package's
- * exports): the same names as the portable entry, with one difference. A
+ * exports): the same names as the web entry (web.ts), with the Node pieces
+ * working (index.ts: `listen`, the SQLite and PostgreSQL journals), and a
  * relay made here with no `fetch` calls the service through undici's
  * `request` over a keep-alive pool, which costs a fraction of the CPU of the
  * global fetch per call. Edge bundlers never take this entry, so undici never

@@ -18,6 +18,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { customer } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
 import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
@@ -46,6 +48,12 @@ import app from './hono-web/app.js';
 const port = Number(process.env.PORT);
 serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => console.log('Shop on http://127.0.0.1:' + port));
 `;
+
+/** Plays the web runtime for the bundle of hono-web/app.js that a web platform's bundler makes. */
+const SERVE_BUNDLED_APP = SERVE_WEB_APP.replace('./hono-web/app.js', './hono-web.bundle.js');
+
+/** The entries that play a web runtime: the platform, not the app, holds the environment. */
+const WEB_RUNTIME_ENTRIES: ReadonlySet<string> = new Set(['serve-web-app.js', 'serve-bundled-app.js']);
 
 const LOOKUP_SECRET = 'server-recipes-lookup-secret';
 /** On a web runtime the platform's edge sets the shopper's address; here the test is that edge. */
@@ -88,7 +96,7 @@ async function startRecipe(node: string, consumer: string, entry: string): Promi
       PATH: process.env.PATH,
       PORT: String(port),
       PAY_LOOKUP_SECRET: LOOKUP_SECRET,
-      ...(entry === 'serve-web-app.js'
+      ...(WEB_RUNTIME_ENTRIES.has(entry)
         ? { PAY_SECRET_KEY: 'sk_test_sandbox', PAY_API_BASE_URL: `http://127.0.0.1:${port}/sandbox` }
         : {}),
     },
@@ -187,6 +195,7 @@ describe('the README’s server recipes, installed from the packed tarball', { t
     const { tarball } = await packRepository(workDirectory);
     await cp(examples, consumer, { recursive: true, filter: (path) => !path.includes('node_modules') });
     await writeFile(join(consumer, 'serve-web-app.js'), SERVE_WEB_APP);
+    await writeFile(join(consumer, 'serve-bundled-app.js'), SERVE_BUNDLED_APP);
     await installWithPackage(consumer, tarball);
   });
 
@@ -206,6 +215,38 @@ describe('the README’s server recipes, installed from the packed tarball', { t
   it('keep hono-web runtime-neutral: no Node module, no process', async () => {
     const app = await readText(join(examples, 'hono-web', 'app.js'));
     assert.doesNotMatch(app, /from 'node:|@hono\/node-server|process\./);
+  });
+
+  it('hono-web bundles for web runtimes with nothing external, and serves', {
+    timeout: 60_000,
+  }, async (t) => {
+    // As wrangler bundles a Worker (Vercel and Netlify Edge much the same): no Node platform, the
+    // workerd conditions, and no module left to the runtime, so a `node:` import anywhere fails.
+    const outfile = join(consumer, 'hono-web.bundle.js');
+    await build({
+      absWorkingDir: consumer,
+      entryPoints: ['hono-web/app.js'],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      conditions: ['workerd', 'worker', 'browser'],
+      logLevel: 'silent',
+    });
+    const bundle = await readFile(outfile);
+    assert.doesNotMatch(bundle.toString('utf8'), /(?:\bfrom|\bimport\s*\(|\brequire\s*\()\s*["']node:/);
+    t.diagnostic(`bundle: ${bundle.byteLength} B, ${gzipSync(bundle).byteLength} B gzip`);
+    let running: RunningRecipe | undefined;
+    try {
+      running = await startRecipe(process.execPath, consumer, 'serve-bundled-app.js');
+      await checkRecipe(running.url, PLATFORM_HEADERS);
+      assert.deepEqual(running.errors, [], 'the bundled app printed no warning');
+    } catch (error) {
+      if (running) t.diagnostic(`the bundled app printed:\n${running.output.join('\n')}`);
+      throw error;
+    } finally {
+      await stopRecipe(running);
+    }
   });
 
   for (const { major } of NODE_VERSIONS) {

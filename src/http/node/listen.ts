@@ -37,7 +37,11 @@ const PARSER_ERROR_BODY = JSON.stringify({
   error: { code: 'invalid_request', message: 'The request is malformed.', type: 'invalid_request_error' },
 });
 
-/** Starts a `node:http` server for a listener; `port: 0` picks a free port. */
+/**
+ * Starts a `node:http` server for a listener; `port: 0` picks a free port.
+ * Node, Bun and Deno only: the package's web entries (what edge bundlers
+ * resolve) export a `listen` that rejects.
+ */
 export async function listen(
   listener: NodeListener,
   { port = 0, host = '127.0.0.1', errorHeaders = {} }: ListenOptions = {},

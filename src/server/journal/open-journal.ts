@@ -1,34 +1,19 @@
 /**
- * `openJournal(url)`: picks the store from the URL and loads its driver only
- * then, so a merchant on `memory:` or `sqlite:` never loads `pg`, and one on
- * PostgreSQL never loads a SQLite binding. Both drivers are optional peer
- * dependencies of pay-checkout: the merchant installs the one they use.
- *
- * The stores themselves are imported the same way: `pay-checkout/server` runs
- * on edge runtimes too, and the SQLite store needs `node:fs`, which they lack.
+ * `openJournal(url)` on Node: picks the store from the URL and loads its
+ * driver only then, so a merchant on `memory:` or `sqlite:` never loads `pg`,
+ * and one on PostgreSQL never loads a SQLite binding. Both drivers are
+ * optional peer dependencies of pay-checkout: the merchant installs the one
+ * they use. The stores' own modules are imported the same way, when opened.
+ * Web runtimes get web-journal.ts instead, where only `memory:` opens.
  */
+
 import type { Journal } from './journal.js';
+import { JournalDriverMissingError, locateJournal, type OpenJournalOptions } from './journal-url.js';
 import { MemoryJournal } from './memory-journal.js';
 import type { PostgresPoolDriver } from './postgres-journal.js';
 import type { SqliteDriver } from './sqlite-journal.js';
 
-/** Tuning for `openJournal`; every field has a default. */
-export interface OpenJournalOptions {
-  /** PostgreSQL connections this process keeps open (default 4). */
-  postgresPoolSize?: number;
-}
-
-/** The driver a journal URL needs is not installed. */
-export class JournalDriverMissingError extends Error {
-  override name = 'JournalDriverMissingError';
-  /** The npm package to install. */
-  readonly packageName: string;
-
-  constructor(packageName: string, scheme: string, options?: ErrorOptions) {
-    super(`A ${scheme} journal needs the ${packageName} package: npm install ${packageName}`, options);
-    this.packageName = packageName;
-  }
-}
+export { JournalDriverMissingError, type OpenJournalOptions } from './journal-url.js';
 
 function isMissingPackage(error: unknown, packageName: string): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -73,14 +58,13 @@ async function openPostgres(url: string, options: OpenJournalOptions): Promise<J
 /**
  * Opens the journal at `url`: `memory:`, `sqlite:<path>` (relative to the
  * working directory; the folder is created) or `postgres://…`/`postgresql://…`.
- * The schema is created or migrated before the promise resolves.
+ * The schema is created or migrated before the promise resolves. Node only
+ * for `sqlite:` and `postgres://`: on web runtimes, whose bundlers take the
+ * package's web entry, only `memory:` opens and the others reject.
  */
 export async function openJournal(url: string, options: OpenJournalOptions = {}): Promise<Journal> {
-  if (url === 'memory:') return new MemoryJournal();
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, options);
-  // The URL itself stays out of the message: it may carry a password.
-  throw new TypeError(
-    'Unknown journal URL scheme. Use memory:, sqlite:<path> or postgres://user:password@host/database.',
-  );
+  const location = locateJournal(url);
+  if (location.store === 'memory') return new MemoryJournal();
+  if (location.store === 'sqlite') return openSqlite(location.path);
+  return openPostgres(location.url, options);
 }

@@ -1,0 +1,40 @@
+/**
+ * What both `openJournal`s share (open-journal.ts on Node, web-journal.ts on
+ * web runtimes): the store a journal URL names, the options, and the error of
+ * a missing driver. No driver and no `node:` module is imported here.
+ */
+
+/** Tuning for `openJournal`; every field has a default. */
+export interface OpenJournalOptions {
+  /** PostgreSQL connections this process keeps open (default 4). */
+  postgresPoolSize?: number;
+}
+
+/** The driver a journal URL needs is not installed. */
+export class JournalDriverMissingError extends Error {
+  override name = 'JournalDriverMissingError';
+  /** The npm package to install. */
+  readonly packageName: string;
+
+  constructor(packageName: string, scheme: string, options?: ErrorOptions) {
+    super(`A ${scheme} journal needs the ${packageName} package: npm install ${packageName}`, options);
+    this.packageName = packageName;
+  }
+}
+
+/** The store a journal URL names, with what that store reads of the URL. */
+export type JournalLocation =
+  | { store: 'memory' }
+  | { store: 'sqlite'; path: string }
+  | { store: 'postgres'; url: string };
+
+/** Reads a journal URL; a TypeError for a scheme no store has. */
+export function locateJournal(url: string): JournalLocation {
+  if (url === 'memory:') return { store: 'memory' };
+  if (url.startsWith('sqlite:')) return { store: 'sqlite', path: url.slice('sqlite:'.length) };
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { store: 'postgres', url };
+  // The URL itself stays out of the message: it may carry a password.
+  throw new TypeError(
+    'Unknown journal URL scheme. Use memory:, sqlite:<path> or postgres://user:password@host/database.',
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * `pay-checkout/server` on web runtimes (the `default` export condition,
+ * which edge bundlers take): the merchant relay and the typed service client,
+ * web-standard, with no `node:` module anywhere in this entry's graph, so it
+ * bundles with nothing external. `listen` and `openJournal`'s SQLite and
+ * PostgreSQL stores need Node: they keep their names and types here, and
+ * reject with what to use instead. On Node the `node` condition gives
+ * node.ts (index.ts, whose relay calls the service through undici).
+ */
+import { webListen } from '../http/web-listen.js';
+
+export type { ConnectionInfo, WebHandler } from '../http/handler.js';
+export type { RunningServer } from '../http/node/listen.js';
+export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
+export { CartError, type CartErrorOptions } from './cart-error.js';
+export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
+export type { ClientAddressOption, TrustProxy, TrustProxyOptions } from './client-address/client-address.js';
+export type { ForwardingHeader } from './client-address/forwarded-for.js';
+export type { FulfilledOrder } from './fulfilment/fulfilled-order.js';
+export type { FulfilmentEvent } from './fulfilment/fulfilment-events.js';
+export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
+export {
+  DEFAULT_APPROVAL_WINDOW_MS,
+  DEFAULT_CREATE_GRACE_MS,
+  DEFAULT_MAX_WATCH_MS,
+  DEFAULT_WATCH_INTERVAL_MS,
+  type FulfilmentCallback,
+  type FulfilmentOptions,
+  type WatchOptions,
+  type WatchTimers,
+} from './fulfilment/watch-settings.js';
+export {
+  type CheckResult,
+  type ClaimOptions,
+  type CreateAnswer,
+  type CreateIntent,
+  type CreateRequestBody,
+  type CreatingEntry,
+  DEFAULT_RETENTION_MS,
+  type DeliveryFailure,
+  type FulfilmentSummary,
+  JOURNAL_PHASE,
+  type Journal,
+  type JournalEntry,
+  type JournalOutcome,
+  type JournalPhase,
+  type PendingEntry,
+  type SettledEntry,
+  type WatchingEntry,
+} from './journal/journal.js';
+export { JournalDriverMissingError, type OpenJournalOptions } from './journal/journal-url.js';
+export { openJournal } from './journal/web-journal.js';
+export { createLookupTokens, type LookupTokens } from './lookup-token.js';
+export type { PricedLineItem } from './priced-line-items.js';
+export {
+  createMemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
+  type RateLimitDecision,
+  type RateLimitStore,
+  type SlidingWindowRule,
+  type SlidingWindowState,
+  type TokenBucketRule,
+  type TokenBucketState,
+  takeToken,
+  takeWindowSlot,
+} from './rate-limiter.js';
+export {
+  createRedisRateLimitStore,
+  type RedisRateLimitStoreOptions,
+  type RedisScriptClient,
+} from './redis-rate-limit-store.js';
+export type { CheckoutRelayOptions, PriceCart } from './relay-config.js';
+export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './relay-events.js';
+export {
+  type CheckoutRelayRateLimitOptions,
+  DEFAULT_CREATE_RATE_LIMIT,
+  DEFAULT_LOOKUP_RATE_LIMIT,
+  DEFAULT_PROMPT_LIMIT,
+} from './relay-limit-config.js';
+export {
+  createServiceClient,
+  type OrderListOptions,
+  type OrderPageRequest,
+  type ServiceClient,
+  type ServiceRequestOptions,
+  type ServiceWriteOptions,
+} from './service-client.js';
+export type { ServiceClientOptions } from './service-client-config.js';
+export {
+  ServiceApiError,
+  ServiceAuthenticationError,
+  ServiceError,
+  ServiceIdempotencyError,
+  ServiceInvalidRequestError,
+  ServiceNetworkError,
+  ServiceNotFoundError,
+  ServicePermissionError,
+  ServiceRateLimitError,
+  ServiceTimeoutError,
+} from './service-errors.js';
+export type {
+  Money,
+  Order,
+  OrderCreateAnswer,
+  OrderCreateInput,
+  OrderCreateResult,
+  OrderLookupAnswer,
+  OrderPageAnswer,
+  OrderWithPayment,
+  ProductLineItem,
+  UnshownRecordAnswer,
+} from './service-schemas.js';
+
+/** Serves a Node listener on a port: Node only (see index.ts); here it rejects. */
+export const listen = webListen('pay-checkout/server');
