@@ -1,20 +1,15 @@
 /**
- * One checkout, without the DOM or Lit: the state machine, the attempt and
- * its storage, the create (one run at a time, latest wins), polling and the
- * countdown. The element owns a session, hands it the shopper's actions and
- * renders what it reports through its host. Lit's `Task` is the model:
- * explicit statuses, an `AbortController` per run, only the latest run writes.
+ * One checkout, without the DOM or Lit: it moves the state machine, keeps
+ * the attempt and its storage, and applies what its create run
+ * (`create-run.ts`) and its poller (`poll-controller.ts`) report. The
+ * element owns a session, hands it the shopper's actions and renders what it
+ * reports through its host. Lit's `Task` is the model: explicit statuses, an
+ * `AbortController` per run, only the latest run writes.
  */
 import { classifyPaymentStatus, ORDER_ID_PATTERN, paymentFailureCode } from '../shared/service-contract.js';
-import type { CheckoutIntent, CreateAnswer, LookupAnswer } from '../shared/wire.js';
+import type { CheckoutIntent, LookupAnswer } from '../shared/wire.js';
 import { AttemptStore } from './attempt-store.js';
-import {
-  asRequestError,
-  CheckoutRequestError,
-  createOrder,
-  lookupOrder,
-  type RequestOptions,
-} from './checkout-api.js';
+import { createOrder, lookupOrder, type RequestOptions } from './checkout-api.js';
 import {
   attemptBasics,
   type CheckoutAttempt,
@@ -24,8 +19,8 @@ import {
   draftAttempt,
   settledAttempt,
 } from './checkout-attempt.js';
-import { CART_REJECTED, fieldForParam, TOO_MANY_PAYMENT_REQUESTS } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
+import { CreateRun } from './create-run.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
 import { type Connection, PollController } from './poll-controller.js';
 import {
@@ -43,12 +38,12 @@ export class CheckoutSession {
   readonly #attempts: AttemptStore;
   #refusal: Refusal | undefined;
   readonly #reportedRefusals = new Set<Refusal>();
-  #createRun: AbortController | undefined;
   /** Set while `pay-submit` listeners run: a `submit()` from one of them is ignored. */
   #proposing = false;
   readonly #settings: CheckoutSettings;
   readonly #host: CheckoutSessionHost;
   readonly #env: CheckoutEnvironment;
+  readonly #create: CreateRun;
   readonly #poll: PollController;
 
   /** `settings` is read each time it is needed (the element itself): attributes change at any time. */
@@ -57,6 +52,27 @@ export class CheckoutSession {
     this.#host = host;
     this.#env = environment;
     this.#attempts = new AttemptStore(environment.storage, () => host.storageKey());
+    this.#create = new CreateRun({
+      create: ({ body, idempotencyKey }, signal) =>
+        createOrder(settings.createUrl, body, idempotencyKey, this.#request(signal)),
+      onCreated: (draft, { order, lookup_token }) => {
+        const paymentStatus = order.payment.status;
+        this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline());
+        this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus });
+        this.#reached(order, 'created');
+      },
+      onFieldRefused: (field, refusal) => {
+        // Refused input created nothing: back to the form, and a new key next time (this one is bound to the body).
+        this.#attempts.forget();
+        this.#move({ type: 'rejected' });
+        this.#host.fieldRefused(field, refusal);
+      },
+      onFailed: (error, cartMessage, newKey) => {
+        if (newKey) this.#attempts.forget();
+        this.#move({ type: 'create_failed', retryable: error.retryable, cartMessage });
+        this.#fire('pay-error', error);
+      },
+    });
     this.#poll = new PollController(
       {
         lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
@@ -116,7 +132,7 @@ export class CheckoutSession {
   /** Carries on with the attempt in hand: resends its create, or polls its order. */
   carryOn(): void {
     const { status } = this.#state;
-    if (status === 'submitting' && !this.#createRun) void this.#sendCreate();
+    if (status === 'submitting' && !this.#create.running) void this.#sendCreate();
     if (status === 'requires_action') this.#waitForPayer();
   }
 
@@ -199,73 +215,9 @@ export class CheckoutSession {
     else this.#attempts.forget();
   }
 
-  /**
-   * One create run at a time, as Lit's `Task` runs: its own `AbortController`,
-   * and only the latest run writes. `firstRun`: the attempt's key was never sent before.
-   */
-  async #sendCreate(firstRun?: boolean): Promise<void> {
-    const draft = this.#attempts.current as CheckoutAttempt<DraftAttempt>;
-    this.#createRun?.abort();
-    const run = new AbortController();
-    this.#createRun = run;
-    let outcome: CreateAnswer | CheckoutRequestError;
-    try {
-      outcome = await createOrder(
-        this.#settings.createUrl,
-        draft.body,
-        draft.idempotencyKey,
-        this.#request(run.signal),
-      );
-    } catch (error) {
-      outcome = asRequestError(error);
-    }
-    if (this.#createRun !== run) return;
-    this.#createRun = undefined;
-    if (outcome instanceof CheckoutRequestError) this.#createFailed(outcome, !!firstRun && !outcome.retried);
-    else this.#created(draft, outcome);
-  }
-
-  #created(draft: CheckoutAttempt<DraftAttempt>, { order, lookup_token }: CreateAnswer): void {
-    const paymentStatus = order.payment.status;
-    this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline());
-    this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus });
-    this.#reached(order, 'created');
-  }
-
-  /** `firstTry`: nothing was sent under the attempt's key before this answer. */
-  #createFailed(
-    { status, param, code, message, retryable, retryAfterMs }: CheckoutRequestError,
-    firstTry: boolean,
-  ): void {
-    const tooManyPrompts = status === 429 && code === TOO_MANY_PAYMENT_REQUESTS;
-    const field = status === 400 || tooManyPrompts ? fieldForParam(param) : undefined;
-    if (field) {
-      // Refused input created nothing: back to the form, and a new key next time (this one is bound to the body).
-      // Too many prompts to the number: the shopper approves the one on their phone, waits, or changes the number.
-      this.#attempts.forget();
-      this.#move({ type: 'rejected' });
-      const waitMinutes = Math.max(1, Math.ceil((retryAfterMs ?? 0) / 60_000));
-      this.#host.fieldRefused(
-        field,
-        tooManyPrompts ? { error: 'numberTooManyPrompts', waitMinutes } : undefined,
-      );
-      return;
-    }
-    // The merchant's `priceCart` refused the cart: its own message is shown. The
-    // relay prices before it scopes the key, counts a prompt, writes its journal
-    // or calls the service, so after a first try nothing exists under the key: it
-    // is dropped, and "Try again" is a new attempt with the page's cart as it is
-    // then. After earlier tries, one of which may have reached the service, the
-    // key and its request are kept: "Try again" resends them, finding an order
-    // they made rather than making a second.
-    const cartMessage = status === 400 && /^cart\b/.test(param ?? '') ? message : undefined;
-    if (cartMessage !== undefined) {
-      retryable = !firstTry;
-      code = CART_REJECTED;
-      if (firstTry) this.#attempts.forget();
-    }
-    this.#move({ type: 'create_failed', retryable, cartMessage });
-    this.#fire('pay-error', { code, message, retryable });
+  /** Sends the current draft's create. `firstRun`: the attempt's key was never sent before. */
+  #sendCreate(firstRun?: boolean): Promise<void> {
+    return this.#create.start(this.#attempts.current as CheckoutAttempt<DraftAttempt>, firstRun);
   }
 
   /** A payment status from a create or a lookup: a final one settles the attempt; then the machine moves. */
@@ -299,8 +251,7 @@ export class CheckoutSession {
   }
 
   #stopWork(): void {
-    this.#createRun?.abort();
-    this.#createRun = undefined;
+    this.#create.stop();
     this.#poll.stop();
   }
 
