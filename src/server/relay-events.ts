@@ -31,7 +31,11 @@ export type CheckoutRelayEvent =
        * have been reported before, so de-duplicate on `orderId`.
        */
       replayed: boolean;
-      /** What `priceCart` decided was charged. */
+      /**
+       * What `priceCart` decided was charged. Empty only on a replay the
+       * relay answered from its journal after `priceCart` refused the cart
+       * of a retry: the order is known, its line items no longer are.
+       */
       lineItems: PricedLineItem[];
       /** The shopper's details, for the merchant's own order records. */
       customer: { name: string; phone_number: string };

@@ -7,7 +7,7 @@
 import { answerFor } from '../http/answer-errors.js';
 import type { ConnectionInfo, WebHandler } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';
-import { GENERIC_INTERNAL_MESSAGE } from './create-order.js';
+import { GENERIC_INTERNAL_MESSAGE } from './order-creation.js';
 import type { RelayConfig } from './relay-config.js';
 import type { RelayRoute } from './relay-events.js';
 

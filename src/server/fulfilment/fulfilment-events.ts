@@ -62,7 +62,7 @@ export type FulfilmentEvent =
       error: unknown;
     }
   | {
-      /** The journal could not record a create: the relay refused it without calling the service. */
+      /** The journal could not record a create (or be read for a retry's refused cart): the relay refused it without calling the service. */
       type: 'journal_unavailable';
       error: unknown;
     };

@@ -4,12 +4,18 @@
  * service's answer, a refusal for good, and a browser lookup's final status.
  * Without a journal every step does nothing, and the relay is as before.
  */
+import type { CreateRequestBody, JournalEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { RelayReporter } from '../relay-reporter.js';
 import type { RelayFulfilment } from './fulfilment-runner.js';
 import { isRefusedForGood } from './service-trouble.js';
 import { nextCheckAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
+
+/** What the journal holds of an earlier try under a key: its order, or the body of a create never answered. */
+export type RecalledCreate =
+  | { kind: 'created'; orderId: string }
+  | { kind: 'unanswered'; createBody: CreateRequestBody };
 
 /** The journal steps of the create and lookup handlers. */
 export interface RelayJournal {
@@ -21,6 +27,8 @@ export interface RelayJournal {
   createFailed(idempotencyKey: string, error: unknown): Promise<void>;
   /** Settles an order a browser lookup saw final, and delivers it at once. Never rejects. */
   lookedUp(orderId: string, paymentStatus: string): Promise<void>;
+  /** What an earlier try under the key left, or `undefined` (always, without a journal); rejects when the journal cannot be read. */
+  recall(idempotencyKey: string): Promise<RecalledCreate | undefined>;
 }
 
 /** The steps when the relay has no journal. */
@@ -29,6 +37,7 @@ export const NO_JOURNAL: RelayJournal = {
   created: async () => undefined,
   createFailed: async () => undefined,
   lookedUp: async () => undefined,
+  recall: async () => undefined,
 };
 
 /** The steps on `settings.journal`, tracked by `runner` so `close()` waits for them. */
@@ -71,5 +80,13 @@ export function relayJournal(
         reporter.emit({ type: 'order_settled', orderId, outcome, paymentStatus, source: 'browser' });
         void runner.deliverNow();
       }),
+    recall: async (idempotencyKey) => recalled(await runner.track(journal.get(idempotencyKey))),
   };
+}
+
+function recalled(entry: JournalEntry | undefined): RecalledCreate | undefined {
+  if (entry === undefined) return undefined;
+  if (entry.phase === 'creating') return { kind: 'unanswered', createBody: entry.createBody };
+  // A create the watcher gave up on unanswered keeps neither an order nor its body: nothing to replay.
+  return entry.orderId === null ? undefined : { kind: 'created', orderId: entry.orderId };
 }
