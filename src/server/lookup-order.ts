@@ -15,18 +15,32 @@ import { takeClientToken } from './relay-limits.js';
 import type { OrderLookupAnswer } from './service-schemas.js';
 import { upstreamFailure } from './upstream-failure.js';
 
+/**
+ * The order as the service has it now, its payment status told to `journal`
+ * (a final one settles the order there); a service failure is the `route`'s `502`.
+ */
+export async function lookUpAndRecord(
+  config: RelayConfig,
+  journal: RelayJournal,
+  orderId: string,
+  route: 'create' | 'lookup',
+): Promise<OrderLookupAnswer['order']> {
+  let order: OrderLookupAnswer['order'];
+  try {
+    ({ order } = await config.client.orders.lookup(orderId));
+  } catch (error) {
+    throw upstreamFailure(config, route, error);
+  }
+  await journal.lookedUp(orderId, order.payment.status);
+  return order;
+}
+
 /** `POST` lookup-url; throws {@link HttpError} for every refusal. A final status settles the order in `journal`. */
 export function lookupOrderHandler(config: RelayConfig, journal: RelayJournal = NO_JOURNAL) {
   return async function lookupOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'lookup', request, connection);
     const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
-    let order: OrderLookupAnswer['order'];
-    try {
-      ({ order } = await config.client.orders.lookup(orderId));
-    } catch (error) {
-      throw upstreamFailure(config, 'lookup', error);
-    }
-    await journal.lookedUp(orderId, order.payment.status);
+    const order = await lookUpAndRecord(config, journal, orderId, 'lookup');
     config.reporter.emit({
       type: 'order_looked_up',
       orderId,

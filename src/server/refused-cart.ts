@@ -13,6 +13,7 @@
 import type { HttpError } from '../http/http-error.js';
 import type { CheckoutIntent } from '../shared/wire.js';
 import type { RecalledCreate } from './fulfilment/relay-journal.js';
+import { lookUpAndRecord } from './lookup-order.js';
 import {
   answerOrder,
   type CreateContext,
@@ -21,8 +22,6 @@ import {
   type ServiceCreateBody,
 } from './order-creation.js';
 import { takePromptSlot } from './relay-limits.js';
-import type { OrderWithPayment } from './service-schemas.js';
-import { upstreamFailure } from './upstream-failure.js';
 
 /** The answer to a create whose cart was refused with `refusal`: an earlier try's order, or `refusal`. */
 export async function answerRefusedCart(
@@ -55,13 +54,7 @@ async function answerKnownOrder(
   intent: CheckoutIntent,
   orderId: string,
 ): Promise<Response> {
-  let order: OrderWithPayment;
-  try {
-    ({ order } = await config.client.orders.lookup(orderId));
-  } catch (error) {
-    throw upstreamFailure(config, 'create', error);
-  }
-  await journal.lookedUp(orderId, order.payment.status);
+  const order = await lookUpAndRecord(config, journal, orderId, 'create');
   config.reporter.emit({
     type: 'order_created',
     orderId,
