@@ -6,15 +6,7 @@
  * marks it as not local.
  */
 import type { ConnectionInfo } from '../../src/http/index.js';
-
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
-
-/** True for an address of this machine's loopback: 127.0.0.0/8 and ::1, as IPv6 sockets show them too. */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || address === '::1';
-}
+import { FORWARDING_HEADERS, isLoopbackAddress } from '../../src/http/loopback.js';
 
 /** True for a host name the demo may listen on without being reachable from elsewhere. */
 export function isLoopbackHost(host: string): boolean {

@@ -9,15 +9,7 @@
  * name to 127.0.0.1 then reaches us from loopback, with its own name as `Host`.
  */
 import type { IncomingMessage } from 'node:http';
-
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
-
-/** True for 127.0.0.0/8 and ::1, as IPv4 and IPv6 sockets show them. */
-function isLoopbackAddress(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || address === '::1';
-}
+import { FORWARDING_HEADERS, isLoopbackAddress } from '../http/loopback.js';
 
 /** True for a `Host` value (port allowed) that names this machine's loopback. */
 function isLoopbackHostHeader(host: string | undefined): boolean {
