@@ -4,25 +4,20 @@
  * changes, not on every poll. Never prints a key, a token or a phone number.
  */
 import type { CheckoutRelayEvent } from '../../src/server/index.js';
+import { createStatusMemory } from '../../src/server/status-memory.js';
 
 /** Orders whose last status the log remembers; a demo left running for days stays bounded. */
 const REMEMBERED_ORDERS = 1000;
 
 /** Makes a formatter that remembers the last status of the orders it printed most recently. */
 export function createRelayLogFormatter(): (event: CheckoutRelayEvent) => string | undefined {
-  const lastStatus = new Map<string, string>();
-  const remember = (orderId: string, status: string): void => {
-    lastStatus.delete(orderId);
-    lastStatus.set(orderId, status);
-    // Maps keep insertion order: the first key is the order printed longest ago.
-    if (lastStatus.size > REMEMBERED_ORDERS) lastStatus.delete(lastStatus.keys().next().value as string);
-  };
+  const changed = createStatusMemory(REMEMBERED_ORDERS);
   return (event) => {
     switch (event.type) {
       case 'order_created': {
         // The service says so (`Idempotent-Replayed`): right after a restart and for the relay's own retries too.
         const { replayed } = event;
-        remember(event.orderId, event.paymentStatus);
+        changed(event.orderId, event.paymentStatus);
         const total = event.lineItems.reduce(
           (sum, item) => sum + item.product.price.value * item.product.quantity,
           0,
@@ -31,8 +26,7 @@ export function createRelayLogFormatter(): (event: CheckoutRelayEvent) => string
         return `order ${event.orderId} ${replayed ? 'replayed (same idempotency key)' : 'created'}: ${currency} ${(total / 100).toFixed(2)}, payment ${event.paymentStatus}`;
       }
       case 'order_looked_up': {
-        if (lastStatus.get(event.orderId) === event.paymentStatus) return undefined;
-        remember(event.orderId, event.paymentStatus);
+        if (!changed(event.orderId, event.paymentStatus)) return undefined;
         return `order ${event.orderId}: payment ${event.paymentStatus}`;
       }
       case 'request_rejected':

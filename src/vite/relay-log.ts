@@ -6,6 +6,7 @@
  * logger. Never a key, a token, a name or a phone number.
  */
 import type { CheckoutRelayEvent } from '../server/relay-events.js';
+import { createStatusMemory } from '../server/status-memory.js';
 
 /** Payments whose last printed status is remembered; a server left running for days stays bounded. */
 const REMEMBERED_ORDERS = 500;
@@ -15,15 +16,7 @@ type RelayLogLine = { text: string; warning: boolean } | undefined;
 
 /** Makes a formatter that prints a lookup only when the payment's status changed. */
 export function createRelayLog(): (event: CheckoutRelayEvent) => RelayLogLine {
-  const lastStatus = new Map<string, string>();
-  const changed = (orderId: string, status: string): boolean => {
-    const before = lastStatus.get(orderId);
-    lastStatus.delete(orderId);
-    lastStatus.set(orderId, status);
-    // Maps keep insertion order: the first key is the one printed longest ago.
-    if (lastStatus.size > REMEMBERED_ORDERS) lastStatus.delete(lastStatus.keys().next().value as string);
-    return before !== status;
-  };
+  const changed = createStatusMemory(REMEMBERED_ORDERS);
   return (event) => {
     switch (event.type) {
       case 'order_created':
