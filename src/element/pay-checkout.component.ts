@@ -3,7 +3,7 @@ import { attemptStorageKey, sessionStorageIfAvailable } from './attempt-store.js
 import { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState } from './checkout-machine.js';
 import { CheckoutSession } from './checkout-session.js';
-import { systemClock } from './clock.js';
+import { systemClock } from '../shared/clock.js';
 import { dispatchPayEvent } from './events.js';
 import { formatAmount } from './format-amount.js';
 import { allowedIssuers } from './issuers.js';

@@ -12,7 +12,7 @@
 import { equalJitterDelay } from '../shared/backoff.js';
 import type { LookupAnswer, LookupRequest } from '../shared/wire.js';
 import { asRequestError, CheckoutRequestError } from './checkout-api.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../shared/clock.js';
 import type { PageSignals } from './page-signals.js';
 
 /** The shortest poll interval (spec §8: poll every 2 to 5 seconds). */

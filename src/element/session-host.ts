@@ -8,7 +8,7 @@ import type { AttemptStorage } from './attempt-store.js';
 import type { RequestOptions } from './checkout-api.js';
 import type { FieldName, FieldRefusal } from './checkout-form.js';
 import type { CheckoutState } from './checkout-machine.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../shared/clock.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
 import type { PageSignals } from './page-signals.js';
 

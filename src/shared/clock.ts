@@ -1,10 +1,12 @@
 /**
- * The time source of a checkout session: the page's own timers by default,
- * a fake in tests. Every call looks the global up when it happens, so a test
- * that installs fake timers after the element loaded still drives it.
+ * The one time source of the product: the element's session, the relay's
+ * limits and watcher, and the sandbox each take a `Clock` (the `clock`
+ * option), the system's by default and a fake in tests. Every call looks the
+ * global up when it happens, so a test that installs fake timers after a
+ * module loaded still drives it.
  */
 
-/** What the session needs of a clock. */
+/** What every part needs of a clock: the time, and timers on it. */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
