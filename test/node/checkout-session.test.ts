@@ -10,7 +10,7 @@ import type { StoredAttempt } from '../../src/element/checkout-attempt.js';
 import type { FieldName, FieldRefusal } from '../../src/element/checkout-form.js';
 import type { CheckoutState } from '../../src/element/checkout-machine.js';
 import { CheckoutSession } from '../../src/element/checkout-session.js';
-import type { Clock } from '../../src/element/clock.js';
+import type { Clock } from '../../src/shared/clock.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from '../../src/element/events.js';
 import type { PageSignals } from '../../src/element/page-signals.js';
 import type { CheckoutEnvironment, CheckoutSettings } from '../../src/element/session-host.js';
