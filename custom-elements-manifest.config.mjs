@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 
 const EVENTS_SOURCE = 'src/element/events.ts';
+const DEFAULTS_SOURCE = 'src/element/defaults.ts';
 
 /**
  * `src/element/x.ts`, `/src/element/x.js` or, from `src/index.ts`,
@@ -46,6 +47,27 @@ function eventTypes(ts) {
   return new Map([...types].map(([name, alias]) => [name, aliases.get(alias) ?? alias]));
 }
 
+/**
+ * The element's defaults by name, as written in defaults.ts: `POLL_INTERVAL_DEFAULT_MS` → `3_000`.
+ * The element assigns the names, so the manifest would say `POLL_INTERVAL_DEFAULT_MS`; it says the value.
+ */
+function elementDefaults(ts) {
+  const source = ts.createSourceFile(
+    DEFAULTS_SOURCE,
+    readFileSync(DEFAULTS_SOURCE, 'utf8'),
+    ts.ScriptTarget.ES2022,
+  );
+  const values = new Map();
+  for (const statement of source.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      if (declaration.initializer)
+        values.set(declaration.name.getText(source), declaration.initializer.getText(source));
+    }
+  }
+  return values;
+}
+
 /** Keeps the public API only, types the events, and points modules at `dist/`. */
 function publishedManifestPlugin() {
   let typescript;
@@ -67,6 +89,7 @@ function publishedManifestPlugin() {
     },
     packageLinkPhase({ customElementsManifest }) {
       const types = eventTypes(typescript);
+      const defaults = elementDefaults(typescript);
       for (const module of customElementsManifest.modules) {
         const typeOnly = typeOnlyExports.get(module.path) ?? new Set();
         module.exports = (module.exports ?? []).filter((entry) => !typeOnly.has(entry.name));
@@ -86,6 +109,9 @@ function publishedManifestPlugin() {
           declaration.attributes = (declaration.attributes ?? []).filter(
             (attribute) => !hidden.has(attribute.fieldName),
           );
+          for (const entry of [...declaration.members, ...declaration.attributes]) {
+            if (defaults.has(entry.default)) entry.default = defaults.get(entry.default);
+          }
           const documented = new Set((declaration.events ?? []).map((event) => event.name));
           const undocumented = [...types.keys()].filter((name) => !documented.has(name));
           if (undocumented.length > 0) {

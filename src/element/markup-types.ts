@@ -22,7 +22,7 @@ export interface PayCheckoutAttributes {
   'lookup-url'?: string;
   /** Minor units (5000 = GH₵ 50.00), display only: the server decides what is charged. */
   amount?: number | string;
-  /** Lowercase currency code; `ghs` by default. */
+  /** Lowercase currency code; the element's default when absent. */
   currency?: string;
   /** `en` or `fr`; by default the nearest `lang`, then English. */
   locale?: string;

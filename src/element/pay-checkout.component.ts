@@ -1,9 +1,10 @@
 import { LitElement, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { systemClock } from '../shared/clock.js';
 import { attemptStorageKey, sessionStorageIfAvailable } from './attempt-store.js';
 import { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState } from './checkout-machine.js';
 import { CheckoutSession } from './checkout-session.js';
-import { systemClock } from '../shared/clock.js';
+import { DEFAULT_CURRENCY, POLL_INTERVAL_DEFAULT_MS, POLL_TIMEOUT_DEFAULT_MS } from './defaults.js';
 import { dispatchPayEvent } from './events.js';
 import { formatAmount } from './format-amount.js';
 import { allowedIssuers } from './issuers.js';
@@ -119,7 +120,7 @@ export class PayCheckout extends LitElement {
   declare lookupUrl: string;
   /** Amount in minor units (5000 = GH₵ 50.00), for display only: the server decides what is charged. */
   declare amount: number | undefined;
-  /** Lowercase currency code; `ghs` by default. */
+  /** Lowercase currency code. */
   declare currency: string;
   /** `en` or `fr`; by default the nearest `lang`, then English. */
   declare locale: string | undefined;
@@ -129,9 +130,9 @@ export class PayCheckout extends LitElement {
   declare customerName: string;
   /** Prefills the number, local or `+233` form. */
   declare phone: string;
-  /** Milliseconds between lookups (`poll-interval`), clamped to 2000–5000; 3000 by default. */
+  /** Milliseconds between lookups (`poll-interval`), clamped to 2000–5000. */
   declare pollInterval: number;
-  /** Milliseconds to wait for the payer before `timeout` (`poll-timeout`); 360000 by default. */
+  /** Milliseconds to wait for the payer before `timeout` (`poll-timeout`). */
   declare pollTimeout: number;
   /** `session` (default) keeps the attempt across reloads in `sessionStorage`; `none` keeps nothing (any other attribute value counts as `session`). */
   declare persist: 'session' | 'none';
@@ -153,11 +154,11 @@ export class PayCheckout extends LitElement {
     super();
     this.createUrl = '';
     this.lookupUrl = '';
-    this.currency = 'ghs';
+    this.currency = DEFAULT_CURRENCY;
     this.customerName = '';
     this.phone = '';
-    this.pollInterval = 3_000;
-    this.pollTimeout = 360_000;
+    this.pollInterval = POLL_INTERVAL_DEFAULT_MS;
+    this.pollTimeout = POLL_TIMEOUT_DEFAULT_MS;
     this.persist = 'session';
     this.disabled = false;
     this.cart = null;
@@ -268,7 +269,7 @@ export class PayCheckout extends LitElement {
       locale,
       session: this.#session,
       form: this.#form,
-      amount: formatAmount(this.amount, this.currency || 'ghs', locale),
+      amount: formatAmount(this.amount, this.currency || DEFAULT_CURRENCY, locale),
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
       earlierRequestOpen: this.#earlierRequestOpen,

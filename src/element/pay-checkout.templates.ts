@@ -12,6 +12,7 @@ import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-
 import type { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState, ErrorState } from './checkout-machine.js';
 import type { CheckoutSession } from './checkout-session.js';
+import { DEFAULT_CURRENCY } from './defaults.js';
 import { formatAmount } from './format-amount.js';
 import { ISSUER_DISPLAY } from './issuers.js';
 import type { FailureReason, PayCheckoutStrings } from './locale/strings.js';
@@ -164,7 +165,7 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
     case 'requires_action':
       return renderRequiresAction(view);
     case 'paid': {
-      const amount = formatAmount(attempt?.amount, attempt?.currency || 'ghs', view.locale);
+      const amount = formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, view.locale);
       return html`<p>${text.paidBody(amount)}</p>${renderOrder(view, amount)}`;
     }
     case 'failed':

@@ -10,17 +10,16 @@
  * countdown. Uses the session's clock only, and leaves no timer or listener behind.
  */
 import { equalJitterDelay } from '../shared/backoff.js';
+import type { Clock } from '../shared/clock.js';
 import type { LookupAnswer, LookupRequest } from '../shared/wire.js';
 import { asRequestError, CheckoutRequestError } from './checkout-api.js';
-import type { Clock } from '../shared/clock.js';
+import { POLL_INTERVAL_DEFAULT_MS } from './defaults.js';
 import type { PageSignals } from './page-signals.js';
 
 /** The shortest poll interval (spec §8: poll every 2 to 5 seconds). */
 export const POLL_INTERVAL_MIN_MS = 2_000;
 /** The longest poll interval (spec §8). */
 export const POLL_INTERVAL_MAX_MS = 5_000;
-/** Used when `poll-interval` is missing or not a number. */
-export const POLL_INTERVAL_DEFAULT_MS = 3_000;
 /** Longest wait between two lookups while they keep failing. */
 export const POLL_BACKOFF_MAX_MS = 30_000;
 

@@ -4,16 +4,15 @@
  * recorder. Kept apart from the session so the contract between the two
  * reads on one page.
  */
+
+import type { Clock } from '../shared/clock.js';
 import type { AttemptStorage } from './attempt-store.js';
 import type { RequestOptions } from './checkout-api.js';
 import type { FieldName, FieldRefusal } from './checkout-form.js';
 import type { CheckoutState } from './checkout-machine.js';
-import type { Clock } from '../shared/clock.js';
+import { POLL_TIMEOUT_DEFAULT_MS } from './defaults.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
 import type { PageSignals } from './page-signals.js';
-
-/** `poll-timeout` when the attribute is missing or not a positive number: about five minutes to approve. */
-export const POLL_TIMEOUT_DEFAULT_MS = 360_000;
 
 /** Why the checkout refuses to work: a configuration the shopper cannot fix. */
 export type Refusal = 'secret_key_exposed' | 'missing_url' | 'invalid_cart';

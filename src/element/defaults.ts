@@ -1,0 +1,14 @@
+/**
+ * The element's defaults, in one place: the element's properties, its
+ * session and poller, its views and the custom-elements manifest (whose
+ * build resolves the names below to their values) all read them here.
+ */
+
+/** `currency` when the page sets none. */
+export const DEFAULT_CURRENCY = 'ghs';
+
+/** `poll-interval` when the attribute is missing or not a number (spec §8: every 2 to 5 seconds). */
+export const POLL_INTERVAL_DEFAULT_MS = 3_000;
+
+/** `poll-timeout` when the attribute is missing or not a positive number: six minutes to approve. */
+export const POLL_TIMEOUT_DEFAULT_MS = 360_000;
