@@ -4,21 +4,13 @@
  * and never offers a fresh form after `paid`. Storage that is missing, full
  * or forbidden (private modes, sandboxed frames) degrades to no persistence.
  */
-import { type CheckoutAttempt, isStoredAttempt } from './checkout-attempt.js';
-import type { MachineState } from './checkout-machine.js';
-import type { PayCheckoutEventName } from './events.js';
+import { type Checkout, type CheckoutAttempt, isStoredAttempt } from './checkout-attempt.js';
 
 /** The storage calls the store uses; `sessionStorage` in the browser, a map in tests. */
 export type AttemptStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 
-/**
- * The current attempt, in memory and (given a storage key) in storage: what
- * a reload finds, and which of the contract's events the attempt has fired,
- * so that each fires at most once per attempt, reloads included.
- */
+/** Where a checkout's attempt is kept, under a key read at each use: what a reload finds. */
 export class AttemptStore {
-  /** The attempt in hand; undefined on a fresh form. Stored only by `save`. */
-  current: CheckoutAttempt | undefined;
   readonly #storage: AttemptStorage | undefined;
   readonly #key: () => string | undefined;
 
@@ -29,8 +21,8 @@ export class AttemptStore {
   }
 
   /**
-   * Makes the stored attempt the current one, if storage holds one it can
-   * trust. A create the relay refused for good created nothing: it is forgotten.
+   * The stored attempt, in its state, if storage holds one it can trust. A
+   * create the relay refused for good created nothing: it is forgotten.
    */
   load(): CheckoutAttempt | undefined {
     const key = this.#key();
@@ -42,42 +34,37 @@ export class AttemptStore {
       // Storage that throws on access, or a value that is not JSON.
     }
     if (!isStoredAttempt(stored)) return undefined;
-    if (stored.phase === 'draft' && stored.state.status === 'error' && !stored.state.retryable) this.forget();
-    else this.current = stored;
-    return this.current;
+    if (stored.phase !== 'draft' || stored.state.status !== 'error' || stored.state.retryable) return stored;
+    this.forget();
+    return undefined;
   }
 
-  /** Stores the current attempt in `state`. A refusal is not stored: a reload with the page fixed carries on. */
-  save(state: MachineState): void {
-    const attempt = this.current;
+  /**
+   * Stores the checkout's attempt with its state; a checkout without one (a
+   * fresh form) forgets the stored one. A refusal leaves storage as it is: a
+   * reload with the page fixed carries on.
+   */
+  save(checkout: Checkout): void {
+    if (checkout.phase === 'none') {
+      if (checkout.state.status !== 'error' || checkout.state.cause !== 'config') this.forget();
+      return;
+    }
     const key = this.#key();
-    if (!attempt || (state.status === 'error' && state.cause === 'config')) return;
-    // The machine keeps each phase to its own states (see CheckoutAttempt).
-    attempt.state = state as typeof attempt.state;
     try {
-      if (key !== undefined) this.#storage?.setItem(key, JSON.stringify(storedForm(attempt)));
+      if (key !== undefined) this.#storage?.setItem(key, JSON.stringify(storedForm(checkout)));
     } catch {
       // Quota or privacy settings: the checkout still works, only a reload forgets.
     }
   }
 
-  /** Drops the current attempt, stored copy included (`reset()`, a new attempt). */
+  /** Drops the stored attempt (`reset()`, a new attempt). */
   forget(): void {
     const key = this.#key();
-    this.current = undefined;
     try {
       if (key !== undefined) this.#storage?.removeItem(key);
     } catch {
       // Nothing stored, nothing to forget.
     }
-  }
-
-  /** True the first time `name` is asked about for `attempt` (the current one by default), which then remembers it. */
-  once(name: PayCheckoutEventName, state: MachineState, attempt = this.current): boolean {
-    if (attempt?.fired.includes(name)) return false;
-    attempt?.fired.push(name);
-    if (attempt === this.current) this.save(state);
-    return true;
   }
 }
 
@@ -105,6 +92,6 @@ export function sessionStorageIfAvailable(): AttemptStorage | undefined {
  */
 function storedForm(attempt: CheckoutAttempt): CheckoutAttempt {
   if (attempt.phase === 'draft' || !('localNumber' in attempt)) return attempt;
-  const { localNumber: _inMemoryOnly, ...kept } = attempt as CheckoutAttempt & { localNumber?: string };
-  return kept as CheckoutAttempt;
+  const { localNumber: _inMemoryOnly, ...kept } = attempt;
+  return kept;
 }

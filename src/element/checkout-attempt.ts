@@ -2,7 +2,9 @@
  * A checkout attempt, one type per phase: a draft until the order exists,
  * created while the payer decides, settled once paid or failed. Each phase
  * holds exactly what a reload needs to carry on from it, and the constructors
- * below are the only ways from one phase to the next.
+ * below are the only ways from one phase to the next. The attempt and the
+ * machine's state make one value, the {@link Checkout}: each phase names the
+ * states it can be in, and `checkoutIn` is the one way to put the two together.
  */
 import {
   IDEMPOTENCY_KEY_PATTERN,
@@ -12,7 +14,13 @@ import {
 } from '../shared/service-contract.js';
 import type { CheckoutIntent } from '../shared/wire.js';
 import { createBody } from './checkout-form.js';
-import type { CHECKOUT_STATE, CheckoutState, ErrorState } from './checkout-machine.js';
+import type {
+  CHECKOUT_STATE,
+  CheckoutState,
+  ErrorCause,
+  ErrorState,
+  MachineState,
+} from './checkout-machine.js';
 import type { PayCheckoutEventName } from './events.js';
 
 /** What every phase of an attempt keeps. */
@@ -68,32 +76,91 @@ export interface SettledAttempt extends AttemptBasics {
   failureCode?: PaymentFailureCode;
 }
 
-/** One checkout attempt, one type per phase: everything a reload needs to carry on. */
-export type StoredAttempt = DraftAttempt | CreatedAttempt | SettledAttempt;
+/** One checkout attempt, one type per phase, in its state: everything a reload needs to carry on. */
+export type CheckoutAttempt = DraftAttempt | CreatedAttempt | SettledAttempt;
+
+/** No attempt in hand: the fresh form, a refusal, or a cart refused on an attempt's first try. */
+export interface NoAttempt {
+  phase: 'none';
+  state: { status: typeof CHECKOUT_STATE.idle } | (ErrorState & { cause: 'config' | 'cart' });
+}
 
 /**
- * An attempt as the session holds it. Its `state` is the machine's, which
- * `AttemptStore.save` writes in on every move, so the constructors below
- * leave it out.
+ * The checkout at one moment, as one value: the machine's state and the
+ * attempt it belongs to, as Lit's `Task` holds its status with its value.
+ * Made only by {@link checkoutIn}, so the two never disagree.
  */
-export type CheckoutAttempt<Attempt extends StoredAttempt = StoredAttempt> = Attempt extends StoredAttempt
-  ? Omit<Attempt, 'state'> & { state?: Attempt['state'] }
+export type Checkout = CheckoutAttempt | NoAttempt;
+
+/**
+ * An attempt apart from its state, as the constructors below build it:
+ * {@link checkoutIn} puts it in the state the machine moved to.
+ */
+export type AttemptFacts<Attempt extends CheckoutAttempt = CheckoutAttempt> = Attempt extends CheckoutAttempt
+  ? Omit<Attempt, 'state'>
   : never;
 
-/** The phase of an attempt. */
-export type AttemptPhase = StoredAttempt['phase'];
+/** The phase of a checkout: its attempt's, or `none`. */
+export type CheckoutPhase = Checkout['phase'];
 
-/** Per phase: its states, the error causes it can be in, and the strings it must hold. */
-const PHASES: Record<AttemptPhase, [CheckoutState[], string[], string[]]> = {
+/** The states of a phase. */
+type PhaseState<Phase extends CheckoutPhase> = Extract<Checkout, { phase: Phase }>['state'];
+
+/** Per phase: its states, and the error causes it can be in. */
+const PHASES: Record<CheckoutPhase, [CheckoutState[], ErrorCause[]]> = {
   // A draft in `error` for its cart is kept only when an earlier try may have reached the service.
   draft: [
     ['submitting', 'error'],
     ['create', 'cart'],
-    ['body', 'localNumber'],
   ],
-  created: [['requires_action', 'timeout', 'error'], ['lookup'], ['orderId', 'lookupToken']],
-  settled: [['paid', 'failed'], [], ['orderId', 'paymentStatus']],
+  created: [['requires_action', 'timeout', 'error'], ['lookup']],
+  settled: [['paid', 'failed'], []],
+  none: [
+    ['idle', 'error'],
+    ['config', 'cart'],
+  ],
 };
+
+/** Per phase of an attempt: the strings it must hold. */
+const REQUIRED_STRINGS: Record<CheckoutAttempt['phase'], string[]> = {
+  draft: ['body', 'localNumber'],
+  created: ['orderId', 'lookupToken'],
+  settled: ['orderId', 'paymentStatus'],
+};
+
+/** True when `state` (a machine state, or whatever storage held) is one `phase` can be in. */
+function isPhaseState<Phase extends CheckoutPhase>(phase: Phase, state: unknown): state is PhaseState<Phase> {
+  // Any JSON may come back from storage: a primitive reads as having no fields.
+  const { status, cause, retryable } = (state ?? {}) as Partial<ErrorState>;
+  const [states, causes] = PHASES[phase];
+  return (
+    states.includes(status as CheckoutState) &&
+    (status !== 'error' || (causes.includes(cause as ErrorCause) && typeof retryable === 'boolean'))
+  );
+}
+
+/**
+ * The checkout in `state` with `attempt`: a state of the attempt's phase
+ * keeps it; a state with no room for an attempt (the form, a refusal) drops
+ * it. A state that needs an attempt of another phase, or one when none is
+ * given, is a TypeError: a state and its attempt never disagree.
+ */
+export function checkoutIn(state: MachineState, attempt: AttemptFacts | undefined): Checkout {
+  switch (attempt?.phase) {
+    case 'draft':
+      if (isPhaseState('draft', state)) return { ...attempt, state };
+      break;
+    case 'created':
+      if (isPhaseState('created', state)) return { ...attempt, state };
+      break;
+    case 'settled':
+      if (isPhaseState('settled', state)) return { ...attempt, state };
+      break;
+  }
+  if (isPhaseState('none', state)) return { phase: 'none', state };
+  const held = attempt ? `a ${attempt.phase} attempt` : 'no attempt';
+  throw new TypeError(`A checkout in ${state.status} cannot hold ${held}.`);
+}
 
 /**
  * True for what `save` wrote. Storage is shared with the page's scripts and
@@ -101,24 +168,32 @@ const PHASES: Record<AttemptPhase, [CheckoutState[], string[], string[]]> = {
  * matters: the key that guards against double charges, the phase and its
  * state, and what goes on the wire.
  */
-export function isStoredAttempt(value: unknown): value is StoredAttempt {
+export function isStoredAttempt(value: unknown): value is CheckoutAttempt {
   // Any JSON may come back: a primitive reads as having no fields, `null` is refused first.
   const attempt = value as Record<string, unknown> | null;
-  if (!attempt || !Object.hasOwn(PHASES, String(attempt.phase))) return false;
-  const state = attempt.state as Partial<ErrorState> | null | undefined;
-  const [states, causes, strings] = PHASES[attempt.phase as AttemptPhase];
+  if (!attempt || !Object.hasOwn(REQUIRED_STRINGS, String(attempt.phase))) return false;
+  const phase = attempt.phase as CheckoutAttempt['phase'];
   return (
     attempt.version === 2 &&
     IDEMPOTENCY_KEY_PATTERN.test(String(attempt.idempotencyKey)) &&
     typeof attempt.startedAt === 'number' &&
     Array.isArray(attempt.fired) &&
-    states.includes(state?.status as CheckoutState) &&
-    (state?.status !== 'error' ||
-      (causes.includes(state.cause as string) && typeof state.retryable === 'boolean')) &&
-    strings.every((field) => typeof attempt[field] === 'string') &&
-    (attempt.phase !== 'created' || typeof attempt.deadline === 'number') &&
+    isPhaseState(phase, attempt.state) &&
+    REQUIRED_STRINGS[phase].every((field) => typeof attempt[field] === 'string') &&
+    (phase !== 'created' || typeof attempt.deadline === 'number') &&
     (attempt.issuer === undefined || (ISSUERS as readonly unknown[]).includes(attempt.issuer))
   );
+}
+
+/**
+ * True the first time `name` fires for `attempt`, which then remembers it:
+ * each contract event fires at most once per attempt, reloads included.
+ * Always true with no attempt in hand.
+ */
+export function firstFiring(attempt: AttemptBasics | undefined, name: PayCheckoutEventName): boolean {
+  if (attempt?.fired.includes(name)) return false;
+  attempt?.fired.push(name);
+  return true;
 }
 
 /**
@@ -152,7 +227,7 @@ export function draftAttempt(
   intent: CheckoutIntent,
   settings: { createUrl: string; lookupUrl: string; amount: number | undefined; currency: string },
   now: number,
-): CheckoutAttempt<DraftAttempt> | 'missing_url' | 'invalid_cart' {
+): AttemptFacts<DraftAttempt> | 'missing_url' | 'invalid_cart' {
   if (!settings.createUrl || !settings.lookupUrl) return 'missing_url';
   const body = createBody(intent);
   if (body === undefined) return 'invalid_cart';
@@ -167,21 +242,25 @@ export function draftAttempt(
  * (`resume()`).
  */
 export function createdAttempt(
-  from: AttemptBasics | CheckoutAttempt<DraftAttempt>,
+  from: AttemptBasics | AttemptFacts<DraftAttempt>,
   orderId: string,
   lookupToken: string,
   deadline: number,
-): CheckoutAttempt<CreatedAttempt> {
-  const { body: _sent, state: _left, ...kept } = from as Partial<DraftAttempt> & AttemptBasics;
+): AttemptFacts<CreatedAttempt> {
+  // A draft in hand still carries its state: the new facts keep neither it nor the body.
+  const draft: Partial<DraftAttempt> & AttemptBasics = from;
+  const { body: _sent, state: _placed, ...kept } = draft;
   return { ...kept, phase: 'created', orderId, lookupToken, deadline };
 }
 
 /** The attempt once its payment is paid or failed for good: the receipt or the reason needs nothing more. */
 export function settledAttempt(
-  created: CheckoutAttempt<CreatedAttempt>,
+  created: AttemptFacts<CreatedAttempt>,
   paymentStatus: string,
   failureCode: PaymentFailureCode | undefined,
-): CheckoutAttempt<SettledAttempt> {
-  const { state: _left, ...kept } = created;
+): AttemptFacts<SettledAttempt> {
+  // The created attempt in hand still carries its state: the settled facts do not.
+  const placed: AttemptFacts<CreatedAttempt> & Partial<Pick<CreatedAttempt, 'state'>> = created;
+  const { state: _placed, ...kept } = placed;
   return { ...kept, phase: 'settled', paymentStatus, failureCode };
 }

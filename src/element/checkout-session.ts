@@ -1,22 +1,25 @@
 /**
  * One checkout, without the DOM or Lit: it moves the state machine, keeps
- * the attempt and its storage, and applies what its create run
- * (`create-run.ts`) and its poller (`poll-controller.ts`) report. The
- * element owns a session, hands it the shopper's actions and renders what it
- * reports through its host. Lit's `Task` is the model: explicit statuses, an
- * `AbortController` per run, only the latest run writes.
+ * the attempt with its state as one value (a `Checkout`) and in storage,
+ * and applies what its create run (`create-run.ts`) and its poller
+ * (`poll-controller.ts`) report. The element owns a session, hands it the
+ * shopper's actions and renders what it reports through its host. Lit's
+ * `Task` is the model: a status held with its value, an `AbortController`
+ * per run, only the latest run writes.
  */
 import { classifyPaymentStatus, ORDER_ID_PATTERN, paymentFailureCode } from '../shared/service-contract.js';
 import type { CheckoutIntent, LookupAnswer } from '../shared/wire.js';
 import { AttemptStore } from './attempt-store.js';
 import { createOrder, lookupOrder, type RequestOptions } from './checkout-api.js';
 import {
+  type AttemptFacts,
   attemptBasics,
+  type Checkout,
   type CheckoutAttempt,
-  type CreatedAttempt,
+  checkoutIn,
   createdAttempt,
-  type DraftAttempt,
   draftAttempt,
+  firstFiring,
   settledAttempt,
 } from './checkout-attempt.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
@@ -32,10 +35,11 @@ import {
   type Refusal,
 } from './session-host.js';
 
-/** The checkout's state, attempt, network runs and timers. */
+/** The checkout's state and attempt, its network runs and timers. */
 export class CheckoutSession {
-  #state: MachineState = { status: 'idle' };
-  readonly #attempts: AttemptStore;
+  /** Where the checkout stands and the attempt it stands in: one value, replaced whole on every move. */
+  #checkout: Checkout = { phase: 'none', state: { status: 'idle' } };
+  readonly #store: AttemptStore;
   #refusal: Refusal | undefined;
   readonly #reportedRefusals = new Set<Refusal>();
   /** Set while `pay-submit` listeners run: a `submit()` from one of them is ignored. */
@@ -51,40 +55,40 @@ export class CheckoutSession {
     this.#settings = settings;
     this.#host = host;
     this.#env = environment;
-    this.#attempts = new AttemptStore(environment.storage, () => host.storageKey());
+    this.#store = new AttemptStore(environment.storage, () => host.storageKey());
     this.#create = new CreateRun({
       create: ({ body, idempotencyKey }, signal) =>
         createOrder(settings.createUrl, body, idempotencyKey, this.#request(signal)),
       onCreated: (draft, { order, lookup_token }) => {
         const paymentStatus = order.payment.status;
-        this.#attempts.current = createdAttempt(draft, order.id, lookup_token, this.#deadline());
-        this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus });
-        this.#reached(order, 'created');
+        const created = createdAttempt(draft, order.id, lookup_token, this.#deadline());
+        this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus }, created);
+        this.#reached(order, 'created', created);
       },
       onFieldRefused: (field, refusal) => {
-        // Refused input created nothing: back to the form, and a new key next time (this one is bound to the body).
-        this.#attempts.forget();
-        this.#move({ type: 'rejected' });
+        // Refused input created nothing: back to the form, which holds no attempt, and a new key next time.
+        this.#move({ type: 'rejected' }, undefined);
         this.#host.fieldRefused(field, refusal);
       },
       onFailed: (error, cartMessage, newKey) => {
-        if (newKey) this.#attempts.forget();
-        this.#move({ type: 'create_failed', retryable: error.retryable, cartMessage });
+        const event: CheckoutEvent = { type: 'create_failed', retryable: error.retryable, cartMessage };
+        this.#move(event, newKey ? undefined : this.attempt);
         this.#fire('pay-error', error);
       },
     });
     this.#poll = new PollController(
       {
         lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
-        onAnswer: (order) => this.#reached(order, 'polled'),
+        onAnswer: (order) => this.#reached(order, 'polled', this.attempt),
         onGiveUp: ({ code, message }) => {
           // The order exists, so the error screen tells the shopper not to pay again.
-          this.#move({ type: 'poll_failed' });
+          this.#move({ type: 'poll_failed' }, this.attempt);
           this.#fire('pay-error', { code, message, retryable: false });
         },
         onTimeout: () => {
-          const { orderId } = this.#attempts.current as CheckoutAttempt<CreatedAttempt>;
-          if (this.#move({ type: 'timed_out' })) this.#fire('pay-timeout', { orderId });
+          const { attempt } = this;
+          if (attempt?.phase !== 'created' || !this.#move({ type: 'timed_out' }, attempt)) return;
+          this.#fire('pay-timeout', { orderId: attempt.orderId });
         },
         onChange: () => host.requestUpdate(),
       },
@@ -94,12 +98,13 @@ export class CheckoutSession {
 
   /** Where the checkout stands, with its context. */
   get state(): MachineState {
-    return this.#state;
+    return this.#checkout.state;
   }
 
-  /** The current attempt; undefined on a fresh form. */
+  /** The current attempt, in its state; undefined when there is none (the fresh form, a refusal). */
   get attempt(): CheckoutAttempt | undefined {
-    return this.#attempts.current;
+    const checkout = this.#checkout;
+    return checkout.phase === 'none' ? undefined : checkout;
   }
 
   /** How the lookups are getting through. */
@@ -109,8 +114,8 @@ export class CheckoutSession {
 
   /** Whole seconds left for the payer to approve, never negative. */
   get secondsLeft(): number {
-    const attempt = this.#attempts.current;
-    const deadline = attempt?.phase === 'created' ? attempt.deadline : 0;
+    const checkout = this.#checkout;
+    const deadline = checkout.phase === 'created' ? checkout.deadline : 0;
     return Math.max(0, Math.ceil((deadline - this.#env.now()) / 1000));
   }
 
@@ -126,12 +131,12 @@ export class CheckoutSession {
 
   /** Picks up the attempt a reload left behind (contract §2, `persist="session"`). No events: nothing new happened. */
   restore(): void {
-    this.#state = this.#attempts.load()?.state ?? this.#state;
+    this.#checkout = this.#store.load() ?? this.#checkout;
   }
 
   /** Carries on with the attempt in hand: resends its create, or polls its order. */
   carryOn(): void {
-    const { status } = this.#state;
+    const { status } = this.#checkout.state;
     if (status === 'submitting' && !this.#create.running) void this.#sendCreate();
     if (status === 'requires_action') this.#waitForPayer();
   }
@@ -143,22 +148,21 @@ export class CheckoutSession {
    */
   async submit(readIntent: () => CheckoutIntent | undefined): Promise<void> {
     if (this.#refusal || this.#proposing) return;
-    const state = this.#state;
+    const { state } = this.#checkout;
     const newAttempt =
       state.status === 'idle' || (state.status === 'error' && state.cause === 'cart' && !state.retryable);
     if (!newAttempt) return state.status === 'error' ? this.#retry() : undefined;
     const intent = readIntent();
     if (!intent) return;
-    const attempt = draftAttempt(intent, this.#settings, this.#env.now());
-    if (typeof attempt === 'string') return this.refuse(attempt);
+    const draft = draftAttempt(intent, this.#settings, this.#env.now());
+    if (typeof draft === 'string') return this.refuse(draft);
     // Listeners get a copy of exactly the bytes that will be sent.
     this.#proposing = true;
-    const proceed = this.#fire('pay-submit', { intent: JSON.parse(attempt.body) }, attempt);
+    const proceed = this.#fire('pay-submit', { intent: JSON.parse(draft.body) }, draft);
     this.#proposing = false;
     if (!proceed) return;
-    this.#attempts.current = attempt;
-    // The state, and with it the key, is stored before the first byte leaves.
-    this.#move({ type: 'submit' });
+    // The draft in its state, and with it the key, is stored before the first byte leaves.
+    this.#move({ type: 'submit' }, draft);
     await this.#sendCreate(true);
   }
 
@@ -168,11 +172,11 @@ export class CheckoutSession {
    * (nothing done) while a create is in flight.
    */
   restart(): boolean {
-    if (this.#state.status === 'submitting') return false;
+    if (this.#checkout.state.status === 'submitting') return false;
     this.#refusal = undefined;
     this.#stopWork();
-    this.#attempts.forget();
-    this.#move({ type: 'restart' });
+    this.#store.forget(); // Even on a fresh form, where the move changes nothing.
+    this.#move({ type: 'restart' }, undefined);
     return true;
   }
 
@@ -181,18 +185,17 @@ export class CheckoutSession {
     if (!ORDER_ID_PATTERN.test(orderId) || !lookupToken) {
       throw new TypeError('resume() needs an orderId and a lookupToken.');
     }
-    if (this.#refusal || this.#state.status === 'submitting') return;
+    if (this.#refusal || this.#checkout.state.status === 'submitting') return;
     if (!this.#settings.lookupUrl) return void this.refuse('missing_url');
     this.#stopWork();
     const basics = attemptBasics(this.#env.now(), this.#settings);
-    this.#attempts.current = createdAttempt(basics, orderId, lookupToken, this.#deadline());
-    this.#move({ type: 'resume' });
+    this.#move({ type: 'resume' }, createdAttempt(basics, orderId, lookupToken, this.#deadline()));
     this.#waitForPayer();
   }
 
   /** Polls the same order for another `poll-timeout` ("Check again"): never a new create. Bound: a view may pass it as a listener. */
   readonly checkAgain = (): void => {
-    if (this.#move({ type: 'check_again' })) this.#pollAgain();
+    if (this.#move({ type: 'check_again' }, this.attempt)) this.#pollAgain();
   };
 
   /** Stops everything for a configuration the shopper cannot fix, and says so once per reason. */
@@ -200,7 +203,7 @@ export class CheckoutSession {
     if (this.#refusal === refusal) return;
     this.#refusal = refusal;
     this.#stopWork();
-    this.#move({ type: 'misconfigured' });
+    this.#move({ type: 'misconfigured' }, undefined);
     if (this.#reportedRefusals.has(refusal)) return;
     this.#reportedRefusals.add(refusal);
     this.#host.dispatch('pay-error', { code: refusal, message: REFUSAL_MESSAGES[refusal], retryable: false });
@@ -208,28 +211,33 @@ export class CheckoutSession {
 
   /** "Try again" in `error`: the same create under the same key, the same order read again, or a fresh form. */
   #retry(): void {
-    if (!this.#move({ type: 'submit' })) return;
-    const { status } = this.#state;
+    if (!this.#move({ type: 'submit' }, this.attempt)) return;
+    // Or a fresh form: the move dropped the attempt, and its stored copy.
+    const { status } = this.#checkout.state;
     if (status === 'submitting') void this.#sendCreate();
     else if (status === 'requires_action') this.#pollAgain();
-    else this.#attempts.forget();
   }
 
   /** Sends the current draft's create. `firstRun`: the attempt's key was never sent before. */
-  #sendCreate(firstRun?: boolean): Promise<void> {
-    return this.#create.start(this.#attempts.current as CheckoutAttempt<DraftAttempt>, firstRun);
+  async #sendCreate(firstRun?: boolean): Promise<void> {
+    if (this.#checkout.phase === 'draft') await this.#create.start(this.#checkout, firstRun);
   }
 
-  /** A payment status from a create or a lookup: a final one settles the attempt; then the machine moves. */
-  #reached(order: LookupAnswer['order'], type: 'created' | 'polled'): void {
+  /** A payment status from a create or a lookup of `created`: a final one settles it as the machine moves. */
+  #reached(
+    order: LookupAnswer['order'],
+    type: 'created' | 'polled',
+    created: AttemptFacts | undefined,
+  ): void {
+    // Only a created attempt is polled.
+    if (created?.phase !== 'created') return;
     const { id: orderId, payment } = order;
     const paymentStatus = payment.status;
     const outcome = classifyPaymentStatus(paymentStatus);
     // Only a reason the checkout has words for is kept, whatever the relay sent.
     const failureCode = paymentFailureCode(payment.failure_code);
-    const created = this.#attempts.current as CheckoutAttempt<CreatedAttempt>;
-    if (outcome !== 'pending') this.#attempts.current = settledAttempt(created, paymentStatus, failureCode);
-    this.#move({ type, paymentStatus });
+    const attempt = outcome === 'pending' ? created : settledAttempt(created, paymentStatus, failureCode);
+    this.#move({ type, paymentStatus }, attempt);
     if (outcome === 'paid') this.#fire('pay-paid', { orderId, order });
     else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus, failureCode });
     else this.#waitForPayer();
@@ -237,17 +245,19 @@ export class CheckoutSession {
 
   /** Back to waiting for the same order, with a new `poll-timeout`. */
   #pollAgain(): void {
-    (this.#attempts.current as CheckoutAttempt<CreatedAttempt>).deadline = this.#deadline();
-    this.#attempts.save(this.#state);
+    const checkout = this.#checkout;
+    if (checkout.phase !== 'created') return;
+    this.#checkout = { ...checkout, deadline: this.#deadline() };
+    this.#store.save(this.#checkout);
     this.#waitForPayer();
   }
 
   /** `pay-requires-action` (once per attempt), and polling until the deadline unless it already runs. */
   #waitForPayer(): void {
-    const attempt = this.#attempts.current;
-    if (attempt?.phase !== 'created' || this.#state.status !== 'requires_action') return;
-    this.#fire('pay-requires-action', { orderId: attempt.orderId });
-    if (!this.#poll.running) this.#poll.start(attempt, this.#settings.pollInterval);
+    const checkout = this.#checkout;
+    if (checkout.phase !== 'created' || checkout.state.status !== 'requires_action') return;
+    this.#fire('pay-requires-action', { orderId: checkout.orderId });
+    if (!this.#poll.running) this.#poll.start(checkout, this.#settings.pollInterval);
   }
 
   #stopWork(): void {
@@ -255,14 +265,14 @@ export class CheckoutSession {
     this.#poll.stop();
   }
 
-  /** Applies an event to the machine; on a change stores the attempt and tells the host. True on a change. */
-  #move(event: CheckoutEvent): boolean {
-    const previous = this.#state;
+  /** Moves the machine, with `attempt` (the current one, a new one or none) in its new state; stores it, tells the host. True on a change. */
+  #move(event: CheckoutEvent, attempt: AttemptFacts | undefined): boolean {
+    const { state: previous } = this.#checkout;
     const next = transition(previous, event);
-    if (next === previous) return false;
-    this.#state = next;
+    if (next === previous && attempt === this.attempt) return false;
+    this.#checkout = checkoutIn(next, attempt);
     if (next.status !== 'requires_action') this.#poll.stop();
-    this.#attempts.save(this.#state);
+    this.#store.save(this.#checkout);
     if (next.status === previous.status) {
       // Same screen, new context (a refusal over an error): the view only redraws.
       this.#host.requestUpdate();
@@ -273,13 +283,16 @@ export class CheckoutSession {
     return true;
   }
 
-  /** Fires a contract event at most once per attempt (`pay-state-change` aside). */
+  /** Fires a contract event at most once per `attempt`, the current one or the next move's (`pay-state-change` aside). */
   #fire<Name extends PayCheckoutEventName>(
     name: Name,
     detail: PayCheckoutEventDetails[Name],
-    attempt = this.#attempts.current,
+    attempt: AttemptFacts | undefined = this.attempt,
   ): boolean {
-    return !this.#attempts.once(name, this.#state, attempt) || this.#host.dispatch(name, detail);
+    if (!firstFiring(attempt, name)) return true;
+    // Stored before listeners run: a reload they cause does not fire it again.
+    if (attempt === this.#checkout) this.#store.save(this.#checkout);
+    return this.#host.dispatch(name, detail);
   }
 
   #deadline(): number {

@@ -7,7 +7,7 @@
  */
 import type { CreateAnswer } from '../shared/wire.js';
 import { asRequestError, CheckoutRequestError } from './checkout-api.js';
-import type { CheckoutAttempt, DraftAttempt } from './checkout-attempt.js';
+import type { AttemptFacts, DraftAttempt } from './checkout-attempt.js';
 import {
   CART_REJECTED,
   type FieldName,
@@ -20,9 +20,9 @@ import type { PayErrorDetail } from './events.js';
 /** What the session supplies: the create itself, and what to do with its outcome. */
 export interface CreateHandlers {
   /** One create of `draft`, its retries under the same key included; rejects on failure. */
-  create(draft: CheckoutAttempt<DraftAttempt>, signal: AbortSignal): Promise<CreateAnswer>;
+  create(draft: AttemptFacts<DraftAttempt>, signal: AbortSignal): Promise<CreateAnswer>;
   /** The order exists; `draft` is the attempt the run sent. */
-  onCreated(draft: CheckoutAttempt<DraftAttempt>, answer: CreateAnswer): void;
+  onCreated(draft: AttemptFacts<DraftAttempt>, answer: CreateAnswer): void;
   /**
    * The relay refused one of the shopper's fields (`400` with `param`), or
    * the number had too many prompts (`429`, with `refusal`): nothing was
@@ -56,7 +56,7 @@ export class CreateRun {
    * unless a later run or `stop()` came first. `firstRun`: the attempt's key
    * was never sent before.
    */
-  async start(draft: CheckoutAttempt<DraftAttempt>, firstRun?: boolean): Promise<void> {
+  async start(draft: AttemptFacts<DraftAttempt>, firstRun?: boolean): Promise<void> {
     this.stop();
     const run = new AbortController();
     this.#run = run;

@@ -42,7 +42,7 @@ export function renderCheckout(view: CheckoutView): TemplateResult {
   // A cart refusal is announced in the merchant's words too: the heading alone says nothing of what to fix.
   return html`
     <div lang=${view.locale}>
-      <div class="visually-hidden" role="status" aria-live="polite">${titleOf(state.status, view.text)} ${(state as ErrorState).message}</div>
+      <div class="visually-hidden" role="status" aria-live="polite">${titleOf(state.status, view.text)} ${state.status === 'error' ? state.message : undefined}</div>
       ${renderScreen(view)}
     </div>
   `;

@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AttemptStorage } from '../../src/element/attempt-store.js';
-import type { StoredAttempt } from '../../src/element/checkout-attempt.js';
+import { type CheckoutAttempt, isStoredAttempt } from '../../src/element/checkout-attempt.js';
 import type { FieldName, FieldRefusal } from '../../src/element/checkout-form.js';
 import type { CheckoutState } from '../../src/element/checkout-machine.js';
 import { CheckoutSession } from '../../src/element/checkout-session.js';
-import type { Clock } from '../../src/shared/clock.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from '../../src/element/events.js';
 import type { PageSignals } from '../../src/element/page-signals.js';
 import type { CheckoutEnvironment, CheckoutSettings } from '../../src/element/session-host.js';
+import type { Clock } from '../../src/shared/clock.js';
 import type { CheckoutIntent } from '../../src/shared/wire.js';
 import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 import { memoryStorage } from '../fixtures/memory-storage.js';
@@ -249,9 +249,9 @@ function checkout(
         .filter((event) => event.name === 'pay-state-change')
         .map((event) => (event.detail as { state: CheckoutState }).state);
     },
-    get stored(): StoredAttempt | undefined {
+    get stored(): CheckoutAttempt | undefined {
       const raw = storage.map.get(STORAGE_KEY);
-      return raw ? (JSON.parse(raw) as StoredAttempt) : undefined;
+      return raw ? (JSON.parse(raw) as CheckoutAttempt) : undefined;
     },
     /** Sends the form and lets the create come back. */
     async submit(): Promise<void> {
@@ -762,6 +762,40 @@ describe('CheckoutSession', () => {
     assert.equal(none.state.status, 'requires_action');
     assert.equal(none.secondsLeft, 360, 'poll-timeout 0 means the default');
     none.hostDisconnected();
+    shop.session.hostDisconnected();
+  });
+
+  it('stores every attempt in a state of its own phase, at every write, whatever the flow', async () => {
+    const storage = memoryStorage();
+    const written: string[] = [];
+    const recording = {
+      ...storage,
+      setItem: (key: string, value: string) => {
+        written.push(value);
+        storage.setItem(key, value);
+      },
+    };
+    const relay = new ScriptedRelay();
+    relay.createAnswers = [relayError(503, 'service_unavailable')];
+    const shop = checkout({ relay, storage: recording });
+    await shop.submit(); // A create that failed: the draft in error, under its key.
+    await shop.submit(); // "Try again": created, waiting for the payer.
+    await shop.clock.advance(60_000);
+    assert.equal(shop.session.state.status, 'timeout');
+    relay.lookupAnswer = relayError(403, 'permission_denied');
+    shop.session.checkAgain();
+    await settle();
+    assert.deepEqual(shop.session.state, { status: 'error', cause: 'lookup', retryable: false });
+    relay.lookupAnswer = 'paid';
+    shop.session.checkAgain();
+    await settle();
+    assert.equal(shop.session.state.status, 'paid');
+    shop.session.resume({ orderId: ORDER_ID, lookupToken: TOKEN });
+    await settle();
+    assert.ok(written.length >= 6, `${written.length} writes`);
+    for (const value of written) assert.equal(isStoredAttempt(JSON.parse(value)), true, value);
+    // The session's attempt is in the session's very state, not a copy of its own.
+    assert.equal(shop.session.attempt?.state, shop.session.state);
     shop.session.hostDisconnected();
   });
 });

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type AttemptStorage, AttemptStore, attemptStorageKey } from '../../src/element/attempt-store.js';
 import {
+  type CheckoutAttempt,
   type CreatedAttempt,
+  firstFiring,
   isStoredAttempt,
   newIdempotencyKey,
-  type StoredAttempt,
 } from '../../src/element/checkout-attempt.js';
 import { isValidIdempotencyKey } from '../../src/shared/wire.js';
 import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
@@ -28,7 +29,7 @@ const attempt: CreatedAttempt = {
 };
 
 /** One valid attempt per phase. */
-const phases: StoredAttempt[] = [
+const phases: CheckoutAttempt[] = [
   {
     ...attempt,
     phase: 'draft',
@@ -47,10 +48,9 @@ describe('attempt store', () => {
     const key = () => attemptStorageKey('/api/checkout/orders', 'checkout');
     for (const kept of phases) {
       const store = new AttemptStore(storage, key);
-      store.current = structuredClone(kept);
-      store.save(kept.state);
+      store.save(structuredClone(kept));
       // Once the order exists, the number stays in memory only (contract §2: key, order id, token, state).
-      const { localNumber: _inMemoryOnly, ...withoutNumber } = kept as StoredAttempt & {
+      const { localNumber: _inMemoryOnly, ...withoutNumber } = kept as CheckoutAttempt & {
         localNumber?: string;
       };
       const expected = kept.phase === 'draft' ? kept : withoutNumber;
@@ -63,12 +63,10 @@ describe('attempt store', () => {
   it('keeps nothing without a key (persist="none"), and never stores a refusal', () => {
     const storage = memoryStorage();
     const none = new AttemptStore(storage, () => undefined);
-    none.current = structuredClone(attempt);
-    none.save(attempt.state);
+    none.save(structuredClone(attempt));
     assert.equal(storage.map.size, 0);
     const store = new AttemptStore(storage, () => 'k');
-    store.current = structuredClone(attempt);
-    store.save({ status: 'error', cause: 'config', retryable: false });
+    store.save({ phase: 'none', state: { status: 'error', cause: 'config', retryable: false } });
     assert.equal(storage.map.size, 0);
   });
 
@@ -83,9 +81,10 @@ describe('attempt store', () => {
   it('remembers which events an attempt fired, in storage too', () => {
     const storage = memoryStorage();
     const store = new AttemptStore(storage, () => 'k');
-    store.current = structuredClone({ ...attempt, fired: [] });
-    assert.equal(store.once('pay-paid', attempt.state), true);
-    assert.equal(store.once('pay-paid', attempt.state), false);
+    const firing = structuredClone({ ...attempt, fired: [] });
+    assert.equal(firstFiring(firing, 'pay-paid'), true);
+    assert.equal(firstFiring(firing, 'pay-paid'), false);
+    store.save(firing);
     assert.deepEqual(new AttemptStore(storage, () => 'k').load()?.fired, ['pay-paid']);
   });
 
@@ -136,8 +135,7 @@ describe('attempt store', () => {
       },
     };
     const store = new AttemptStore(throwing, () => 'k');
-    store.current = attempt;
-    assert.doesNotThrow(() => store.save(attempt.state));
+    assert.doesNotThrow(() => store.save(attempt));
     assert.equal(new AttemptStore(throwing, () => 'k').load(), undefined);
     assert.doesNotThrow(() => store.forget());
     assert.equal(new AttemptStore(undefined, () => 'k').load(), undefined);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createOrder } from '../../src/element/checkout-api.js';
-import { type CheckoutAttempt, type DraftAttempt, draftAttempt } from '../../src/element/checkout-attempt.js';
+import { type AttemptFacts, type DraftAttempt, draftAttempt } from '../../src/element/checkout-attempt.js';
 import type { FieldName, FieldRefusal } from '../../src/element/checkout-form.js';
 import { CreateRun } from '../../src/element/create-run.js';
 import type { PayErrorDetail } from '../../src/element/events.js';
@@ -28,10 +28,10 @@ const UNKNOWN_PRODUCT = { items: [{ sku: 'blue-tote', quantity: 1 }] };
 const { relayWith } = relayStack();
 
 /** A fresh attempt for `overrides` of the test intent, with its own key. */
-function draft(overrides: Record<string, unknown> = {}): CheckoutAttempt<DraftAttempt> {
+function draft(overrides: Record<string, unknown> = {}): AttemptFacts<DraftAttempt> {
   const attempt = draftAttempt(intent(overrides) as unknown as CheckoutIntent, SETTINGS, Date.now());
   assert.equal(typeof attempt, 'object');
-  return attempt as CheckoutAttempt<DraftAttempt>;
+  return attempt as AttemptFacts<DraftAttempt>;
 }
 
 /** What a run reported, in order. */
