@@ -63,7 +63,7 @@ export async function answerControl(
 export function answerPayer(ledger: SandboxLedger, orderId: string, answer: PayerAnswer): OrderStatusJson {
   const order = ledger.orders.get(orderId);
   if (!order) throw new SandboxControlError('resourceNotFound', 'No order has this order_id.');
-  if (!answerPayment(order, ledger.now(), answer)) {
+  if (!answerPayment(order, ledger.clock.now(), answer)) {
     throw new SandboxControlError(
       'paymentNotPending',
       `The payment is ${order.payment.status}: only a payment that is requires_action can be ${answer.approve ? 'approved' : 'declined'}.`,
@@ -75,7 +75,7 @@ export function answerPayer(ledger: SandboxLedger, orderId: string, answer: Paye
 function promptOf(ledger: SandboxLedger, orderId: string): PaymentPromptJson {
   const order = ledger.orders.get(orderId);
   if (!order) throw new HttpError('resourceNotFound', 'No order has this order_id.', { param: 'order_id' });
-  settleDuePayment(order, ledger.now());
+  settleDuePayment(order, ledger.clock.now());
   const prompt = paymentPromptJson(order);
   if (prompt) return prompt;
   throw new HttpError('resourceNotFound', 'This order has no mobile-money payment to prompt for.', {

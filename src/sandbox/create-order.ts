@@ -4,7 +4,7 @@
  */
 import { HttpError } from '../http/http-error.js';
 import { jsonResponse } from '../http/json-response.js';
-import { sleep } from '../shared/backoff.js';
+import type { Clock } from '../shared/clock.js';
 import {
   ID_PREFIX,
   IDEMPOTENCY_KEY_HEADER,
@@ -46,7 +46,7 @@ export async function createOrderIdempotently(
       param: IDEMPOTENCY_KEY_HEADER,
     });
   }
-  const now = ledger.now();
+  const now = ledger.clock.now();
   const fingerprint = idempotencyKey === null ? '' : requestFingerprint(path, body);
   if (idempotencyKey !== null) {
     const replay = answerToEarlier(
@@ -61,7 +61,7 @@ export async function createOrderIdempotently(
       ? undefined
       : ledger.idempotency.reserve(creator.apiKey, idempotencyKey, fingerprint, now);
   try {
-    if (ledger.processingDelayMs > 0) await sleep(ledger.processingDelayMs);
+    if (ledger.processingDelayMs > 0) await wait(ledger.clock, ledger.processingDelayMs);
     const order = createOrderRecord(ledger, input, creator.session);
     const answer: StoredAnswer = { status: ORDER_CREATED_STATUS, body: { order: orderJson(order) } };
     reservation?.complete(answer);
@@ -100,7 +100,7 @@ export function createOrderRecord(
   input: OrderCreationInput,
   session: Session,
 ): OrderRecord {
-  const now = ledger.now();
+  const now = ledger.clock.now();
   const application = session.application;
   const method = input.payment_method_data;
   const executesPayment = input.execute_payment === true && method !== undefined;
@@ -140,4 +140,9 @@ function newOrderId(ledger: SandboxLedger): string {
   let id = randomId(ID_PREFIX.order);
   while (ledger.orders.get(id)) id = randomId(ID_PREFIX.order);
   return id;
+}
+
+/** Resolves after `ms` on the sandbox's clock: a test's clock holds the simulated work as long as it likes. */
+function wait(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimeout(resolve, ms));
 }

@@ -20,14 +20,14 @@ export const lookupOrder: ReadEndpoint = (ledger, body, session) => {
   const input = parsedBody(orderLookupSchema, body);
   const order = ledger.orders.getForApplication(input.order_id, session.application.id);
   if (!order) throw new HttpError('resourceNotFound', 'No order has this order_id.', { param: 'order_id' });
-  settleDuePayment(order, ledger.now());
+  settleDuePayment(order, ledger.clock.now());
   return jsonResponse({ order: orderJson(order) });
 };
 
 /** `/orders/page`: one page of orders, newest first. */
 export const pageOrders: ReadEndpoint = (ledger, body, session) => {
   const { page_number, page_size } = parsedBody(orderPageSchema, body);
-  const now = ledger.now();
+  const now = ledger.clock.now();
   const orders = ledger.orders.page(session.application.id, page_number, page_size).map((order) => {
     settleDuePayment(order, now);
     return orderPageItemJson(order);
@@ -40,7 +40,7 @@ export const lookupOtp: ReadEndpoint = (ledger, body, session) => {
   const input = parsedBody(otpLookupSchema, body);
   const order = ledger.orders.getByOtpId(input.otp_id, session.application.id);
   if (!order) throw new HttpError('resourceNotFound', 'No OTP has this otp_id.', { param: 'otp_id' });
-  settleDuePayment(order, ledger.now());
+  settleDuePayment(order, ledger.clock.now());
   return jsonResponse({ otp: otpJson(order) });
 };
 
@@ -48,7 +48,7 @@ export const lookupOtp: ReadEndpoint = (ledger, body, session) => {
 export const lookupChime: ReadEndpoint = (ledger, body, session) => {
   const input = parsedBody(chimeLookupSchema, body);
   const order = ledger.orders.getByChimeId(input.chime_id, session.application.id);
-  if (order) settleDuePayment(order, ledger.now());
+  if (order) settleDuePayment(order, ledger.clock.now());
   // A chime exists once its payment is paid; before that its id is unknown.
   const chime = order && chimeJson(order);
   if (!chime) throw new HttpError('resourceNotFound', 'No chime has this chime_id.', { param: 'chime_id' });

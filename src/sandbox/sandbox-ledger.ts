@@ -2,6 +2,7 @@
  * What a sandbox holds, in one place its endpoints share: orders, customers,
  * idempotency records, keys, the clock and the simulated timings.
  */
+import { type Clock, systemClock } from '../shared/clock.js';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '../shared/service-contract.js';
 import { KeyRegistry } from './authentication.js';
 import { CustomerDirectory } from './customer-directory.js';
@@ -14,8 +15,12 @@ export interface SandboxLedgerOptions {
   approveAfterMs?: number;
   /** Simulated work time of a write, during which its idempotency key is in flight. Default 0. */
   processingDelayMs?: number;
-  /** The clock, in ms (default `Date.now`): payments settle and keys expire by it. */
-  now?: () => number;
+  /**
+   * The sandbox's time and timers (default the system's): payments settle
+   * and keys expire by its `now`, and the simulated work of a write waits on
+   * its `setTimeout`. A test moves time with its own.
+   */
+  clock?: Clock;
   /** Orders kept; past it the oldest goes first. Default 100,000. */
   maxOrders?: number;
   /** Idempotency records kept (each also expires after 24 h); past it the oldest goes first. Default 100,000. */
@@ -28,7 +33,7 @@ export interface SandboxLedger {
   readonly customers: CustomerDirectory;
   readonly idempotency: IdempotencyStore;
   readonly keys: KeyRegistry;
-  readonly now: () => number;
+  readonly clock: Clock;
   readonly approveAfterMs: number;
   readonly processingDelayMs: number;
 }
@@ -37,9 +42,9 @@ const DEFAULT_APPROVE_AFTER_MS = 6000;
 const DEFAULT_MAX_ORDERS = 100_000;
 const DEFAULT_MAX_IDEMPOTENCY_RECORDS = 100_000;
 
-/** A new, empty ledger; throws a RangeError for a negative delay or a bad cap. */
+/** A new, empty ledger; throws a RangeError for a negative delay or a bad cap, a TypeError for a bad clock. */
 export function createLedger(options: SandboxLedgerOptions): SandboxLedger {
-  const now = options.now ?? Date.now;
+  const clock = checkedClock(options);
   const maxOrders = options.maxOrders ?? DEFAULT_MAX_ORDERS;
   return Object.freeze({
     orders: new OrderStore(maxOrders),
@@ -48,11 +53,24 @@ export function createLedger(options: SandboxLedgerOptions): SandboxLedger {
       options.maxIdempotencyRecords ?? DEFAULT_MAX_IDEMPOTENCY_RECORDS,
       IDEMPOTENCY_KEY_RETENTION_MS,
     ),
-    keys: new KeyRegistry(now),
-    now,
+    keys: new KeyRegistry(() => clock.now()),
+    clock,
     approveAfterMs: nonNegative('approveAfterMs', options.approveAfterMs ?? DEFAULT_APPROVE_AFTER_MS),
     processingDelayMs: nonNegative('processingDelayMs', options.processingDelayMs ?? 0),
   });
+}
+
+/** The `clock` option, or the system's; the `now` option it replaced is refused, naming `clock`. */
+function checkedClock(options: SandboxLedgerOptions): Clock {
+  if (Object.hasOwn(options, 'now')) {
+    throw new TypeError(
+      'createSandbox: the now option was replaced by clock: give clock: { now, setTimeout, clearTimeout }.',
+    );
+  }
+  const { clock = systemClock } = options;
+  const methods = ['now', 'setTimeout', 'clearTimeout'] as const;
+  if (methods.every((method) => typeof clock?.[method] === 'function')) return clock;
+  throw new TypeError('createSandbox: clock must have now(), setTimeout() and clearTimeout() (a Clock).');
 }
 
 function nonNegative(name: string, value: number): number {

@@ -13,6 +13,7 @@ import type { startSandbox as nodeStartSandbox } from './start-sandbox.js';
 
 export type { RunningServer } from '../http/node/listen.js';
 export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
+export type { Clock } from '../shared/clock.js';
 export {
   type ApiKeyInput,
   type ApplicationContext,

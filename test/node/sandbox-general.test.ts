@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { systemClock } from '../../src/shared/clock.js';
 import { TEST_MODE_OTP_CODE } from '../../src/shared/service-contract.js';
 import {
   assertError,
@@ -16,6 +18,26 @@ import {
   sandboxWithClock,
   sharedSandbox,
 } from '../fixtures/sandbox.js';
+
+describe('the sandbox’s options', () => {
+  it('takes one clock, and refuses the now option it replaced with a TypeError naming clock', () => {
+    assert.doesNotThrow(() => createSandbox({ clock: systemClock }));
+    const stale = { now: () => 0 } as SandboxOptions;
+    assert.throws(
+      () => createSandbox(stale),
+      (error: Error) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, /\bclock\b/);
+        return true;
+      },
+    );
+    const halfClock = { clock: { now: () => 0 } } as unknown as SandboxOptions;
+    assert.throws(
+      () => createSandbox(halfClock),
+      /clock must have now\(\), setTimeout\(\) and clearTimeout\(\)/,
+    );
+  });
+});
 
 describe('spec §1: general rules', () => {
   it('§1.1 every call carries a JSON body: non-JSON is 415, malformed or empty JSON is 400, a non-object is 400', async () => {

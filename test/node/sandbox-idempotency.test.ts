@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
+import type { Clock } from '../../src/shared/clock.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_RETENTION_MS,
@@ -28,6 +29,30 @@ async function create(
     body: rawBody ?? JSON.stringify(body),
   });
   return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+/**
+ * A clock at START whose timers wait for the test: `started` resolves when
+ * the sandbox's simulated work begins, and `finish()` ends it.
+ */
+function heldWork() {
+  const waiting: (() => void)[] = [];
+  let begun: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    begun = resolve;
+  });
+  const clock: Clock = {
+    now: () => START,
+    setTimeout: (callback) => {
+      waiting.push(callback);
+      begun();
+    },
+    clearTimeout: () => undefined,
+  };
+  const finish = () => {
+    for (const callback of waiting.splice(0)) callback();
+  };
+  return { clock, started, finish };
 }
 
 async function lookup(url: string, orderId: string): Promise<Answer> {
@@ -104,17 +129,19 @@ describe('contract §4: idempotency on /orders/new', () => {
   });
 
   it('the same key while the first request is in flight is 409 idempotency_request_in_progress', async () => {
-    const { url, sandbox } = await sandboxWithClock({ processingDelayMs: 300 });
+    const work = heldWork();
+    const { url, sandbox } = await sandboxWithClock({ processingDelayMs: 300, clock: work.clock });
     const key = newKey();
     const firstRequest = create(url, scarfOrderFor(), { key });
-    // Let the first request reach the sandbox and claim the key.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The first request has claimed the key once its simulated work waits on the clock.
+    await work.started;
     const during = await create(url, scarfOrderFor(), { key });
     assert.equal(during.status, 409);
     assert.equal(during.body.error.code, 'idempotency_request_in_progress');
     assert.equal(during.body.error.type, 'idempotency_error');
     const otherBodyDuring = await create(url, scarfOrderFor('Kofi Boateng'), { key });
     assert.equal(otherBodyDuring.status, 422, 'another body is a reuse even in flight');
+    work.finish();
     const first = await firstRequest;
     assert.equal(first.status, 200);
     const afterwards = await create(url, scarfOrderFor(), { key });
