@@ -106,26 +106,18 @@ export type CheckoutPhase = Checkout['phase'];
 /** The states of a phase. */
 type PhaseState<Phase extends CheckoutPhase> = Extract<Checkout, { phase: Phase }>['state'];
 
-/** Per phase: its states, and the error causes it can be in. */
-const PHASES: Record<CheckoutPhase, [CheckoutState[], ErrorCause[]]> = {
+/** Per phase: its states, the error causes it can be in, and the strings it must hold. */
+const PHASES: Record<CheckoutPhase, [CheckoutState[], ErrorCause[], string[]]> = {
   // A draft in `error` for its cart is kept only when an earlier try may have reached the service.
   draft: [
     ['submitting', 'error'],
     ['create', 'cart'],
+    ['body', 'localNumber'],
   ],
-  created: [['requires_action', 'timeout', 'error'], ['lookup']],
-  settled: [['paid', 'failed'], []],
-  none: [
-    ['idle', 'error'],
-    ['config', 'cart'],
-  ],
-};
-
-/** Per phase of an attempt: the strings it must hold. */
-const REQUIRED_STRINGS: Record<CheckoutAttempt['phase'], string[]> = {
-  draft: ['body', 'localNumber'],
-  created: ['orderId', 'lookupToken'],
-  settled: ['orderId', 'paymentStatus'],
+  created: [['requires_action', 'timeout', 'error'], ['lookup'], ['orderId', 'lookupToken']],
+  settled: [['paid', 'failed'], [], ['orderId', 'paymentStatus']],
+  // The fresh form, a refusal, or a cart refused on a first try: nothing stored.
+  none: [['idle', 'error'], ['config', 'cart'], []],
 };
 
 /** True when `state` (a machine state, or whatever storage held) is one `phase` can be in. */
@@ -158,8 +150,7 @@ export function checkoutIn(state: MachineState, attempt: AttemptFacts | undefine
       break;
   }
   if (isPhaseState('none', state)) return { phase: 'none', state };
-  const held = attempt ? `a ${attempt.phase} attempt` : 'no attempt';
-  throw new TypeError(`A checkout in ${state.status} cannot hold ${held}.`);
+  throw new TypeError(`No ${state.status} checkout with ${attempt?.phase ?? 'no'} attempt`);
 }
 
 /**
@@ -171,7 +162,7 @@ export function checkoutIn(state: MachineState, attempt: AttemptFacts | undefine
 export function isStoredAttempt(value: unknown): value is CheckoutAttempt {
   // Any JSON may come back: a primitive reads as having no fields, `null` is refused first.
   const attempt = value as Record<string, unknown> | null;
-  if (!attempt || !Object.hasOwn(REQUIRED_STRINGS, String(attempt.phase))) return false;
+  if (!attempt || attempt.phase === 'none' || !Object.hasOwn(PHASES, String(attempt.phase))) return false;
   const phase = attempt.phase as CheckoutAttempt['phase'];
   return (
     attempt.version === 2 &&
@@ -179,7 +170,7 @@ export function isStoredAttempt(value: unknown): value is CheckoutAttempt {
     typeof attempt.startedAt === 'number' &&
     Array.isArray(attempt.fired) &&
     isPhaseState(phase, attempt.state) &&
-    REQUIRED_STRINGS[phase].every((field) => typeof attempt[field] === 'string') &&
+    PHASES[phase][2].every((field) => typeof attempt[field] === 'string') &&
     (phase !== 'created' || typeof attempt.deadline === 'number') &&
     (attempt.issuer === undefined || (ISSUERS as readonly unknown[]).includes(attempt.issuer))
   );
