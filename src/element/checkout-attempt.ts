@@ -101,7 +101,7 @@ export type AttemptFacts<Attempt extends CheckoutAttempt = CheckoutAttempt> = At
   : never;
 
 /** The phase of a checkout: its attempt's, or `none`. */
-export type CheckoutPhase = Checkout['phase'];
+type CheckoutPhase = Checkout['phase'];
 
 /** The states of a phase. */
 type PhaseState<Phase extends CheckoutPhase> = Extract<Checkout, { phase: Phase }>['state'];
