@@ -153,7 +153,7 @@ async function post(
 /** The whole check of one running recipe, over real HTTP. */
 async function checkRecipe(url: string, platformHeaders: Record<string, string>): Promise<void> {
   const key = crypto.randomUUID();
-  const intent = { ...customer, cart: { items: [{ sku: 'kente-tote', quantity: 1 }] } };
+  const intent = { ...customer, cart: { items: [{ product_id: 'kente-tote', quantity: 1 }] } };
   const create = (body: unknown) =>
     post(`${url}/api/checkout/orders`, body, { 'idempotency-key': key, ...platformHeaders });
 
@@ -167,7 +167,7 @@ async function checkRecipe(url: string, platformHeaders: Record<string, string>)
   assert.equal(replayed.status, 200, JSON.stringify(replayed.body));
   assert.equal(replayed.body.order?.id, orderId, 'the replay answers the same order');
 
-  const reused = await create({ ...intent, cart: { items: [{ sku: 'kente-tote', quantity: 2 }] } });
+  const reused = await create({ ...intent, cart: { items: [{ product_id: 'kente-tote', quantity: 2 }] } });
   assert.equal(reused.status, 422, JSON.stringify(reused.body));
   assert.equal(reused.body.error?.code, 'idempotency_key_reused');
 
