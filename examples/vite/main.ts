@@ -2,7 +2,7 @@ import 'pay-checkout';
 
 const checkout = document.querySelector('pay-checkout');
 if (checkout) {
-  checkout.cart = { items: [{ sku: 'kente-tote', quantity: 1 }] };
+  checkout.cart = { items: [{ product_id: 'kente-tote', quantity: 1 }] };
   // The app's own handler: here it thanks the shopper; a real shop would show the order.
   checkout.addEventListener('pay-paid', (event) => {
     const receipt = document.querySelector('#receipt');

@@ -4,15 +4,13 @@
  */
 import { CartError, type PricedLineItem } from 'pay-checkout/server';
 
-const CATALOGUE: Record<string, { name: string; price: number }> = {
-  'kente-tote': { name: 'Kente tote', price: 5000 },
-};
+const CATALOGUE = new Map([['kente-tote', { name: 'Kente tote', price: 5000 }]]);
 
 export function priceCart(cart: unknown): PricedLineItem[] {
-  const items = (cart as { items?: { sku?: unknown; quantity?: unknown }[] } | null)?.items;
+  const items = (cart as { items?: { product_id?: unknown; quantity?: unknown }[] } | null)?.items;
   if (!Array.isArray(items) || items.length === 0) throw new CartError('Your cart is empty.');
-  return items.map(({ sku, quantity }) => {
-    const product = CATALOGUE[String(sku)];
+  return items.map(({ product_id, quantity }) => {
+    const product = CATALOGUE.get(String(product_id));
     if (!product || !Number.isInteger(quantity) || (quantity as number) < 1) {
       throw new CartError('This item is no longer available.', { param: 'cart' });
     }

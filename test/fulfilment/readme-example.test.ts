@@ -1,7 +1,7 @@
 /**
- * The README's fulfilment example (test/fixtures/readme-fulfilment.ts) runs
- * as written: a real SQLite journal, the Node entry's transport, the sandbox
- * over loopback, real timers. The README must quote it exactly.
+ * The fulfilment example of docs/fulfilment.md (test/fixtures/readme-fulfilment.ts)
+ * runs as written: a real SQLite journal, the Node entry's transport, the
+ * sandbox over loopback, real timers. The page must quote it exactly.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,15 +16,16 @@ import { createRequest, intent, LOOKUP_SECRET, SECRET } from '../fixtures/relay.
 import { serveSandbox } from '../fixtures/sandbox.js';
 
 const example = fileURLToPath(new URL('../fixtures/readme-fulfilment.ts', import.meta.url));
-const readme = fileURLToPath(new URL('../../README.md', import.meta.url));
+const page = fileURLToPath(new URL('../../docs/fulfilment.md', import.meta.url));
 
-describe('the README fulfilment example', () => {
-  it('is quoted in the README exactly', () => {
+describe('the fulfilment example of docs/fulfilment.md', () => {
+  it('is quoted in docs/fulfilment.md exactly', () => {
     const source = readFileSync(example, 'utf8');
-    const quoted = source.slice(source.indexOf('// README:start\n') + 16, source.indexOf('// README:end'));
+    const start = '// docs:start\n';
+    const quoted = source.slice(source.indexOf(start) + start.length, source.indexOf('// docs:end'));
     assert.ok(
-      readFileSync(readme, 'utf8').includes(quoted),
-      'README quotes test/fixtures/readme-fulfilment.ts',
+      readFileSync(page, 'utf8').includes(`\`\`\`ts\n${quoted}\`\`\``),
+      'docs/fulfilment.md quotes test/fixtures/readme-fulfilment.ts',
     );
   });
 
@@ -35,7 +36,6 @@ describe('the README fulfilment example', () => {
     after(() => served.close());
     const shipped: string[] = [];
     const recorded = new Set<string>();
-    const listeners = process.listeners('SIGTERM');
     const relay = await startCheckoutRelay(
       {
         PAY_SECRET_KEY: SECRET,
@@ -55,10 +55,6 @@ describe('the README fulfilment example', () => {
         alert: () => undefined,
       },
     );
-    after(() => {
-      for (const listener of process.listeners('SIGTERM'))
-        if (!listeners.includes(listener)) process.off('SIGTERM', listener);
-    });
     const response = await relay.create(createRequest(intent()), { clientAddress: '198.51.100.7' });
     const { order } = (await response.json()) as { order: { id: string } };
     for (let waited = 0; waited < 15_000 && shipped.length === 0; waited += 100)

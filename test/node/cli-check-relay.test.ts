@@ -5,8 +5,9 @@
  * must be failed on exactly the checks that fault breaks, with exit 1.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { priceAnyCart } from '../fixtures/checkout-data.js';
+import { blockAfter, readPage } from '../fixtures/doc-blocks.js';
 import { freePort } from '../fixtures/free-port.js';
 import {
   createOrderOn,
@@ -43,14 +44,14 @@ const ALL_CHECKS = [
   'security-headers',
 ];
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+/** The page that shows the commands and a run's output: "A relay in any language". */
+const SANDBOX_PAGE = readPage('docs/sandbox.md');
 
-/** The README's code block after `<!-- pay-checkout-cli: NAME …-->`. */
-function readmeBlock(name: string, language: string): string {
-  const start = README.indexOf(`<!-- pay-checkout-cli: ${name} `);
-  assert.notEqual(start, -1, `the README has no ${name} block`);
-  const open = README.indexOf(`\`\`\`${language}\n`, start) + language.length + 4;
-  return README.slice(open, README.indexOf('```', open));
+/** The page's code block after `<!-- pay-checkout-cli: NAME …-->`. */
+function pageBlock(name: string): string {
+  const block = blockAfter(SANDBOX_PAGE, `pay-checkout-cli: ${name} `);
+  assert.ok(block !== undefined, `docs/sandbox.md has no ${name} block`);
+  return block;
 }
 
 /** `npx pay-checkout …` as a shell reads it: the arguments after the command name, single quotes removed. */
@@ -74,19 +75,24 @@ async function checkRelayAt(relay: RelayUnderCheck) {
 }
 
 describe('pay-checkout check-relay', { timeout: 120_000 }, () => {
-  describe("the README's commands, against our own relay with its default limits", () => {
-    it('report every check as conforming, exit 0, and print the README’s sample output', async () => {
-      const [sandboxLine, checkLine] = readmeBlock('commands', 'sh').trim().split('\n');
+  describe('the commands of docs/sandbox.md, against our own relay with its default limits', () => {
+    it('report every check as conforming, exit 0, and print the page’s sample output', async () => {
+      const [sandboxLine, checkLine] = pageBlock('commands').trim().split('\n');
       const sandboxArgs = commandArgs(sandboxLine as string);
       assert.deepEqual(sandboxArgs.slice(0, 2), ['sandbox', '--port']);
-      // The README's port may be taken on this machine: the same command on a free one.
+      // The page's port may be taken on this machine: the same command on a free one.
       const sandbox = await startSandboxCommand([
         '--port',
         String(await freePort()),
         ...sandboxArgs.slice(3),
       ]);
-      // Our relay stands in for the merchant's, with the README's key and the sandbox's URL.
-      const relay = await serveRelayUnderCheck({ baseUrl: sandbox.url, secretKey: 'sk_test_sandbox' });
+      // Our relay stands in for the merchant's, with the page's key and the sandbox's URL, and a
+      // priceCart that takes the page's cart (the example shop's shape) as the merchant's would.
+      const relay = await serveRelayUnderCheck({
+        baseUrl: sandbox.url,
+        secretKey: 'sk_test_sandbox',
+        priceCart: priceAnyCart,
+      });
       try {
         const checkArgs = commandArgs(checkLine as string);
         assert.equal(checkArgs[1], 'http://127.0.0.1:8000/api/checkout');
@@ -99,7 +105,7 @@ describe('pay-checkout check-relay', { timeout: 120_000 }, () => {
           /^info {2}.*429 rate_limited \(the relay's per-client limit\), waiting \d+ s/m,
         );
         assert.equal(result.stderr, '');
-        assert.equal(comparable(result.stdout), comparable(readmeBlock('sample output', 'text')));
+        assert.equal(comparable(result.stdout), comparable(pageBlock('sample output')));
       } finally {
         await relay.close();
         assert.equal(await sandbox.stop(), 0, sandbox.output());

@@ -1,5 +1,5 @@
 /**
- * The README's client-address recipes (Security, contract §7) are these
+ * The client-address recipes of docs/security.md (contract §7) are these
  * files, word for word (but for the package's import path), and each one
  * keeps shoppers apart the way it says: a flood from one shopper is limited
  * at the default 10 creates, another shopper is not, and what the client
@@ -12,21 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { serve } from '@hono/node-server';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
+import { blockAfter, readPage } from '../fixtures/doc-blocks.js';
 import { type RedisServer, redisSkipReason, startRedis } from '../fixtures/redis.js';
 import { intent, LOOKUP_SECRET, SECRET } from '../fixtures/relay.js';
 
 const RECIPES = ['express', 'hono', 'nextjs', 'nginx', 'edge', 'fleet'] as const;
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const SECURITY_PAGE = readPage('docs/security.md');
 const refused = JSON.stringify(intent({ customer_data: {} }));
-
-/** The README's code block after `<!-- recipe: test/recipes/NAME.ts -->`. */
-function readmeBlock(name: string): string | undefined {
-  const marker = `<!-- recipe: test/recipes/${name}.ts -->`;
-  const start = README.indexOf(marker);
-  if (start === -1) return undefined;
-  const open = README.indexOf('```ts\n', start) + '```ts\n'.length;
-  return README.slice(open, README.indexOf('```', open));
-}
 
 /** A create the relay refuses (400) once it has counted it, so no order is made. */
 function createRequest(url: string, headers: Record<string, string> = {}): Request {
@@ -63,7 +55,7 @@ function listening(server: Server): Promise<string> {
   });
 }
 
-describe('the README’s client-address recipes', () => {
+describe('the client-address recipes of docs/security.md', () => {
   let sandbox: RunningSandbox;
   let redis: RedisServer | undefined;
   const servers: { close(): unknown }[] = [];
@@ -84,11 +76,12 @@ describe('the README’s client-address recipes', () => {
     await redis?.stop();
   });
 
-  it('are in the README word for word', () => {
+  it('are in docs/security.md word for word', () => {
     for (const name of RECIPES) {
       const file = readFileSync(new URL(`../recipes/${name}.ts`, import.meta.url), 'utf8');
       const shown = file.replaceAll("'../../src/server/node.js'", "'pay-checkout/server'");
-      assert.equal(readmeBlock(name), shown, `README block of test/recipes/${name}.ts`);
+      const block = blockAfter(SECURITY_PAGE, `recipe: test/recipes/${name}.ts -->`);
+      assert.equal(block, shown, `docs/security.md block of test/recipes/${name}.ts`);
     }
   });
 

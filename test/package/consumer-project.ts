@@ -200,7 +200,7 @@ export async function consumerFiles(
 
 const checkout: PayCheckout | null = document.querySelector('pay-checkout');
 const created: PayCheckout = document.createElement('pay-checkout');
-created.cart = { sku: 'kente-tote' };
+created.cart = { product_id: 'kente-tote' };
 checkout?.addEventListener('pay-paid', (event: PayPaidEvent) => console.log(event.detail.orderId));
 checkout?.addEventListener('pay-state-change', (event) => {
   if (event.detail.state === CHECKOUT_STATE.paid) console.log('paid');

@@ -6,7 +6,7 @@
  * its own framework and `skipLibCheck` off. The example passes its checker;
  * its `type-errors/` fails it exactly on the lines marked `expect-error`
  * (wrong values, wrong handlers, a `detail` field that does not exist). The
- * README's framework snippets are these files, word for word.
+ * framework snippets of docs/frameworks.md are these files, word for word.
  *
  * Needs `npm run build` first (the `test` script runs it). Each app installs
  * its own checker (Vue, Svelte and Angular need TypeScript 5 or 6); the
@@ -116,7 +116,7 @@ const EXAMPLES: readonly FrameworkExample[] = [
   },
 ];
 
-/** The README's code block after `<!-- example: examples/frameworks/PATH -->`, by path. */
+/** The page's code block after `<!-- example: examples/frameworks/PATH -->`, by path. */
 function readmeExamples(readme: string): Map<string, string> {
   const blocks = new Map<string, string>();
   for (const match of readme.matchAll(
@@ -127,22 +127,22 @@ function readmeExamples(readme: string): Map<string, string> {
   return blocks;
 }
 
-describe("the README's framework snippets", () => {
+describe('the framework snippets of docs/frameworks.md', () => {
   it('are the example files the checkers run, word for word', async () => {
-    const blocks = readmeExamples(await readFile(join(repositoryRoot, 'README.md'), 'utf8'));
-    assert.ok(blocks.size >= EXAMPLES.length, `only ${blocks.size} framework examples in the README`);
+    const blocks = readmeExamples(await readFile(join(repositoryRoot, 'docs', 'frameworks.md'), 'utf8'));
+    assert.ok(blocks.size >= EXAMPLES.length, `only ${blocks.size} framework examples in docs/frameworks.md`);
     for (const [path, block] of blocks) {
       assert.match(path, /^examples\/frameworks\//);
       assert.equal(
         block,
         await readFile(join(repositoryRoot, path), 'utf8'),
-        `${path} differs from the README`,
+        `${path} differs from docs/frameworks.md`,
       );
     }
     for (const example of EXAMPLES) {
       assert.ok(
         [...blocks.keys()].some((path) => path.startsWith(`examples/frameworks/${example.folder}/`)),
-        `the README shows no file of examples/frameworks/${example.folder}`,
+        `docs/frameworks.md shows no file of examples/frameworks/${example.folder}`,
       );
     }
   });

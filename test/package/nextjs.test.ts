@@ -6,7 +6,7 @@
  * from the server (hydration) and reached by a client-side link, and the
  * app's own `pay-paid` handler writes its thank-you. Over plain HTTP its
  * route handlers create, replay, look up and refuse a forged token. The
- * README's Next.js section is these files, word for word.
+ * Next.js section of docs/frameworks.md is these files, word for word.
  *
  * Needs `npm run build` first (the `test` script runs it). One `next build`
  * for the whole file; the install reaches the npm registry only for what the
@@ -24,6 +24,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { CUSTOMER_NAME, customerPayingFrom } from '../fixtures/checkout-data.js';
+import { blockAfter, readPage } from '../fixtures/doc-blocks.js';
 import { freePort } from '../fixtures/free-port.js';
 import { LOOKUP_SECRET, SECRET } from '../fixtures/relay.js';
 import { installWithPackage, packRepository } from './packed-package.js';
@@ -31,8 +32,8 @@ import { npmChildEnvironment, runCommand } from './run-command.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const example = join(repositoryRoot, 'examples', 'nextjs');
-/** The example's files the README shows, each under `<!-- example: examples/nextjs/PATH -->`. */
-const README_FILES = [
+/** The example's files docs/frameworks.md shows, each under `<!-- example: examples/nextjs/PATH -->`. */
+const SHOWN_FILES = [
   'app/element/element-checkout.tsx',
   'app/react/react-checkout.tsx',
   'app/api/checkout/[action]/route.ts',
@@ -45,15 +46,6 @@ let shoppers = 0;
 function shopperNumber(): string {
   shoppers += 1;
   return `02412345${String(shoppers).padStart(2, '0')}`;
-}
-
-/** The README's code block after `<!-- example: examples/nextjs/PATH -->`, or undefined. */
-function readmeBlock(readme: string, path: string): string | undefined {
-  const marker = `<!-- example: examples/nextjs/${path} -->`;
-  const start = readme.indexOf(marker);
-  if (start === -1) return undefined;
-  const open = readme.indexOf('\n', readme.indexOf('```', start)) + 1;
-  return readme.slice(open, readme.indexOf('```', open));
 }
 
 /** Resolves once `url` answers at all; `next start` listens a moment after it is spawned. */
@@ -254,13 +246,17 @@ describe('the Next.js example, built from the packed package', { timeout: 600_00
   });
 });
 
-describe('the README’s Next.js section', () => {
+describe('the Next.js section of docs/frameworks.md', () => {
   it('shows the example’s files word for word', async () => {
-    const readme = await readFile(join(repositoryRoot, 'README.md'), 'utf8');
-    for (const path of README_FILES) {
-      const block = readmeBlock(readme, path);
-      assert.ok(block !== undefined, `README has no block for examples/nextjs/${path}`);
-      assert.equal(block, await readFile(join(example, path), 'utf8'), `README differs from ${path}`);
+    const page = readPage('docs/frameworks.md');
+    for (const path of SHOWN_FILES) {
+      const block = blockAfter(page, `example: examples/nextjs/${path} -->`);
+      assert.ok(block !== undefined, `docs/frameworks.md has no block for examples/nextjs/${path}`);
+      assert.equal(
+        block,
+        await readFile(join(example, path), 'utf8'),
+        `docs/frameworks.md differs from ${path}`,
+      );
     }
   });
 });

@@ -1,6 +1,5 @@
 /**
- * The server recipes of the README's "Mounting it" (issue #14), as a
- * merchant runs them: examples/servers/ installed with the packed tarball
+ * The server recipes of docs/relay.md, "Mounting it", as a merchant runs them: examples/servers/ installed with the packed tarball
  * and each stack's own packages into one project under the system's temp
  * directory, each server started as its own process on Node 20, 22 and 24
  * (test/fixtures/node-versions.ts), then driven over real HTTP: a create, its
@@ -21,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { customer } from '../fixtures/checkout-data.js';
+import { blockAfter, readPage } from '../fixtures/doc-blocks.js';
 import { freePort } from '../fixtures/free-port.js';
 import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
 import { installWithPackage, packRepository } from './packed-package.js';
@@ -28,7 +28,7 @@ import { installWithPackage, packRepository } from './packed-package.js';
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const examples = join(repositoryRoot, 'examples', 'servers');
 
-/** Each recipe: the file the README shows, and the file that starts it. */
+/** Each recipe: the file docs/relay.md shows, and the file that starts it. */
 const RECIPES = [
   { name: 'node-http', shown: 'node-http/server.js', entry: 'node-http/server.js' },
   { name: 'express', shown: 'express/server.js', entry: 'express/server.js' },
@@ -38,8 +38,8 @@ const RECIPES = [
   { name: 'hono-web', shown: 'hono-web/app.js', entry: 'serve-web-app.js' },
 ] as const;
 
-/** What the README shows besides the recipes: the shop they all mount. */
-const SHOWN_FILES = ['shop.js', ...RECIPES.map((recipe) => recipe.shown)];
+/** What docs/relay.md shows besides the recipes: the shop they mount and its priceCart. */
+const SHOWN_FILES = ['shop.js', 'catalogue.js', ...RECIPES.map((recipe) => recipe.shown)];
 
 /** Plays the web runtime for hono-web/app.js, whose own code knows no runtime. */
 const SERVE_WEB_APP = `import { serve } from '@hono/node-server';
@@ -61,15 +61,6 @@ const PLATFORM_HEADERS = { 'cf-connecting-ip': '198.51.100.20' };
 
 function readText(path: string): Promise<string> {
   return readFile(path, 'utf8');
-}
-
-/** The README's code block after `<!-- example: examples/servers/PATH -->`. */
-function readmeBlock(readme: string, path: string): string | undefined {
-  const marker = `<!-- example: examples/servers/${path} -->`;
-  const start = readme.indexOf(marker);
-  if (start === -1) return undefined;
-  const open = readme.indexOf('```js\n', start) + '```js\n'.length;
-  return readme.slice(open, readme.indexOf('```', open));
 }
 
 /** A recipe's server, running as its own process. */
@@ -153,7 +144,7 @@ async function post(
 /** The whole check of one running recipe, over real HTTP. */
 async function checkRecipe(url: string, platformHeaders: Record<string, string>): Promise<void> {
   const key = crypto.randomUUID();
-  const intent = { ...customer, cart: { items: [{ sku: 'kente-tote', quantity: 1 }] } };
+  const intent = { ...customer, cart: { items: [{ product_id: 'kente-tote', quantity: 1 }] } };
   const create = (body: unknown) =>
     post(`${url}/api/checkout/orders`, body, { 'idempotency-key': key, ...platformHeaders });
 
@@ -167,7 +158,7 @@ async function checkRecipe(url: string, platformHeaders: Record<string, string>)
   assert.equal(replayed.status, 200, JSON.stringify(replayed.body));
   assert.equal(replayed.body.order?.id, orderId, 'the replay answers the same order');
 
-  const reused = await create({ ...intent, cart: { items: [{ sku: 'kente-tote', quantity: 2 }] } });
+  const reused = await create({ ...intent, cart: { items: [{ product_id: 'kente-tote', quantity: 2 }] } });
   assert.equal(reused.status, 422, JSON.stringify(reused.body));
   assert.equal(reused.body.error?.code, 'idempotency_key_reused');
 
@@ -185,7 +176,9 @@ async function checkRecipe(url: string, platformHeaders: Record<string, string>)
   assert.equal((await lookup(token)).body.order?.payment.status, 'paid');
 }
 
-describe('the README’s server recipes, installed from the packed tarball', { timeout: 300_000 }, () => {
+describe('the server recipes of docs/relay.md, installed from the packed tarball', {
+  timeout: 300_000,
+}, () => {
   let workDirectory: string;
   let consumer: string;
 
@@ -204,11 +197,12 @@ describe('the README’s server recipes, installed from the packed tarball', { t
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   });
 
-  it('are in the README word for word', async () => {
-    const readme = await readText(join(repositoryRoot, 'README.md'));
+  it('are in docs/relay.md word for word', async () => {
+    const page = readPage('docs/relay.md');
     for (const path of SHOWN_FILES) {
       const file = await readText(join(examples, path));
-      assert.equal(readmeBlock(readme, path), file, `README block of examples/servers/${path}`);
+      const block = blockAfter(page, `example: examples/servers/${path} -->`);
+      assert.equal(block, file, `docs/relay.md block of examples/servers/${path}`);
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * `pay-checkout/vite` as a merchant gets it: the packed tarball installed
- * with Vite into a copy of examples/vite (the README's one-line
- * `vite.config.ts`), then `vite dev`, and `vite preview` after `vite build`,
+ * with Vite into a copy of examples/vite (the one-line
+ * `vite.config.ts` of docs/frameworks.md), then `vite dev`, and `vite preview` after `vite build`,
  * run as the merchant runs them, each a child process on 127.0.0.1. In each,
  * Chromium pays on the example page; the payer (a test number that never
  * answers by itself) approves through the sandbox's control surface, and the
@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { SANDBOX_KEYS, SANDBOX_TEST_NUMBERS } from '../../src/sandbox/index.js';
+import { blockAfter, readPage } from '../fixtures/doc-blocks.js';
 import { freePort } from '../fixtures/free-port.js';
 import { installWithPackage, packRepository } from './packed-package.js';
 import { runCommand } from './run-command.js';
@@ -28,15 +29,6 @@ import { runCommand } from './run-command.js';
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const exampleDirectory = join(repositoryRoot, 'examples', 'vite');
 const STARTED_TIMEOUT_MS = 60_000;
-
-/** The README's code block after `<!-- example: examples/vite/vite.config.ts -->`. */
-async function readmeExample(): Promise<string | undefined> {
-  const readme = await readFile(join(repositoryRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf('<!-- example: examples/vite/vite.config.ts -->');
-  if (start === -1) return undefined;
-  const open = readme.indexOf('```ts\n', start) + '```ts\n'.length;
-  return readme.slice(open, readme.indexOf('```', open));
-}
 
 /** A `vite` command running in the consumer, its output kept. */
 interface ViteChild {
@@ -105,9 +97,12 @@ describe('pay-checkout/vite in a Vite app installed from the packed package', { 
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   });
 
-  it("shows in the README the example's vite.config.ts, word for word", async () => {
+  it("shows in docs/frameworks.md the example's vite.config.ts, word for word", async () => {
     const file = await readFile(join(exampleDirectory, 'vite.config.ts'), 'utf8');
-    assert.equal(await readmeExample(), file);
+    assert.equal(
+      blockAfter(readPage('docs/frameworks.md'), 'example: examples/vite/vite.config.ts -->'),
+      file,
+    );
   });
 
   it("type-checks the example's config, pricing and page against Vite's and the package's types", async () => {

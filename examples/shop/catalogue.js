@@ -1,0 +1,24 @@
+import { CartError } from 'pay-checkout/server';
+
+// The shop's prices, in pesewas: the page names what is bought, the server decides what it costs.
+const PRODUCTS = new Map([
+  ['kente-tote', { name: 'Kente tote', pesewas: 12_500 }],
+  ['adinkra-scarf', { name: 'Adinkra scarf', pesewas: 4_000 }],
+]);
+
+/** The relay's priceCart: the page's `{ items: [{ product_id, quantity }] }`, priced here. */
+export function priceCart(cart) {
+  const items = Array.isArray(cart?.items) ? cart.items : [];
+  if (items.length === 0) throw new CartError('Your cart is empty.');
+  return items.map(({ product_id, quantity }, index) => {
+    const product = PRODUCTS.get(product_id);
+    if (!product) {
+      throw new CartError('This product is not sold here.', { param: `cart.items[${index}].product_id` });
+    }
+    if (!Number.isInteger(quantity) || quantity < 1 || quantity > 10) {
+      throw new CartError('Choose from 1 to 10 of each product.', { param: `cart.items[${index}].quantity` });
+    }
+    const price = { currency: 'ghs', value: product.pesewas };
+    return { type: 'product', product: { name: product.name, price, quantity } };
+  });
+}

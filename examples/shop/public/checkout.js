@@ -1,0 +1,14 @@
+// The page says what is bought; the server's priceCart (catalogue.js) decides what it costs.
+const checkout = document.querySelector('pay-checkout');
+const product = document.querySelector('#product');
+
+function chooseProduct() {
+  checkout.cart = { items: [{ product_id: product.value, quantity: 1 }] };
+  checkout.amount = Number(product.selectedOptions[0].dataset.pesewas); // shown, never charged
+}
+product.addEventListener('change', chooseProduct);
+chooseProduct();
+
+checkout.addEventListener('pay-paid', (event) => {
+  document.querySelector('#thanks').textContent = `Thank you: order ${event.detail.orderId} is paid.`;
+});
