@@ -11,10 +11,10 @@ import { HttpError } from '../http/http-error.js';
 import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
-import { createOrderHandler } from './create-order.js';
 import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
-import { lookupOrderHandler } from './lookup-order.js';
+import { createOrderHandler } from './handlers/create-order.js';
+import { lookupOrderHandler } from './handlers/lookup-order.js';
 import { type CheckoutRelayOptions, RELAY_MAX_BODY_BYTES, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
 

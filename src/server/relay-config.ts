@@ -6,26 +6,30 @@
  */
 import { isJsonObject } from '../http/read-json-body.js';
 import type { HttpTransport } from '../http/transport.js';
-import type { TrustProxy } from './client-address/client-address.js';
 import { type CorsPolicy, createCorsPolicy } from './cors.js';
+import type { CheckoutRelayEventHandler } from './events/relay-events.js';
+import { createRelayReporter, type RelayReporter } from './events/relay-reporter.js';
 import {
   type FulfilmentOptions,
   type FulfilmentSettings,
   resolveFulfilmentSettings,
 } from './fulfilment/watch-settings.js';
-import { createIdempotencyScope, type IdempotencyScope } from './idempotency-scope.js';
-import { createLookupTokens, type LookupTokens, randomLookupSecret } from './lookup-token.js';
-import type { PricedLineItem } from './priced-line-items.js';
-import type { CheckoutRelayEventHandler } from './relay-events.js';
+import type { TrustProxy } from './limits/client-address/client-address.js';
 import {
   type CheckoutRelayRateLimitOptions,
   type RelayLimits,
   resolveRelayLimits,
-} from './relay-limit-config.js';
-import { createRelayReporter, type RelayReporter } from './relay-reporter.js';
-import { assertSecretKey } from './secret-key.js';
-import { createServiceClient, createServiceClientOn, type ServiceClient } from './service-client.js';
-import { normalizeBaseUrl } from './service-client-config.js';
+} from './limits/relay-limit-config.js';
+import type { PricedLineItem } from './pricing/priced-line-items.js';
+import {
+  createServiceClient,
+  createServiceClientOn,
+  type ServiceClient,
+} from './service-client/service-client.js';
+import { normalizeBaseUrl } from './service-client/service-client-config.js';
+import { createIdempotencyScope, type IdempotencyScope } from './tokens/idempotency-scope.js';
+import { createLookupTokens, type LookupTokens, randomLookupSecret } from './tokens/lookup-token.js';
+import { assertSecretKey } from './tokens/secret-key.js';
 
 /** Largest body the relay reads (contract §3: `413` above 16 KiB). */
 export const RELAY_MAX_BODY_BYTES = 16 * 1024;

@@ -7,9 +7,9 @@
 import { answerFor } from '../http/answer-errors.js';
 import type { ConnectionInfo, WebHandler } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';
-import { GENERIC_INTERNAL_MESSAGE } from './order-creation.js';
+import type { RelayRoute } from './events/relay-events.js';
+import { GENERIC_INTERNAL_MESSAGE } from './handlers/order-creation.js';
 import type { RelayConfig } from './relay-config.js';
-import type { RelayRoute } from './relay-events.js';
 
 /** Wraps a handler: preflight, the method check, CORS headers, and its throws answered. */
 export function route(

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMemoryRateLimitStore } from '../../src/server/rate-limiter.js';
+import { createMemoryRateLimitStore } from '../../src/server/limits/rate-limiter.js';
 import { CLIENT, createRequest, errorOf, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
 
 describe('createCheckoutRelay', () => {

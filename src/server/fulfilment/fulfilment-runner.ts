@@ -4,8 +4,8 @@
  * order settles; and `close()`, which stops the ticks, waits for the calls in
  * flight and closes the journal. Passes never overlap.
  */
-import type { RelayReporter } from '../relay-reporter.js';
-import type { ServiceClient } from '../service-client.js';
+import type { RelayReporter } from '../events/relay-reporter.js';
+import type { ServiceClient } from '../service-client/service-client.js';
 import { createDelivery } from './delivery.js';
 import { createOrderWatcher, type WatchPass } from './order-watcher.js';
 import type { FulfilmentSettings } from './watch-settings.js';

@@ -4,14 +4,14 @@
  * recorded in the journal, reported as `order_created`, and the browser's
  * answer built from the order's status fields and a lookup token only.
  */
-import { HttpError } from '../http/http-error.js';
-import { jsonResponse } from '../http/json-response.js';
-import type { CheckoutIntent, CreateAnswer } from '../shared/wire.js';
-import type { RelayJournal } from './fulfilment/relay-journal.js';
+import { HttpError } from '../../http/http-error.js';
+import { jsonResponse } from '../../http/json-response.js';
+import type { CheckoutIntent, CreateAnswer } from '../../shared/wire.js';
+import type { RelayJournal } from '../fulfilment/relay-journal.js';
+import type { PricedLineItem } from '../pricing/priced-line-items.js';
+import type { RelayConfig } from '../relay-config.js';
+import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
 import { paymentSummary } from './payment-summary.js';
-import type { PricedLineItem } from './priced-line-items.js';
-import type { RelayConfig } from './relay-config.js';
-import type { OrderCreateResult, OrderWithPayment } from './service-schemas.js';
 import { upstreamFailure } from './upstream-failure.js';
 
 /** The message of a `500` the relay answers: nothing about the server's insides. */

@@ -5,12 +5,12 @@
  * shared store must not stop sales, nor lift the limits: this process's
  * memory keeps them meanwhile, and the merchant is warned.
  */
-import type { ConnectionInfo } from '../http/handler.js';
-import { HttpError } from '../http/http-error.js';
-import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
+import type { ConnectionInfo } from '../../http/handler.js';
+import { HttpError } from '../../http/http-error.js';
+import { RETRY_AFTER_HEADER } from '../../shared/service-contract.js';
+import type { RelayRoute } from '../events/relay-events.js';
+import type { RelayConfig } from '../relay-config.js';
 import type { RateLimitDecision, RateLimitStore } from './rate-limiter.js';
-import type { RelayConfig } from './relay-config.js';
-import type { RelayRoute } from './relay-events.js';
 
 /** The `param` of a refused prompt: the number the shopper can change. */
 export const PROMPT_LIMIT_PARAM = 'payment_method_data.mobile_money.number';

@@ -3,14 +3,16 @@
  * address for creates and lookups, per mobile-money number for payment
  * prompts, kept in the store the merchant chose.
  */
-import { base64UrlEncode } from './base64url.js';
+
+import type { RelayRoute } from '../events/relay-events.js';
+import { base64UrlEncode } from '../tokens/base64url.js';
+import { createHmacSha256 } from '../tokens/hmac.js';
 import {
   type ClientAddressOption,
   type ClientKeyOf,
   createClientKeyOf,
   type TrustProxy,
 } from './client-address/client-address.js';
-import { createHmacSha256 } from './hmac.js';
 import {
   assertSlidingWindowRule,
   assertTokenBucketRule,
@@ -19,7 +21,6 @@ import {
   type SlidingWindowRule,
   type TokenBucketRule,
 } from './rate-limiter.js';
-import type { RelayRoute } from './relay-events.js';
 
 /** Default limit of creates per client address: a burst of 10, then one every 6 s. */
 export const DEFAULT_CREATE_RATE_LIMIT: TokenBucketRule = { capacity: 10, refillPerMinute: 10 };

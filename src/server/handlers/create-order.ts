@@ -4,18 +4,21 @@
  * merchant-scoped key, and answers status fields and a lookup token only. A
  * cart refused on a retry is answered by refused-cart.ts.
  */
-import type { ConnectionInfo } from '../http/handler.js';
-import { HttpError } from '../http/http-error.js';
-import { readJsonObject } from '../http/read-json-body.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../shared/service-contract.js';
+import type { ConnectionInfo } from '../../http/handler.js';
+import { HttpError } from '../../http/http-error.js';
+import { readJsonObject } from '../../http/read-json-body.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
 import {
   type CheckoutIntent,
   checkoutIntentSchema,
   issueParam,
   isValidIdempotencyKey,
-} from '../shared/wire.js';
-import { cartErrorMessage, cartErrorParam, isCartError } from './cart-error.js';
-import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
+} from '../../shared/wire.js';
+import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
+import { takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
+import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
+import { checkPricedLineItems, type PricedLineItem } from '../pricing/priced-line-items.js';
+import { RELAY_MAX_BODY_BYTES, type RelayConfig } from '../relay-config.js';
 import {
   type CreateContext,
   createAndAnswer,
@@ -23,10 +26,7 @@ import {
   journalUnavailable,
   type ServiceCreateBody,
 } from './order-creation.js';
-import { checkPricedLineItems, type PricedLineItem } from './priced-line-items.js';
 import { answerRefusedCart } from './refused-cart.js';
-import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
-import { takeClientToken, takePromptSlot } from './relay-limits.js';
 
 /** `POST` create-url; throws {@link HttpError} for every refusal. `journal` records it first when there is one. */
 export function createOrderHandler(config: RelayConfig, journal: RelayJournal = NO_JOURNAL) {

@@ -10,9 +10,10 @@
  * replays its first answer, or creates it now: the very create the earlier
  * try meant). Without a journal the relay has no memory: the `400` stands.
  */
-import type { HttpError } from '../http/http-error.js';
-import type { CheckoutIntent } from '../shared/wire.js';
-import type { RecalledCreate } from './fulfilment/relay-journal.js';
+import type { HttpError } from '../../http/http-error.js';
+import type { CheckoutIntent } from '../../shared/wire.js';
+import type { RecalledCreate } from '../fulfilment/relay-journal.js';
+import { takePromptSlot } from '../limits/relay-limits.js';
 import { lookUpAndRecord } from './lookup-order.js';
 import {
   answerOrder,
@@ -21,7 +22,6 @@ import {
   journalUnavailable,
   type ServiceCreateBody,
 } from './order-creation.js';
-import { takePromptSlot } from './relay-limits.js';
 
 /** The answer to a create whose cart was refused with `refusal`: an earlier try's order, or `refusal`. */
 export async function answerRefusedCart(

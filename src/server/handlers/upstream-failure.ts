@@ -3,12 +3,12 @@
  * (contract §3): the statuses the element acts on, generic messages, and
  * never an upstream detail or key. The details go to `onEvent` only.
  */
-import { HttpError } from '../http/http-error.js';
-import { SERVICE_ERRORS } from '../shared/service-contract.js';
-import type { RelayConfig } from './relay-config.js';
-import type { RelayRoute } from './relay-events.js';
-import { rateLimited } from './relay-limits.js';
-import { ServiceError, ServiceInvalidRequestError } from './service-errors.js';
+import { HttpError } from '../../http/http-error.js';
+import { SERVICE_ERRORS } from '../../shared/service-contract.js';
+import type { RelayRoute } from '../events/relay-events.js';
+import { rateLimited } from '../limits/relay-limits.js';
+import type { RelayConfig } from '../relay-config.js';
+import { ServiceError, ServiceInvalidRequestError } from '../service-client/service-errors.js';
 
 const GENERIC_UPSTREAM_MESSAGE = 'The payment service is unavailable. Try again in a moment.';
 

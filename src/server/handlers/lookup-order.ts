@@ -3,16 +3,16 @@
  * the service is called (without it an order id reads nothing) and answers
  * status fields only; no customer data leaves the merchant's server.
  */
-import type { ConnectionInfo } from '../http/handler.js';
-import { HttpError } from '../http/http-error.js';
-import { jsonResponse } from '../http/json-response.js';
-import { readJsonObject } from '../http/read-json-body.js';
-import { type LookupAnswer, lookupRequestSchema } from '../shared/wire.js';
-import { NO_JOURNAL, type RelayJournal } from './fulfilment/relay-journal.js';
+import type { ConnectionInfo } from '../../http/handler.js';
+import { HttpError } from '../../http/http-error.js';
+import { jsonResponse } from '../../http/json-response.js';
+import { readJsonObject } from '../../http/read-json-body.js';
+import { type LookupAnswer, lookupRequestSchema } from '../../shared/wire.js';
+import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
+import { takeClientToken } from '../limits/relay-limits.js';
+import { RELAY_MAX_BODY_BYTES, type RelayConfig } from '../relay-config.js';
+import type { OrderLookupAnswer } from '../service-client/service-schemas.js';
 import { paymentSummary } from './payment-summary.js';
-import { RELAY_MAX_BODY_BYTES, type RelayConfig } from './relay-config.js';
-import { takeClientToken } from './relay-limits.js';
-import type { OrderLookupAnswer } from './service-schemas.js';
 import { upstreamFailure } from './upstream-failure.js';
 
 /**

@@ -5,7 +5,7 @@
  * handler that knows more (`rate_limited`, `lookup_denied`, `upstream_error`…)
  * or else, as `request_rejected`, by the route that answers it.
  */
-import type { HttpError } from '../http/http-error.js';
+import type { HttpError } from '../../http/http-error.js';
 import type {
   CheckoutRelayEvent,
   CheckoutRelayEventHandler,
