@@ -14,6 +14,7 @@ import {
   issueParam,
   isValidIdempotencyKey,
 } from '../../shared/wire.js';
+import { internalRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
 import { takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
@@ -22,7 +23,6 @@ import { RELAY_MAX_BODY_BYTES, type RelayConfig } from '../relay-config.js';
 import {
   type CreateContext,
   createAndAnswer,
-  GENERIC_INTERNAL_MESSAGE,
   journalUnavailable,
   type ServiceCreateBody,
 } from './order-creation.js';
@@ -52,13 +52,13 @@ export function createOrderHandler(config: RelayConfig, journal: RelayJournal = 
 
 /** Writes the create to the journal before the service hears of it; a journal that fails refuses the create. */
 async function recordIntent(
-  { config, journal, idempotencyKey }: CreateContext,
+  { journal, idempotencyKey }: CreateContext,
   createBody: ServiceCreateBody,
 ): Promise<void> {
   try {
     await journal.beforeCreate(idempotencyKey, createBody);
   } catch (error) {
-    throw journalUnavailable(config, error);
+    throw journalUnavailable(error);
   }
 }
 
@@ -89,8 +89,8 @@ function parseIntent(body: Record<string, unknown>): CheckoutIntent {
 
 /**
  * The merchant's price for the cart, or the `400` of its CartError (answered
- * by the caller, which may find an earlier try's order instead); a reported
- * bare `500` is thrown for anything else.
+ * by the caller, which may find an earlier try's order instead); a `500`
+ * refusal (`price_cart_failed`) is thrown for anything else.
  */
 async function price(
   config: RelayConfig,
@@ -107,15 +107,9 @@ async function price(
       });
       return { ok: false, refusal };
     }
-    throw config.reporter.report(
-      { type: 'price_cart_failed', reason: 'priceCart threw.', error },
-      new HttpError('internalError', GENERIC_INTERNAL_MESSAGE),
-    );
+    throw internalRefusal({ type: 'price_cart_failed', reason: 'priceCart threw.', error });
   }
   const checked = checkPricedLineItems(result);
   if (checked.ok) return checked;
-  throw config.reporter.report(
-    { type: 'price_cart_failed', reason: checked.reason },
-    new HttpError('internalError', GENERIC_INTERNAL_MESSAGE),
-  );
+  throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason });
 }

@@ -8,29 +8,23 @@ import { HttpError } from '../../http/http-error.js';
 import { jsonResponse } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
 import { type LookupAnswer, lookupRequestSchema } from '../../shared/wire.js';
+import { RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
 import { takeClientToken } from '../limits/relay-limits.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from '../relay-config.js';
 import type { OrderLookupAnswer } from '../service-client/service-schemas.js';
 import { paymentSummary } from './payment-summary.js';
-import { upstreamFailure } from './upstream-failure.js';
 
 /**
  * The order as the service has it now, its payment status told to `journal`
- * (a final one settles the order there); a service failure is the `route`'s `502`.
+ * (a final one settles the order there); a service failure is thrown as it is.
  */
 export async function lookUpAndRecord(
   config: RelayConfig,
   journal: RelayJournal,
   orderId: string,
-  route: 'create' | 'lookup',
 ): Promise<OrderLookupAnswer['order']> {
-  let order: OrderLookupAnswer['order'];
-  try {
-    ({ order } = await config.client.orders.lookup(orderId));
-  } catch (error) {
-    throw upstreamFailure(config, route, error);
-  }
+  const { order } = await config.client.orders.lookup(orderId);
   await journal.lookedUp(orderId, order.payment.status);
   return order;
 }
@@ -40,7 +34,7 @@ export function lookupOrderHandler(config: RelayConfig, journal: RelayJournal = 
   return async function lookupOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'lookup', request, connection);
     const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
-    const order = await lookUpAndRecord(config, journal, orderId, 'lookup');
+    const order = await lookUpAndRecord(config, journal, orderId);
     config.reporter.emit({
       type: 'order_looked_up',
       orderId,
@@ -59,7 +53,7 @@ export function lookupOrderHandler(config: RelayConfig, journal: RelayJournal = 
   };
 }
 
-/** The order id of a lookup whose token matches it; a `400` for a bad id, a reported `403` for a bad token. */
+/** The order id of a lookup whose token matches it; a `400` for a bad id, a `403` refusal (`lookup_denied`) for a bad token. */
 async function checkedOrderId(config: RelayConfig, body: Record<string, unknown>): Promise<string> {
   const parsed = lookupRequestSchema.safeParse(body);
   const orderIssue = parsed.success
@@ -68,8 +62,9 @@ async function checkedOrderId(config: RelayConfig, body: Record<string, unknown>
   if (orderIssue) throw new HttpError('invalidRequest', orderIssue.message, { param: 'order_id' });
   const orderId = String(body.order_id);
   if (parsed.success && (await config.lookupTokens.verify(orderId, parsed.data.lookup_token))) return orderId;
-  throw config.reporter.report(
-    { type: 'lookup_denied', orderId, reason: parsed.success ? 'token_mismatch' : 'missing_token' },
-    new HttpError('permissionDenied', 'The lookup token does not match this order.'),
-  );
+  throw new RelayRefusal(new HttpError('permissionDenied', 'The lookup token does not match this order.'), {
+    type: 'lookup_denied',
+    orderId,
+    reason: parsed.success ? 'token_mismatch' : 'missing_token',
+  });
 }

@@ -4,18 +4,14 @@
  * recorded in the journal, reported as `order_created`, and the browser's
  * answer built from the order's status fields and a lookup token only.
  */
-import { HttpError } from '../../http/http-error.js';
 import { jsonResponse } from '../../http/json-response.js';
 import type { CheckoutIntent, CreateAnswer } from '../../shared/wire.js';
+import { internalRefusal, type RelayRefusal } from '../events/relay-refusal.js';
 import type { RelayJournal } from '../fulfilment/relay-journal.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { RelayConfig } from '../relay-config.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
 import { paymentSummary } from './payment-summary.js';
-import { upstreamFailure } from './upstream-failure.js';
-
-/** The message of a `500` the relay answers: nothing about the server's insides. */
-export const GENERIC_INTERNAL_MESSAGE = 'The checkout failed on the server. Try again in a moment.';
 
 /** The body the relay sends the service to create an order; the journal keeps it until the service answers. */
 export type ServiceCreateBody = {
@@ -34,12 +30,9 @@ export interface CreateContext {
   idempotencyKey: string;
 }
 
-/** The reported `500` for a journal that cannot be written or read: the create is refused. */
-export function journalUnavailable(config: RelayConfig, error: unknown): HttpError {
-  return config.reporter.report(
-    { type: 'journal_unavailable', error },
-    new HttpError('internalError', GENERIC_INTERNAL_MESSAGE),
-  );
+/** The `500` refusal (`journal_unavailable`) for a journal that cannot be written or read. */
+export function journalUnavailable(error: unknown): RelayRefusal {
+  return internalRefusal({ type: 'journal_unavailable', error });
 }
 
 /** Asks the service to create `createBody` under the context's key, records and reports it, and answers the browser. */
@@ -53,8 +46,9 @@ export async function createAndAnswer(
     // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
     answer = await config.client.orders.create(createBody, { idempotencyKey });
   } catch (error) {
+    // A service failure is the route's to answer and report (`upstream_error`).
     await journal.createFailed(idempotencyKey, error);
-    throw upstreamFailure(config, 'create', error);
+    throw error;
   }
   const { order } = answer;
   await journal.created(idempotencyKey, order.id, order.payment.status);

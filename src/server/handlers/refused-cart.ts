@@ -35,7 +35,7 @@ export async function answerRefusedCart(
     earlier = await journal.recall(idempotencyKey);
   } catch (error) {
     // Whether an order exists cannot be told: refused as every create is while the journal fails.
-    throw journalUnavailable(config, error);
+    throw journalUnavailable(error);
   }
   if (earlier === undefined) throw refusal;
   if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier.orderId);
@@ -54,7 +54,7 @@ async function answerKnownOrder(
   intent: CheckoutIntent,
   orderId: string,
 ): Promise<Response> {
-  const order = await lookUpAndRecord(config, journal, orderId, 'create');
+  const order = await lookUpAndRecord(config, journal, orderId);
   config.reporter.emit({
     type: 'order_created',
     orderId,
