@@ -1,10 +1,10 @@
 /**
  * The merchant relay (contract §1, §3): the part a merchant mounts on their
  * own server between `<pay-checkout>` and the payments service. Its options
- * are checked in relay-config.ts; its two handlers are create-order.ts and
- * lookup-order.ts; relay-route.ts wraps each with CORS, the method check, and
- * the one place its thrown errors become answers. Here they are routed by
- * path. Web-standard handlers, so it runs on Node and edge runtimes.
+ * are checked in relay-config.ts; its two handlers are in handlers/;
+ * relay-route.ts wraps each with CORS, the method check, and the one place
+ * their throws become answers and events. Here they are routed by path.
+ * Web-standard handlers, so it runs on Node and edge runtimes.
  */
 import type { WebHandler } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';

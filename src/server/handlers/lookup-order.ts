@@ -12,29 +12,16 @@ import { RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
 import { takeClientToken } from '../limits/relay-limits.js';
 import { RELAY_MAX_BODY_BYTES, type RelayConfig } from '../relay-config.js';
-import type { OrderLookupAnswer } from '../service-client/service-schemas.js';
 import { paymentSummary } from './payment-summary.js';
 
-/**
- * The order as the service has it now, its payment status told to `journal`
- * (a final one settles the order there); a service failure is thrown as it is.
- */
-export async function lookUpAndRecord(
-  config: RelayConfig,
-  journal: RelayJournal,
-  orderId: string,
-): Promise<OrderLookupAnswer['order']> {
-  const { order } = await config.client.orders.lookup(orderId);
-  await journal.lookedUp(orderId, order.payment.status);
-  return order;
-}
-
-/** `POST` lookup-url; throws {@link HttpError} for every refusal. A final status settles the order in `journal`. */
+/** `POST` lookup-url; throws for every refusal. A final status settles the order in `journal`. */
 export function lookupOrderHandler(config: RelayConfig, journal: RelayJournal = NO_JOURNAL) {
   return async function lookupOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'lookup', request, connection);
     const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
-    const order = await lookUpAndRecord(config, journal, orderId);
+    const { order } = await config.client.orders.lookup(orderId);
+    // A final status settles the order in the journal, and delivers it at once.
+    await journal.lookedUp(orderId, order.payment.status);
     config.reporter.emit({
       type: 'order_looked_up',
       orderId,
