@@ -6,6 +6,7 @@
  */
 import { isJsonObject } from '../http/read-json-body.js';
 import type { HttpTransport } from '../http/transport.js';
+import { type Clock, systemClock } from '../shared/clock.js';
 import { type CorsPolicy, createCorsPolicy } from './cors.js';
 import type { CheckoutRelayEventHandler } from './events/relay-events.js';
 import { createRelayReporter, type RelayReporter } from './events/relay-reporter.js';
@@ -73,6 +74,13 @@ export interface CheckoutRelayOptions extends FulfilmentOptions {
   allowedOrigins?: readonly string[];
   /** The merchant's hook: orders, refusals, upstream errors, warnings. */
   onEvent?: CheckoutRelayEventHandler;
+  /**
+   * The clock of the rate limits and the watcher: the time (epoch ms), and
+   * the timers the watcher's passes are scheduled on. Default the system's.
+   * A test gives one it moves by hand; a clock whose timers never fire runs
+   * no pass but those `relay.fulfilment.tick()` runs (a cron job).
+   */
+  clock?: Clock;
 }
 
 /** Everything the relay's handlers read, checked. */
@@ -88,6 +96,17 @@ export interface RelayConfig extends RelayLimits {
   /** The watcher's service client: no retries of its own, its schedule is the retry. */
   readonly watcherClient: ServiceClient;
 }
+
+/** The system's clock, its timers unreferenced so that a forgotten `close()` never keeps a process alive. */
+const RELAY_SYSTEM_CLOCK: Clock = {
+  now: systemClock.now,
+  setTimeout(callback, ms) {
+    const timer = systemClock.setTimeout(callback, ms) as { unref?: () => void };
+    timer.unref?.();
+    return timer;
+  },
+  clearTimeout: systemClock.clearTimeout,
+};
 
 /** Service-client settings for a relay: a browser is waiting, so retries are few and waits short. */
 const RELAY_SERVICE_CLIENT = { timeoutMs: 10_000, maxRetries: 2, maxRetryAfterMs: 5_000 };
@@ -109,6 +128,7 @@ export function resolveRelayConfig(
   const baseUrl = normalizeBaseUrl(options.baseUrl, owner);
   assertPriceCart(options.priceCart, owner);
   assertLookupSecret(options.lookupSecret, owner);
+  const clock = checkedClock(options, owner);
   const lookupSecret = options.lookupSecret ?? randomLookupSecret();
   const reporter = createRelayReporter(options.onEvent);
   if (options.lookupSecret === undefined) {
@@ -117,7 +137,7 @@ export function resolveRelayConfig(
       'No lookupSecret given: a random one was made for this process. Lookup tokens stop working after a restart and on other instances, and each instance keys its own payment-prompt limit per number; set lookupSecret.',
     );
   }
-  const fulfilment = resolveFulfilmentSettings(options, owner);
+  const fulfilment = resolveFulfilmentSettings(options, clock, owner);
   const clientFor = (settings: object) => {
     const clientOptions = { baseUrl, secretKey: options.secretKey, ...settings };
     return options.fetch === undefined && defaultTransport
@@ -129,7 +149,7 @@ export function resolveRelayConfig(
     fulfilment,
     watcherClient: clientFor(WATCHER_SERVICE_CLIENT),
     priceCart: options.priceCart,
-    ...resolveRelayLimits(options.rateLimit, options.trustProxy, lookupSecret, owner),
+    ...resolveRelayLimits(options.rateLimit, options.trustProxy, lookupSecret, clock, owner),
     cors: createCorsPolicy(options.allowedOrigins ?? []),
     reporter,
     lookupTokens: createLookupTokens(lookupSecret),
@@ -141,6 +161,35 @@ function assertPriceCart(priceCart: unknown, owner: string): void {
   if (typeof priceCart === 'function') return;
   throw new TypeError(
     `${owner}: priceCart is required: the server decides what is charged. Give priceCart(cart, request) returning the line items; prices from the browser are never used.`,
+  );
+}
+
+/** The options the relay's `clock` replaced (0.x): given, they are refused by name. */
+const REPLACED_BY_CLOCK = [
+  ['rateLimit', 'now'],
+  ['watch', 'now'],
+  ['watch', 'timers'],
+] as const;
+
+/** The relay's one clock; the options it replaced are refused by name, so an upgrade cannot lose them quietly. */
+function checkedClock(options: CheckoutRelayOptions, owner: string): Clock {
+  for (const [group, name] of REPLACED_BY_CLOCK) {
+    const holder: unknown = options[group];
+    if (isJsonObject(holder) && holder[name] !== undefined) {
+      throw new TypeError(
+        `${owner}: ${group}.${name} is replaced by clock: give clock: { now, setTimeout, clearTimeout }, one Clock for the rate limits and the watcher.`,
+      );
+    }
+  }
+  const { clock } = options;
+  if (clock === undefined) return RELAY_SYSTEM_CLOCK;
+  const isClock =
+    typeof clock === 'object' &&
+    clock !== null &&
+    ['now', 'setTimeout', 'clearTimeout'].every((name) => typeof clock[name as keyof Clock] === 'function');
+  if (isClock) return clock;
+  throw new TypeError(
+    `${owner}: clock must be a Clock: { now(), setTimeout(callback, ms), clearTimeout(timer) }.`,
   );
 }
 

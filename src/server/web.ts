@@ -12,6 +12,7 @@ import { webListen } from '../http/web-listen.js';
 export type { ConnectionInfo, WebHandler } from '../http/handler.js';
 export type { RunningServer } from '../http/node/listen.js';
 export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
+export type { Clock } from '../shared/clock.js';
 export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
 export type { FulfilmentEvent } from './events/fulfilment-events.js';
 export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './events/relay-events.js';
@@ -25,7 +26,6 @@ export {
   type FulfilmentCallback,
   type FulfilmentOptions,
   type WatchOptions,
-  type WatchTimers,
 } from './fulfilment/watch-settings.js';
 export {
   type CheckResult,

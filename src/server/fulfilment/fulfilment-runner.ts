@@ -23,7 +23,7 @@ export interface FulfilmentTick extends WatchPass {
 
 /** The fulfilment of one relay process, as merchants see it (`relay.fulfilment`). */
 export interface FulfilmentRunner {
-  /** Runs one watcher pass and one delivery pass now (for tests, or a cron job with `watch.timers: false`). */
+  /** Runs one watcher pass and one delivery pass now (for tests, or a cron job whose relay `clock` never fires). */
   tick(): Promise<FulfilmentTick>;
   /** Delivers settled orders now, without waiting for the next tick. */
   deliverNow(): Promise<number>;

@@ -42,7 +42,7 @@ export async function takeClientToken(
     return;
   }
   const key = `${route}:${clientKey}`;
-  const decision = await decide(config, (store) => store.take(key, rule, config.now()));
+  const decision = await decide(config, (store) => store.take(key, rule, config.clock.now()));
   if (decision.allowed) return;
   throw new RelayRefusal(rateLimited(decision.retryAfterMs), {
     type: 'rate_limited',
@@ -65,7 +65,7 @@ export async function takePromptSlot(
   if (!rule) return;
   const numberKey = await config.promptKeyOf(internationalNumber);
   const key = `prompt:${numberKey}`;
-  const decision = await decide(config, (store) => store.takeSlot(key, attemptKey, rule, config.now()));
+  const decision = await decide(config, (store) => store.takeSlot(key, attemptKey, rule, config.clock.now()));
   if (decision.allowed) return;
   throw new RelayRefusal(tooManyPaymentRequests(decision.retryAfterMs), {
     type: 'rate_limited',
