@@ -14,8 +14,9 @@ import type { HttpTransport } from '../http/transport.js';
 import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
+import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
-import { type CheckoutRelayOptions, RELAY_MAX_BODY_BYTES, resolveRelayConfig } from './relay-config.js';
+import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
 
 /** The handlers {@link createCheckoutRelay} returns. */

@@ -9,37 +9,28 @@ import type { HttpTransport } from '../http/transport.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type CorsPolicy, createCorsPolicy } from './cors.js';
 import type { CheckoutRelayEventHandler } from './events/relay-events.js';
-import { createRelayReporter, type RelayReporter } from './events/relay-reporter.js';
+import { createRelayReporter } from './events/relay-reporter.js';
 import {
   type FulfilmentOptions,
   type FulfilmentSettings,
   resolveFulfilmentSettings,
 } from './fulfilment/watch-settings.js';
+import type { HandlerConfig } from './handlers/handler-config.js';
 import type { TrustProxy } from './limits/client-address/client-address.js';
-import {
-  type CheckoutRelayRateLimitOptions,
-  type RelayLimits,
-  resolveRelayLimits,
-} from './limits/relay-limit-config.js';
-import type { PricedLineItem } from './pricing/priced-line-items.js';
+import { type CheckoutRelayRateLimitOptions, resolveRelayLimits } from './limits/relay-limit-config.js';
+import type { PriceCart } from './pricing/priced-line-items.js';
 import {
   createServiceClient,
   createServiceClientOn,
   type ServiceClient,
 } from './service-client/service-client.js';
 import { normalizeBaseUrl } from './service-client/service-client-config.js';
-import { createIdempotencyScope, type IdempotencyScope } from './tokens/idempotency-scope.js';
-import { createLookupTokens, type LookupTokens, randomLookupSecret } from './tokens/lookup-token.js';
+import { createIdempotencyScope } from './tokens/idempotency-scope.js';
+import { createLookupTokens, randomLookupSecret } from './tokens/lookup-token.js';
 import { assertSecretKey } from './tokens/secret-key.js';
-
-/** Largest body the relay reads (contract §3: `413` above 16 KiB). */
-export const RELAY_MAX_BODY_BYTES = 16 * 1024;
 
 /** Shortest `lookupSecret` accepted: a short secret lets anyone holding one token guess it offline. */
 export const LOOKUP_SECRET_MIN_LENGTH = 16;
-
-/** Prices the cart on the server: whatever the browser said about prices is ignored. */
-export type PriceCart = (cart: unknown, request: Request) => PricedLineItem[] | Promise<PricedLineItem[]>;
 
 /** Options of `createCheckoutRelay`; the fulfilment ones (`journal`, `onPaid`…) are in {@link FulfilmentOptions}. */
 export interface CheckoutRelayOptions extends FulfilmentOptions {
@@ -83,14 +74,9 @@ export interface CheckoutRelayOptions extends FulfilmentOptions {
   clock?: Clock;
 }
 
-/** Everything the relay's handlers read, checked. */
-export interface RelayConfig extends RelayLimits {
-  readonly client: ServiceClient;
-  readonly priceCart: PriceCart;
+/** Everything the relay reads, checked: what its handlers read, CORS for its routes, and the watcher's settings. */
+export interface RelayConfig extends HandlerConfig {
   readonly cors: CorsPolicy;
-  readonly reporter: RelayReporter;
-  readonly lookupTokens: LookupTokens;
-  readonly scopeIdempotencyKey: IdempotencyScope;
   /** The journal and the watcher's timing; `undefined` without a journal. */
   readonly fulfilment: FulfilmentSettings | undefined;
   /** The watcher's service client: no retries of its own, its schedule is the retry. */

@@ -78,8 +78,8 @@ export {
   DEFAULT_PROMPT_LIMIT,
 } from './limits/relay-limit-config.js';
 export { CartError, type CartErrorOptions } from './pricing/cart-error.js';
-export type { PricedLineItem } from './pricing/priced-line-items.js';
-export type { CheckoutRelayOptions, PriceCart } from './relay-config.js';
+export type { PriceCart, PricedLineItem } from './pricing/priced-line-items.js';
+export type { CheckoutRelayOptions } from './relay-config.js';
 export {
   createServiceClient,
   type OrderListOptions,

@@ -32,8 +32,8 @@ import { NO_JOURNAL, type RecalledCreate, type RelayJournal } from '../fulfilmen
 import { takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
 import { checkPricedLineItems, type PricedLineItem } from '../pricing/priced-line-items.js';
-import { RELAY_MAX_BODY_BYTES, type RelayConfig } from '../relay-config.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
+import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
 
 /** The body the relay sends the service to create an order; the journal keeps it until the service answers. */
@@ -46,7 +46,7 @@ type ServiceCreateBody = {
 
 /** One create request as the relay handles it. */
 interface CreateContext {
-  config: RelayConfig;
+  config: HandlerConfig;
   journal: RelayJournal;
   request: Request;
   /** The merchant-scoped key (contract §3): the same on every try of the attempt. */
@@ -54,7 +54,7 @@ interface CreateContext {
 }
 
 /** `POST` create-url; throws for every refusal. `journal` records the create first when there is one. */
-export function createOrderHandler(config: RelayConfig, journal: RelayJournal = NO_JOURNAL) {
+export function createOrderHandler(config: HandlerConfig, journal: RelayJournal = NO_JOURNAL) {
   return async function createOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'create', request, connection);
     const shopperKey = shopperKeyOf(request);
@@ -106,7 +106,7 @@ function parseIntent(body: Record<string, unknown>): CheckoutIntent {
  * refusal (`price_cart_failed`) is thrown for anything else.
  */
 async function price(
-  config: RelayConfig,
+  config: HandlerConfig,
   intent: CheckoutIntent,
   request: Request,
 ): Promise<{ ok: true; lineItems: PricedLineItem[] } | { ok: false; refusal: HttpError }> {
@@ -170,7 +170,7 @@ async function createAndAnswer(context: CreateContext, createBody: ServiceCreate
 }
 
 /** The browser's create answer for `order`, built field by field. */
-async function answerOrder(config: RelayConfig, order: OrderWithPayment): Promise<Response> {
+async function answerOrder(config: HandlerConfig, order: OrderWithPayment): Promise<Response> {
   // Nothing else of the service's answer (customer, totals) reaches the browser.
   const created: CreateAnswer = {
     order: { id: order.id, status: order.status, payment: paymentSummary(order.payment) },

@@ -11,11 +11,11 @@ import { type LookupAnswer, lookupRequestSchema } from '../../shared/wire.js';
 import { RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
 import { takeClientToken } from '../limits/relay-limits.js';
-import { RELAY_MAX_BODY_BYTES, type RelayConfig } from '../relay-config.js';
+import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
 
 /** `POST` lookup-url; throws for every refusal. A final status settles the order in `journal`. */
-export function lookupOrderHandler(config: RelayConfig, journal: RelayJournal = NO_JOURNAL) {
+export function lookupOrderHandler(config: HandlerConfig, journal: RelayJournal = NO_JOURNAL) {
   return async function lookupOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'lookup', request, connection);
     const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
@@ -41,7 +41,7 @@ export function lookupOrderHandler(config: RelayConfig, journal: RelayJournal = 
 }
 
 /** The order id of a lookup whose token matches it; a `400` for a bad id, a `403` refusal (`lookup_denied`) for a bad token. */
-async function checkedOrderId(config: RelayConfig, body: Record<string, unknown>): Promise<string> {
+async function checkedOrderId(config: HandlerConfig, body: Record<string, unknown>): Promise<string> {
   const parsed = lookupRequestSchema.safeParse(body);
   const orderIssue = parsed.success
     ? undefined
