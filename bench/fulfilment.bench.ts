@@ -26,6 +26,7 @@ import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { creationInput } from '../test/fixtures/checkout-data.js';
 import { startPostgres } from '../test/fixtures/postgres.js';
 import { createRequest, intent, LOOKUP_SECRET, priceCart, SECRET } from '../test/fixtures/relay.js';
+import { clockWithoutTimers } from '../test/fixtures/relay-clock.js';
 import { mountSandbox, sandboxFetch } from '../test/fixtures/sandbox.js';
 import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
 
@@ -86,7 +87,7 @@ function createRelay(journal?: Journal): CheckoutRelay {
     fetch: sandboxFetch,
     rateLimit: false,
     onEvent: () => undefined,
-    ...(journal ? { journal, onPaid: () => undefined, watch: { timers: false as const } } : {}),
+    ...(journal ? { journal, onPaid: () => undefined, clock: clockWithoutTimers() } : {}),
   });
 }
 

@@ -3,8 +3,9 @@
  * refusals and upstream failures. Lookups print only when a payment's status
  * changes, not on every poll. Never prints a key, a token or a phone number.
  */
+
+import { createStatusMemory } from '../../src/server/events/status-memory.js';
 import type { CheckoutRelayEvent } from '../../src/server/index.js';
-import { createStatusMemory } from '../../src/server/status-memory.js';
 
 /** Orders whose last status the log remembers; a demo left running for days stays bounded. */
 const REMEMBERED_ORDERS = 1000;

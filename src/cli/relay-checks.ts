@@ -3,7 +3,7 @@
  * language, through the wire of contract §3 and the limits of §7, the way
  * `<pay-checkout>` and a hostile client would, and judges each answer.
  */
-import { RELAY_MAX_BODY_BYTES } from '../server/relay-config.js';
+import { RELAY_MAX_BODY_BYTES } from '../server/handlers/handler-config.js';
 import { auditRun } from './answer-audits.js';
 import { allConform, type CheckResult, failed, judged, skipped } from './check-result.js';
 import {

@@ -1,21 +1,22 @@
 /**
  * The merchant relay (contract §1, §3): the part a merchant mounts on their
  * own server between `<pay-checkout>` and the payments service. Its options
- * are checked in relay-config.ts; its two handlers are create-order.ts and
- * lookup-order.ts; relay-route.ts wraps each with CORS, the method check, and
- * the one place its thrown errors become answers. Here they are routed by
- * path. Web-standard handlers, so it runs on Node and edge runtimes.
+ * are checked in relay-config.ts; its two handlers are in handlers/;
+ * relay-route.ts wraps each with CORS, the method check, and the one place
+ * their throws become answers and events. Here they are routed by path.
+ * Web-standard handlers, so it runs on Node and edge runtimes.
  */
 import type { WebHandler } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';
 import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
-import { createOrderHandler } from './create-order.js';
 import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
-import { lookupOrderHandler } from './lookup-order.js';
-import { type CheckoutRelayOptions, RELAY_MAX_BODY_BYTES, resolveRelayConfig } from './relay-config.js';
+import { createOrderHandler } from './handlers/create-order.js';
+import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
+import { lookupOrderHandler } from './handlers/lookup-order.js';
+import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
 
 /** The handlers {@link createCheckoutRelay} returns. */

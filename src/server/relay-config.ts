@@ -6,35 +6,31 @@
  */
 import { isJsonObject } from '../http/read-json-body.js';
 import type { HttpTransport } from '../http/transport.js';
-import type { TrustProxy } from './client-address/client-address.js';
+import { type Clock, systemClock } from '../shared/clock.js';
 import { type CorsPolicy, createCorsPolicy } from './cors.js';
+import type { CheckoutRelayEventHandler } from './events/relay-events.js';
+import { createRelayReporter } from './events/relay-reporter.js';
 import {
   type FulfilmentOptions,
   type FulfilmentSettings,
   resolveFulfilmentSettings,
 } from './fulfilment/watch-settings.js';
-import { createIdempotencyScope, type IdempotencyScope } from './idempotency-scope.js';
-import { createLookupTokens, type LookupTokens, randomLookupSecret } from './lookup-token.js';
-import type { PricedLineItem } from './priced-line-items.js';
-import type { CheckoutRelayEventHandler } from './relay-events.js';
+import type { HandlerConfig } from './handlers/handler-config.js';
+import type { TrustProxy } from './limits/client-address/client-address.js';
+import { type CheckoutRelayRateLimitOptions, resolveRelayLimits } from './limits/relay-limit-config.js';
+import type { PriceCart } from './pricing/priced-line-items.js';
 import {
-  type CheckoutRelayRateLimitOptions,
-  type RelayLimits,
-  resolveRelayLimits,
-} from './relay-limit-config.js';
-import { createRelayReporter, type RelayReporter } from './relay-reporter.js';
-import { assertSecretKey } from './secret-key.js';
-import { createServiceClient, createServiceClientOn, type ServiceClient } from './service-client.js';
-import { normalizeBaseUrl } from './service-client-config.js';
-
-/** Largest body the relay reads (contract §3: `413` above 16 KiB). */
-export const RELAY_MAX_BODY_BYTES = 16 * 1024;
+  createServiceClient,
+  createServiceClientOn,
+  type ServiceClient,
+} from './service-client/service-client.js';
+import { normalizeBaseUrl } from './service-client/service-client-config.js';
+import { createIdempotencyScope } from './tokens/idempotency-scope.js';
+import { createLookupTokens, randomLookupSecret } from './tokens/lookup-token.js';
+import { assertSecretKey } from './tokens/secret-key.js';
 
 /** Shortest `lookupSecret` accepted: a short secret lets anyone holding one token guess it offline. */
 export const LOOKUP_SECRET_MIN_LENGTH = 16;
-
-/** Prices the cart on the server: whatever the browser said about prices is ignored. */
-export type PriceCart = (cart: unknown, request: Request) => PricedLineItem[] | Promise<PricedLineItem[]>;
 
 /** Options of `createCheckoutRelay`; the fulfilment ones (`journal`, `onPaid`…) are in {@link FulfilmentOptions}. */
 export interface CheckoutRelayOptions extends FulfilmentOptions {
@@ -69,21 +65,34 @@ export interface CheckoutRelayOptions extends FulfilmentOptions {
   allowedOrigins?: readonly string[];
   /** The merchant's hook: orders, refusals, upstream errors, warnings. */
   onEvent?: CheckoutRelayEventHandler;
+  /**
+   * The clock of the rate limits and the watcher: the time (epoch ms), and
+   * the timers the watcher's passes are scheduled on. Default the system's.
+   * A test gives one it moves by hand; a clock whose timers never fire runs
+   * no pass but those `relay.fulfilment.tick()` runs (a cron job).
+   */
+  clock?: Clock;
 }
 
-/** Everything the relay's handlers read, checked. */
-export interface RelayConfig extends RelayLimits {
-  readonly client: ServiceClient;
-  readonly priceCart: PriceCart;
+/** Everything the relay reads, checked: what its handlers read, CORS for its routes, and the watcher's settings. */
+export interface RelayConfig extends HandlerConfig {
   readonly cors: CorsPolicy;
-  readonly reporter: RelayReporter;
-  readonly lookupTokens: LookupTokens;
-  readonly scopeIdempotencyKey: IdempotencyScope;
   /** The journal and the watcher's timing; `undefined` without a journal. */
   readonly fulfilment: FulfilmentSettings | undefined;
   /** The watcher's service client: no retries of its own, its schedule is the retry. */
   readonly watcherClient: ServiceClient;
 }
+
+/** The system's clock, its timers unreferenced so that a forgotten `close()` never keeps a process alive. */
+const RELAY_SYSTEM_CLOCK: Clock = {
+  now: systemClock.now,
+  setTimeout(callback, ms) {
+    const timer = systemClock.setTimeout(callback, ms) as { unref?: () => void };
+    timer.unref?.();
+    return timer;
+  },
+  clearTimeout: systemClock.clearTimeout,
+};
 
 /** Service-client settings for a relay: a browser is waiting, so retries are few and waits short. */
 const RELAY_SERVICE_CLIENT = { timeoutMs: 10_000, maxRetries: 2, maxRetryAfterMs: 5_000 };
@@ -105,6 +114,7 @@ export function resolveRelayConfig(
   const baseUrl = normalizeBaseUrl(options.baseUrl, owner);
   assertPriceCart(options.priceCart, owner);
   assertLookupSecret(options.lookupSecret, owner);
+  const clock = checkedClock(options, owner);
   const lookupSecret = options.lookupSecret ?? randomLookupSecret();
   const reporter = createRelayReporter(options.onEvent);
   if (options.lookupSecret === undefined) {
@@ -113,7 +123,7 @@ export function resolveRelayConfig(
       'No lookupSecret given: a random one was made for this process. Lookup tokens stop working after a restart and on other instances, and each instance keys its own payment-prompt limit per number; set lookupSecret.',
     );
   }
-  const fulfilment = resolveFulfilmentSettings(options, owner);
+  const fulfilment = resolveFulfilmentSettings(options, clock, owner);
   const clientFor = (settings: object) => {
     const clientOptions = { baseUrl, secretKey: options.secretKey, ...settings };
     return options.fetch === undefined && defaultTransport
@@ -125,7 +135,7 @@ export function resolveRelayConfig(
     fulfilment,
     watcherClient: clientFor(WATCHER_SERVICE_CLIENT),
     priceCart: options.priceCart,
-    ...resolveRelayLimits(options.rateLimit, options.trustProxy, lookupSecret, owner),
+    ...resolveRelayLimits(options.rateLimit, options.trustProxy, lookupSecret, clock, owner),
     cors: createCorsPolicy(options.allowedOrigins ?? []),
     reporter,
     lookupTokens: createLookupTokens(lookupSecret),
@@ -137,6 +147,35 @@ function assertPriceCart(priceCart: unknown, owner: string): void {
   if (typeof priceCart === 'function') return;
   throw new TypeError(
     `${owner}: priceCart is required: the server decides what is charged. Give priceCart(cart, request) returning the line items; prices from the browser are never used.`,
+  );
+}
+
+/** The options the relay's `clock` replaced (0.x): given, they are refused by name. */
+const REPLACED_BY_CLOCK = [
+  ['rateLimit', 'now'],
+  ['watch', 'now'],
+  ['watch', 'timers'],
+] as const;
+
+/** The relay's one clock; the options it replaced are refused by name, so an upgrade cannot lose them quietly. */
+function checkedClock(options: CheckoutRelayOptions, owner: string): Clock {
+  for (const [group, name] of REPLACED_BY_CLOCK) {
+    const holder: unknown = options[group];
+    if (isJsonObject(holder) && holder[name] !== undefined) {
+      throw new TypeError(
+        `${owner}: ${group}.${name} is replaced by clock: give clock: { now, setTimeout, clearTimeout }, one Clock for the rate limits and the watcher.`,
+      );
+    }
+  }
+  const { clock } = options;
+  if (clock === undefined) return RELAY_SYSTEM_CLOCK;
+  const isClock =
+    typeof clock === 'object' &&
+    clock !== null &&
+    ['now', 'setTimeout', 'clearTimeout'].every((name) => typeof clock[name as keyof Clock] === 'function');
+  if (isClock) return clock;
+  throw new TypeError(
+    `${owner}: clock must be a Clock: { now(), setTimeout(callback, ms), clearTimeout(timer) }.`,
   );
 }
 

@@ -1,15 +1,19 @@
 /**
  * What every relay route does around its handler: answers `OPTIONS`
  * preflights, refuses other methods than `POST`, adds the CORS headers, and
- * is the one place a handler's throw becomes its answer (reported once to
- * `onEvent`; anything unexpected is a bare `500`).
+ * is the relay's `onError`. Handlers only throw; here, and nowhere else, a
+ * throw becomes its answer and is reported to `onEvent`, once: a
+ * RelayRefusal as its own event, any other HttpError as `request_rejected`,
+ * a service failure as `upstream_error` (the browser gets a generic answer),
+ * anything else as `internal_error` with a bare `500`.
  */
-import { answerFor } from '../http/answer-errors.js';
 import type { ConnectionInfo, WebHandler } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';
-import { GENERIC_INTERNAL_MESSAGE } from './order-creation.js';
+import type { CheckoutRelayEvent, RelayRoute } from './events/relay-events.js';
+import { GENERIC_INTERNAL_MESSAGE, RelayRefusal } from './events/relay-refusal.js';
+import { upstreamAnswer } from './handlers/upstream-answer.js';
 import type { RelayConfig } from './relay-config.js';
-import type { RelayRoute } from './relay-events.js';
+import { ServiceError } from './service-client/service-errors.js';
 
 /** Wraps a handler: preflight, the method check, CORS headers, and its throws answered. */
 export function route(
@@ -35,19 +39,44 @@ export function route(
   };
 }
 
-/** The answer to a throw: reported once, CORS headers added; anything unexpected is a bare 500. */
+/** The answer to a throw, reported to `onEvent` once, with CORS headers. */
 export function answerThrow(
   config: RelayConfig,
   name: RelayRoute | 'unknown',
   request: Request,
   error: unknown,
 ): Response {
-  if (error instanceof HttpError) config.reporter.rejected(name, error);
-  const response = answerFor(error, request, {
-    onUnexpected: (cause) => config.reporter.emit({ type: 'internal_error', route: name, error: cause }),
-    unexpectedMessage: GENERIC_INTERNAL_MESSAGE,
-  });
-  return withHeaders(response, config.cors.headersFor(request));
+  const { answer, event } = refusalFor(name, error);
+  config.reporter.emit(event);
+  return withHeaders(answer.toResponse(), config.cors.headersFor(request));
+}
+
+/** What the browser hears about a throw, and what the merchant hears. */
+function refusalFor(
+  name: RelayRoute | 'unknown',
+  error: unknown,
+): { answer: HttpError; event: CheckoutRelayEvent } {
+  if (error instanceof RelayRefusal) return { answer: error.answer, event: error.event };
+  if (error instanceof HttpError) return { answer: error, event: rejected(name, error) };
+  if (error instanceof ServiceError && name !== 'unknown') {
+    const answer = upstreamAnswer(name, error);
+    return { answer, event: { type: 'upstream_error', route: name, answeredStatus: answer.status, error } };
+  }
+  return {
+    answer: new HttpError('internalError', GENERIC_INTERNAL_MESSAGE),
+    event: { type: 'internal_error', route: name, error },
+  };
+}
+
+function rejected(name: RelayRoute | 'unknown', error: HttpError): CheckoutRelayEvent {
+  return {
+    type: 'request_rejected',
+    route: name,
+    status: error.status,
+    code: error.code,
+    message: error.message,
+    ...(error.param === undefined ? {} : { param: error.param }),
+  };
 }
 
 /** `response` with `headers` added. */

@@ -12,12 +12,11 @@ import { webListen } from '../http/web-listen.js';
 export type { ConnectionInfo, WebHandler } from '../http/handler.js';
 export type { RunningServer } from '../http/node/listen.js';
 export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
-export { CartError, type CartErrorOptions } from './cart-error.js';
+export type { Clock } from '../shared/clock.js';
 export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
-export type { ClientAddressOption, TrustProxy, TrustProxyOptions } from './client-address/client-address.js';
-export type { ForwardingHeader } from './client-address/forwarded-for.js';
+export type { FulfilmentEvent } from './events/fulfilment-events.js';
+export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './events/relay-events.js';
 export type { FulfilledOrder } from './fulfilment/fulfilled-order.js';
-export type { FulfilmentEvent } from './fulfilment/fulfilment-events.js';
 export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
 export {
   DEFAULT_APPROVAL_WINDOW_MS,
@@ -27,7 +26,6 @@ export {
   type FulfilmentCallback,
   type FulfilmentOptions,
   type WatchOptions,
-  type WatchTimers,
 } from './fulfilment/watch-settings.js';
 export {
   type CheckResult,
@@ -50,8 +48,12 @@ export {
 } from './journal/journal.js';
 export { JournalDriverMissingError, type OpenJournalOptions } from './journal/journal-url.js';
 export { openJournal } from './journal/web-journal.js';
-export { createLookupTokens, type LookupTokens } from './lookup-token.js';
-export type { PricedLineItem } from './priced-line-items.js';
+export type {
+  ClientAddressOption,
+  TrustProxy,
+  TrustProxyOptions,
+} from './limits/client-address/client-address.js';
+export type { ForwardingHeader } from './limits/client-address/forwarded-for.js';
 export {
   createMemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
@@ -63,20 +65,21 @@ export {
   type TokenBucketState,
   takeToken,
   takeWindowSlot,
-} from './rate-limiter.js';
+} from './limits/rate-limiter.js';
 export {
   createRedisRateLimitStore,
   type RedisRateLimitStoreOptions,
   type RedisScriptClient,
-} from './redis-rate-limit-store.js';
-export type { CheckoutRelayOptions, PriceCart } from './relay-config.js';
-export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './relay-events.js';
+} from './limits/redis-rate-limit-store.js';
 export {
   type CheckoutRelayRateLimitOptions,
   DEFAULT_CREATE_RATE_LIMIT,
   DEFAULT_LOOKUP_RATE_LIMIT,
   DEFAULT_PROMPT_LIMIT,
-} from './relay-limit-config.js';
+} from './limits/relay-limit-config.js';
+export { CartError, type CartErrorOptions } from './pricing/cart-error.js';
+export type { PriceCart, PricedLineItem } from './pricing/priced-line-items.js';
+export type { CheckoutRelayOptions } from './relay-config.js';
 export {
   createServiceClient,
   type OrderListOptions,
@@ -84,8 +87,8 @@ export {
   type ServiceClient,
   type ServiceRequestOptions,
   type ServiceWriteOptions,
-} from './service-client.js';
-export type { ServiceClientOptions } from './service-client-config.js';
+} from './service-client/service-client.js';
+export type { ServiceClientOptions } from './service-client/service-client-config.js';
 export {
   ServiceApiError,
   ServiceAuthenticationError,
@@ -97,7 +100,7 @@ export {
   ServicePermissionError,
   ServiceRateLimitError,
   ServiceTimeoutError,
-} from './service-errors.js';
+} from './service-client/service-errors.js';
 export type {
   Money,
   Order,
@@ -109,7 +112,8 @@ export type {
   OrderWithPayment,
   ProductLineItem,
   UnshownRecordAnswer,
-} from './service-schemas.js';
+} from './service-client/service-schemas.js';
+export { createLookupTokens, type LookupTokens } from './tokens/lookup-token.js';
 
 /** Serves a Node listener on a port: Node only (see index.ts); here it rejects. */
 export const listen = webListen('pay-checkout/server');

@@ -5,8 +5,8 @@
  * why a checkout did not go through, or was never fulfilled, without adding a
  * logger. Never a key, a token, a name or a phone number.
  */
-import type { CheckoutRelayEvent } from '../server/relay-events.js';
-import { createStatusMemory } from '../server/status-memory.js';
+import type { CheckoutRelayEvent } from '../server/events/relay-events.js';
+import { createStatusMemory } from '../server/events/status-memory.js';
 
 /** Payments whose last printed status is remembered; a server left running for days stays bounded. */
 const REMEMBERED_ORDERS = 500;

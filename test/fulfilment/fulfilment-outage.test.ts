@@ -11,6 +11,7 @@ import { createCheckoutRelay, type FulfilledOrder } from '../../src/server/index
 import { startFaultProxy } from '../fixtures/fault-proxy.js';
 import { freshJournal } from '../fixtures/fulfilment.js';
 import { createRequest, intent, LOOKUP_SECRET, priceCart, SECRET } from '../fixtures/relay.js';
+import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 import { sandboxWithClock, serveSandbox } from '../fixtures/sandbox.js';
 
 const ORDERS = 100;
@@ -42,7 +43,7 @@ async function outageStack(plan: { refusing: boolean; rateLimited: boolean }) {
     onPaid: (order) => {
       paid.push(order);
     },
-    watch: { now: () => clock.now, timers: false },
+    clock: clockWithoutTimers(() => clock.now),
   });
   after(async () => {
     await relay.close();

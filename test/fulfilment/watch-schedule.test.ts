@@ -16,6 +16,7 @@ import {
 } from '../../src/server/fulfilment/watch-schedule.js';
 import { resolveFulfilmentSettings } from '../../src/server/fulfilment/watch-settings.js';
 import { openJournal } from '../../src/server/index.js';
+import { systemClock } from '../../src/shared/clock.js';
 
 const timing = { intervalMs: 3_000, approvalWindowMs: 6 * 60_000, maxWatchMs: 24 * 3_600_000 };
 const T0 = 1_700_000_000_000;
@@ -62,18 +63,20 @@ describe('the watch options', () => {
     const journal = await openJournal('memory:');
     const onPaid = () => undefined;
     const of = (intervalMs?: number) =>
-      resolveFulfilmentSettings({ journal, onPaid, watch: { intervalMs, timers: false } }, 'test')
-        ?.intervalMs;
+      resolveFulfilmentSettings({ journal, onPaid, watch: { intervalMs } }, systemClock, 'test')?.intervalMs;
     assert.deepEqual([of(), of(500), of(4_000), of(60_000)], [3_000, 2_000, 4_000, 5_000]);
-    const settings = resolveFulfilmentSettings({ journal, onPaid }, 'test');
+    const settings = resolveFulfilmentSettings({ journal, onPaid }, systemClock, 'test');
     assert.equal(settings?.approvalWindowMs, 6 * 60_000);
     assert.equal(settings?.maxWatchMs, 24 * 3_600_000);
     assert.equal(settings?.retentionMs, 30 * 24 * 3_600_000);
     assert.match(settings?.owner ?? '', /^relay-[0-9a-f-]{36}$/);
     assert.throws(
-      () => resolveFulfilmentSettings({ journal, onPaid, watch: { maxWatchMs: -1 } }, 'test'),
+      () => resolveFulfilmentSettings({ journal, onPaid, watch: { maxWatchMs: -1 } }, systemClock, 'test'),
       /maxWatchMs must be a positive number/,
     );
-    assert.throws(() => resolveFulfilmentSettings({ journal: {} as never, onPaid }, 'test'), /openJournal/);
+    assert.throws(
+      () => resolveFulfilmentSettings({ journal: {} as never, onPaid }, systemClock, 'test'),
+      /openJournal/,
+    );
   });
 });

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { createHmacSha256, createWebCryptoHmacSha256 } from '../../src/server/hmac.js';
-import { createIdempotencyScope } from '../../src/server/idempotency-scope.js';
 import { createLookupTokens } from '../../src/server/index.js';
+import { createHmacSha256, createWebCryptoHmacSha256 } from '../../src/server/tokens/hmac.js';
+import { createIdempotencyScope } from '../../src/server/tokens/idempotency-scope.js';
 
 const SECRET = 'test-lookup-secret-0123456789abcdef';
 

@@ -33,6 +33,7 @@ import {
   relayStack,
   SECRET,
 } from '../fixtures/relay.js';
+import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 
 const SOLD_OUT = 'The Kente tote has just sold out.';
 
@@ -52,7 +53,7 @@ function shop() {
 function relayOn(journal: Journal | undefined, options: Partial<CheckoutRelayOptions> = {}) {
   const relay = relayWith({
     rateLimit: false,
-    ...(journal ? { journal, onPaid: () => undefined, watch: { timers: false } } : {}),
+    ...(journal ? { journal, onPaid: () => undefined, clock: clockWithoutTimers() } : {}),
     ...options,
   });
   after(() => relay.close());

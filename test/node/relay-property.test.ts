@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type RunningSandbox, SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
+import { RELAY_MAX_BODY_BYTES } from '../../src/server/handlers/handler-config.js';
 import {
   type CheckoutRelay,
   type CheckoutRelayEvent,
@@ -19,7 +20,6 @@ import {
   listen,
   type RunningServer,
 } from '../../src/server/index.js';
-import { RELAY_MAX_BODY_BYTES } from '../../src/server/relay-config.js';
 import {
   checkoutIntentSchema,
   createAnswerSchema,

@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMemoryRateLimitStore } from '../../src/server/rate-limiter.js';
+import { createMemoryRateLimitStore } from '../../src/server/limits/rate-limiter.js';
 import { CLIENT, createRequest, errorOf, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
+import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 
 describe('createCheckoutRelay', () => {
   const { events, relayWith } = relayStack();
@@ -17,7 +18,8 @@ describe('createCheckoutRelay', () => {
       let now = 1_000_000;
       events.length = 0;
       const relay = relayWith({
-        rateLimit: { create: { capacity: 3, refillPerMinute: 6 }, now: () => now },
+        rateLimit: { create: { capacity: 3, refillPerMinute: 6 } },
+        clock: clockWithoutTimers(() => now),
       });
       const flood = [];
       for (let index = 0; index < 5; index++) {
@@ -46,7 +48,10 @@ describe('createCheckoutRelay', () => {
 
     it('limits lookups on their own, more loosely', async () => {
       let now = 5_000_000;
-      const relay = relayWith({ rateLimit: { create: { capacity: 1, refillPerMinute: 1 }, now: () => now } });
+      const relay = relayWith({
+        rateLimit: { create: { capacity: 1, refillPerMinute: 1 } },
+        clock: clockWithoutTimers(() => now),
+      });
       const body = { order_id: 'or_abc', lookup_token: 'x'.repeat(43) };
       const statuses = new Set<number>();
       for (let index = 0; index < 120; index++)

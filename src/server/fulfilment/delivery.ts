@@ -6,8 +6,9 @@
  * tried again with backoff and `onEvent` hears of it. A crash between the
  * callback's return and the mark is the one way it can run twice.
  */
+
+import type { RelayReporter } from '../events/relay-reporter.js';
 import type { SettledEntry } from '../journal/journal.js';
-import type { RelayReporter } from '../relay-reporter.js';
 import { fulfilledOrderOf } from './fulfilled-order.js';
 import { deliveryRetryAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';

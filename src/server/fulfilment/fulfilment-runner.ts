@@ -4,8 +4,8 @@
  * order settles; and `close()`, which stops the ticks, waits for the calls in
  * flight and closes the journal. Passes never overlap.
  */
-import type { RelayReporter } from '../relay-reporter.js';
-import type { ServiceClient } from '../service-client.js';
+import type { RelayReporter } from '../events/relay-reporter.js';
+import type { ServiceClient } from '../service-client/service-client.js';
 import { createDelivery } from './delivery.js';
 import { createOrderWatcher, type WatchPass } from './order-watcher.js';
 import type { FulfilmentSettings } from './watch-settings.js';
@@ -23,7 +23,7 @@ export interface FulfilmentTick extends WatchPass {
 
 /** The fulfilment of one relay process, as merchants see it (`relay.fulfilment`). */
 export interface FulfilmentRunner {
-  /** Runs one watcher pass and one delivery pass now (for tests, or a cron job with `watch.timers: false`). */
+  /** Runs one watcher pass and one delivery pass now (for tests, or a cron job whose relay `clock` never fires). */
   tick(): Promise<FulfilmentTick>;
   /** Delivers settled orders now, without waiting for the next tick. */
   deliverNow(): Promise<number>;

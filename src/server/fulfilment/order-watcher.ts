@@ -8,12 +8,13 @@
  * with one batch; once the service has answered it, four lanes of batches run
  * at once, so the round trips of one batch do not bound the rate.
  */
+
+import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
-import type { RelayReporter } from '../relay-reporter.js';
-import type { ServiceClient } from '../service-client.js';
-import { ServiceNotFoundError } from '../service-errors.js';
-import type { OrderCreateAnswer, OrderCreateInput } from '../service-schemas.js';
+import type { ServiceClient } from '../service-client/service-client.js';
+import { ServiceNotFoundError } from '../service-client/service-errors.js';
+import type { OrderCreateAnswer, OrderCreateInput } from '../service-client/service-schemas.js';
 import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
 import { isPastBound, MAX_BACKOFF_CHECK_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';

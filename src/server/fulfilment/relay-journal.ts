@@ -4,9 +4,10 @@
  * service's answer, a refusal for good, and a browser lookup's final status.
  * Without a journal every step does nothing, and the relay is as before.
  */
+
+import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreateRequestBody, JournalEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
-import type { RelayReporter } from '../relay-reporter.js';
 import type { RelayFulfilment } from './fulfilment-runner.js';
 import { isRefusedForGood } from './service-trouble.js';
 import { nextCheckAt } from './watch-schedule.js';

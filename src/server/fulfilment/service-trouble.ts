@@ -2,7 +2,7 @@
  * Which service failures mean "the service is down or asks us to slow down"
  * (the watcher pauses and keeps the order) and which refuse a call for good.
  */
-import { ServiceError, ServiceRateLimitError } from '../service-errors.js';
+import { ServiceError, ServiceRateLimitError } from '../service-client/service-errors.js';
 
 /** A failure the watcher waits out: a `429`, no answer, a time-out or a `5xx`. */
 export interface ServiceTrouble {

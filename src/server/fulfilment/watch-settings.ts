@@ -1,8 +1,10 @@
 /**
  * The watcher's options (contract §6), checked once into frozen settings.
- * Times are epoch milliseconds from the merchant's clock (`now`), and the
- * watcher's ticks come from `timers`, so a test moves both by hand.
+ * Times are epoch milliseconds from the relay's `clock`, and the watcher's
+ * ticks and lease renewals are scheduled on its timers, so a test moves both
+ * by hand.
  */
+import type { Clock } from '../../shared/clock.js';
 import { DEFAULT_RETENTION_MS, type Journal } from '../journal/journal.js';
 import type { FulfilledOrder } from './fulfilled-order.js';
 
@@ -25,12 +27,6 @@ export const DEFAULT_CREATE_GRACE_MS = 60_000;
 /** How long a claim on an order is exclusive; a dead process's orders pass on after it. */
 export const DEFAULT_LEASE_MS = 30_000;
 
-/** The timer functions the watcher schedules its ticks with (default the global ones). */
-export interface WatchTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
 /** The merchant's callback for one outcome; the order is delivered once it returns. */
 export type FulfilmentCallback = (order: FulfilledOrder) => void | Promise<void>;
 
@@ -48,10 +44,6 @@ export interface WatchOptions {
   createGraceMs?: number;
   /** How long one process's claim on an order lasts. Default 30 s. */
   leaseMs?: number;
-  /** The clock, epoch ms. Default `Date.now`. */
-  now?: () => number;
-  /** Schedules the ticks; `false` runs none: call `relay.fulfilment.tick()` yourself (tests, cron jobs). */
-  timers?: WatchTimers | false;
 }
 
 /** The fulfilment options of `createCheckoutRelay`. */
@@ -78,17 +70,20 @@ export interface FulfilmentSettings {
   readonly retentionMs: number;
   readonly createGraceMs: number;
   readonly leaseMs: number;
+  /** The relay's clock, epoch ms. */
   readonly now: () => number;
-  readonly timers: WatchTimers | undefined;
+  /** The relay's clock's timers: the ticks and the lease renewals are scheduled on them. */
+  readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** This process's name in leases: unique, so two processes never hold one order. */
   readonly owner: string;
 }
 
 const JOURNAL_METHODS = ['recordIntent', 'claimDue', 'claimUndelivered', 'markDelivered', 'close'] as const;
 
-/** Checks the fulfilment options; `undefined` without a journal (the relay then watches nothing). */
+/** Checks the fulfilment options, on the relay's `clock`; `undefined` without a journal (the relay then watches nothing). */
 export function resolveFulfilmentSettings(
   options: FulfilmentOptions,
+  clock: Clock,
   owner: string,
 ): FulfilmentSettings | undefined {
   const { journal } = options;
@@ -117,7 +112,6 @@ export function resolveFulfilmentSettings(
       throw new TypeError(`${owner}: ${name} must be a function.`);
   }
   const watch = options.watch ?? {};
-  const timers = watch.timers === false ? undefined : (watch.timers ?? globalTimers);
   return Object.freeze({
     journal,
     callbacks: Object.freeze({ paid: options.onPaid, failed: options.onFailed, expired: options.onExpired }),
@@ -133,8 +127,8 @@ export function resolveFulfilmentSettings(
     retentionMs: positive(watch.retentionMs, DEFAULT_RETENTION_MS, 'retentionMs', owner),
     createGraceMs: positive(watch.createGraceMs, DEFAULT_CREATE_GRACE_MS, 'createGraceMs', owner),
     leaseMs: positive(watch.leaseMs, DEFAULT_LEASE_MS, 'leaseMs', owner),
-    now: watch.now ?? Date.now,
-    timers,
+    now: () => clock.now(),
+    timers: clock,
     owner: `relay-${crypto.randomUUID()}`,
   });
 }
@@ -144,15 +138,3 @@ function positive(value: unknown, fallback: number, name: string, owner: string)
   if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
   throw new TypeError(`${owner}: watch.${name} must be a positive number of milliseconds.`);
 }
-
-/** The runtime's timers, unreferenced so that a forgotten `close()` never keeps a process alive. */
-const globalTimers: WatchTimers = {
-  setTimeout(callback, ms) {
-    const handle = globalThis.setTimeout(callback, ms) as unknown as { unref?: () => void };
-    handle.unref?.();
-    return handle;
-  },
-  clearTimeout(handle) {
-    globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]);
-  },
-};

@@ -6,7 +6,7 @@
  * service and checks only the types of what is sent.
  */
 import * as z from 'zod/mini';
-import { PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../shared/service-contract.js';
+import { PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../../shared/service-contract.js';
 
 /** Money (spec §2): lowercase currency code and an integer value in minor units. */
 export const moneySchema = z.looseObject({

@@ -5,7 +5,7 @@
  * service-answer.ts. Web-standard only, so it runs on Node and edge runtimes.
  */
 import type * as z from 'zod/mini';
-import type { HttpTransport, TransportAnswer } from '../http/transport.js';
+import type { HttpTransport, TransportAnswer } from '../../http/transport.js';
 import {
   DEFAULT_LIST_PAGE_SIZE,
   IDEMPOTENCY_KEY_HEADER,
@@ -13,8 +13,8 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   LOOKUP_ID_FIELDS,
   SERVICE_ERRORS,
-} from '../shared/service-contract.js';
-import { issueParam } from '../shared/wire.js';
+} from '../../shared/service-contract.js';
+import { issueParam } from '../../shared/wire.js';
 import { callService, type ServiceCall } from './service-call.js';
 import {
   resolveServiceClientConfig,

@@ -5,8 +5,8 @@
  * payment (method, number, OTP) leaves the server, and a reason a fuller
  * service adds is dropped rather than passed on.
  */
-import { classifyPaymentStatus, paymentFailureCode } from '../shared/service-contract.js';
-import type { PaymentSummary } from '../shared/wire.js';
+import { classifyPaymentStatus, paymentFailureCode } from '../../shared/service-contract.js';
+import type { PaymentSummary } from '../../shared/wire.js';
 
 /** The browser's view of a service payment. */
 export function paymentSummary(payment: { status: string; failure_code?: unknown }): PaymentSummary {

@@ -5,9 +5,9 @@
  * enough `Retry-After`.
  */
 import type * as z from 'zod/mini';
-import { type TransportAnswer, TransportTimeoutError } from '../http/transport.js';
-import { fullJitterDelay } from '../shared/backoff.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../shared/service-contract.js';
+import { type TransportAnswer, TransportTimeoutError } from '../../http/transport.js';
+import { fullJitterDelay } from '../../shared/backoff.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
 import { interpretAnswer } from './service-answer.js';
 import type { ServiceClientConfig } from './service-client-config.js';
 import {

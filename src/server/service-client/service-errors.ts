@@ -8,7 +8,7 @@
  * The subclasses carry nothing of their own: they are there so a merchant can
  * branch with `instanceof` as the README shows (`ServiceNotFoundError`…).
  */
-import { SERVICE_ERRORS } from '../shared/service-contract.js';
+import { SERVICE_ERRORS } from '../../shared/service-contract.js';
 
 /** Codes the client itself gives when the service did not answer usefully. */
 export const CLIENT_ERROR_CODES = {

@@ -5,19 +5,26 @@
  * shared store must not stop sales, nor lift the limits: this process's
  * memory keeps them meanwhile, and the merchant is warned.
  */
-import type { ConnectionInfo } from '../http/handler.js';
-import { HttpError } from '../http/http-error.js';
-import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
+import type { ConnectionInfo } from '../../http/handler.js';
+import { HttpError } from '../../http/http-error.js';
+import { RETRY_AFTER_HEADER } from '../../shared/service-contract.js';
+import type { RelayRoute } from '../events/relay-events.js';
+import { RelayRefusal } from '../events/relay-refusal.js';
+import type { RelayReporter } from '../events/relay-reporter.js';
 import type { RateLimitDecision, RateLimitStore } from './rate-limiter.js';
-import type { RelayConfig } from './relay-config.js';
-import type { RelayRoute } from './relay-events.js';
+import type { RelayLimits } from './relay-limit-config.js';
 
 /** The `param` of a refused prompt: the number the shopper can change. */
 export const PROMPT_LIMIT_PARAM = 'payment_method_data.mobile_money.number';
 
-/** Takes a token for this client on `route`; throws a reported `429` when there is none. */
+/** What the limits read at request time: the checked limits, and where setup warnings go. */
+export interface LimitsConfig extends RelayLimits {
+  readonly reporter: RelayReporter;
+}
+
+/** Takes a token for this client on `route`; throws a `429` refusal (`rate_limited`) when there is none. */
 export async function takeClientToken(
-  config: RelayConfig,
+  config: LimitsConfig,
   route: RelayRoute,
   request: Request,
   connection: ConnectionInfo | undefined,
@@ -35,20 +42,22 @@ export async function takeClientToken(
     return;
   }
   const key = `${route}:${clientKey}`;
-  const decision = await decide(config, (store) => store.take(key, rule, config.now()));
+  const decision = await decide(config, (store) => store.take(key, rule, config.clock.now()));
   if (decision.allowed) return;
-  throw config.reporter.report(
-    { type: 'rate_limited', route, clientKey, retryAfterMs: decision.retryAfterMs },
-    rateLimited(decision.retryAfterMs),
-  );
+  throw new RelayRefusal(rateLimited(decision.retryAfterMs), {
+    type: 'rate_limited',
+    route,
+    clientKey,
+    retryAfterMs: decision.retryAfterMs,
+  });
 }
 
 /**
  * Counts one payment prompt to `internationalNumber` for the attempt `attemptKey`
- * (a retry of that attempt is not a new prompt); throws a reported `429` over the limit.
+ * (a retry of that attempt is not a new prompt); throws a `429` refusal (`rate_limited`) over the limit.
  */
 export async function takePromptSlot(
-  config: RelayConfig,
+  config: LimitsConfig,
   internationalNumber: string,
   attemptKey: string,
 ): Promise<void> {
@@ -56,12 +65,14 @@ export async function takePromptSlot(
   if (!rule) return;
   const numberKey = await config.promptKeyOf(internationalNumber);
   const key = `prompt:${numberKey}`;
-  const decision = await decide(config, (store) => store.takeSlot(key, attemptKey, rule, config.now()));
+  const decision = await decide(config, (store) => store.takeSlot(key, attemptKey, rule, config.clock.now()));
   if (decision.allowed) return;
-  throw config.reporter.report(
-    { type: 'rate_limited', route: 'create', clientKey: key, retryAfterMs: decision.retryAfterMs },
-    tooManyPaymentRequests(decision.retryAfterMs),
-  );
+  throw new RelayRefusal(tooManyPaymentRequests(decision.retryAfterMs), {
+    type: 'rate_limited',
+    route: 'create',
+    clientKey: key,
+    retryAfterMs: decision.retryAfterMs,
+  });
 }
 
 /** `429` with `Retry-After` in whole seconds, at least one (contract §3). */
@@ -89,7 +100,7 @@ function retryAfterSeconds(retryAfterMs: number): number {
 
 /** The store's decision; while the store fails, this process's memory decides. */
 async function decide(
-  config: RelayConfig,
+  config: LimitsConfig,
   ask: (store: RateLimitStore) => RateLimitDecision | Promise<RateLimitDecision>,
 ): Promise<RateLimitDecision> {
   try {

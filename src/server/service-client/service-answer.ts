@@ -4,9 +4,9 @@
  * assign to it. Messages never quote the key.
  */
 import type * as z from 'zod/mini';
-import type { TransportAnswer } from '../http/transport.js';
-import { REQUEST_ID_HEADER, RETRY_AFTER_HEADER, SERVICE_ERRORS } from '../shared/service-contract.js';
-import { issueParam } from '../shared/wire.js';
+import type { TransportAnswer } from '../../http/transport.js';
+import { REQUEST_ID_HEADER, RETRY_AFTER_HEADER, SERVICE_ERRORS } from '../../shared/service-contract.js';
+import { issueParam } from '../../shared/wire.js';
 import { parseRetryAfter } from './retry-after.js';
 import {
   CLIENT_ERROR_CODES,

@@ -3,14 +3,17 @@
  * address for creates and lookups, per mobile-money number for payment
  * prompts, kept in the store the merchant chose.
  */
-import { base64UrlEncode } from './base64url.js';
+
+import type { Clock } from '../../shared/clock.js';
+import type { RelayRoute } from '../events/relay-events.js';
+import { base64UrlEncode } from '../tokens/base64url.js';
+import { createHmacSha256 } from '../tokens/hmac.js';
 import {
   type ClientAddressOption,
   type ClientKeyOf,
   createClientKeyOf,
   type TrustProxy,
 } from './client-address/client-address.js';
-import { createHmacSha256 } from './hmac.js';
 import {
   assertSlidingWindowRule,
   assertTokenBucketRule,
@@ -19,7 +22,6 @@ import {
   type SlidingWindowRule,
   type TokenBucketRule,
 } from './rate-limiter.js';
-import type { RelayRoute } from './relay-events.js';
 
 /** Default limit of creates per client address: a burst of 10, then one every 6 s. */
 export const DEFAULT_CREATE_RATE_LIMIT: TokenBucketRule = { capacity: 10, refillPerMinute: 10 };
@@ -54,8 +56,6 @@ export interface CheckoutRelayRateLimitOptions {
    * on Cloudflare): that header is the platform's, not the client's.
    */
   clientAddress?: ClientAddressOption;
-  /** The clock, epoch ms; injectable for tests. Default `Date.now`. Redis keeps its own. */
-  now?: () => number;
 }
 
 /** What the relay's handlers read about limits. */
@@ -65,17 +65,19 @@ export interface RelayLimits {
   readonly store: RateLimitStore;
   /** Where limits go while a shared store is failing: this process's memory. */
   readonly fallbackStore: RateLimitStore;
-  readonly now: () => number;
+  /** The relay's clock: windows and buckets move with `clock.now()` (a Redis store keeps its own). */
+  readonly clock: Clock;
   readonly clientKeyOf: ClientKeyOf;
   /** The key of a number's prompt window: an HMAC, so no store ever holds a phone number. */
   readonly promptKeyOf: (internationalNumber: string) => Promise<string>;
 }
 
-/** Checks the limit options into {@link RelayLimits}; `secret` keys the number HMAC. */
+/** Checks the limit options into {@link RelayLimits}, on the relay's `clock`; `secret` keys the number HMAC. */
 export function resolveRelayLimits(
   rateLimit: CheckoutRelayRateLimitOptions | false | undefined,
   trustProxy: TrustProxy | undefined,
   secret: string,
+  clock: Clock,
   owner: string,
 ): RelayLimits {
   const options = rateLimit === false ? undefined : (rateLimit ?? {});
@@ -94,7 +96,7 @@ export function resolveRelayLimits(
     promptRule,
     store: options?.store ?? createMemoryRateLimitStore(),
     fallbackStore: createMemoryRateLimitStore(),
-    now: options?.now ?? Date.now,
+    clock,
     clientKeyOf: createClientKeyOf(trustProxy, options?.clientAddress, `${owner}: trustProxy`),
     promptKeyOf: async (number: string) => base64UrlEncode(await (await numberKey)(number)),
   });

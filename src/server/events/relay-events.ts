@@ -4,9 +4,9 @@
  * messages go; the browser gets generic ones.
  */
 
-import type { FulfilmentEvent } from './fulfilment/fulfilment-events.js';
-import type { PricedLineItem } from './priced-line-items.js';
-import type { ServiceError } from './service-errors.js';
+import type { PricedLineItem } from '../pricing/priced-line-items.js';
+import type { ServiceError } from '../service-client/service-errors.js';
+import type { FulfilmentEvent } from './fulfilment-events.js';
 
 /** The relay's two routes. */
 export type RelayRoute = 'create' | 'lookup';

@@ -1,31 +1,22 @@
 /**
  * What the browser hears when the service failed or refused the relay
  * (contract §3): the statuses the element acts on, generic messages, and
- * never an upstream detail or key. The details go to `onEvent` only.
+ * never an upstream detail or key. The details go to `onEvent` only, as
+ * `upstream_error`, from the route that answers.
  */
-import { HttpError } from '../http/http-error.js';
-import { SERVICE_ERRORS } from '../shared/service-contract.js';
-import type { RelayConfig } from './relay-config.js';
-import type { RelayRoute } from './relay-events.js';
-import { rateLimited } from './relay-limits.js';
-import { ServiceError, ServiceInvalidRequestError } from './service-errors.js';
+import { HttpError } from '../../http/http-error.js';
+import { SERVICE_ERRORS } from '../../shared/service-contract.js';
+import type { RelayRoute } from '../events/relay-events.js';
+import { rateLimited } from '../limits/relay-limits.js';
+import { type ServiceError, ServiceInvalidRequestError } from '../service-client/service-errors.js';
 
 const GENERIC_UPSTREAM_MESSAGE = 'The payment service is unavailable. Try again in a moment.';
 
 /** A field the shopper typed: the only kind of upstream `param` named back to the browser. */
 const SHOPPER_FIELD = /^(?:customer_data|payment_method_data)\.[a-z_.]+$/;
 
-/** The reported error to throw for a failed service call; anything but a ServiceError is rethrown as is. */
-export function upstreamFailure(config: RelayConfig, route: RelayRoute, error: unknown): HttpError {
-  if (!(error instanceof ServiceError)) throw error;
-  const answer = browserAnswerFor(route, error);
-  return config.reporter.report(
-    { type: 'upstream_error', route, answeredStatus: answer.status, error },
-    answer,
-  );
-}
-
-function browserAnswerFor(route: RelayRoute, error: ServiceError): HttpError {
+/** The browser's answer on `route` to a service call that failed with `error`. */
+export function upstreamAnswer(route: RelayRoute, error: ServiceError): HttpError {
   switch (error.status) {
     case SERVICE_ERRORS.idempotencyRequestInProgress.status:
       return new HttpError(

@@ -3,7 +3,7 @@
  * messages that never quote the key, and scrubs it from any text that could
  * reach an error or a log.
  */
-import { PUBLISHABLE_KEY_PREFIXES, SECRET_KEY_PREFIXES } from '../shared/service-contract.js';
+import { PUBLISHABLE_KEY_PREFIXES, SECRET_KEY_PREFIXES } from '../../shared/service-contract.js';
 
 // Printable ASCII only: a header value with anything else makes fetch throw a
 // TypeError that quotes the whole header, key included.

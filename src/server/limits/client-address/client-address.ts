@@ -6,7 +6,7 @@
  * never believed: a forged `X-Forwarded-For` neither escapes a limit nor
  * spends a victim's.
  */
-import type { ConnectionInfo } from '../../http/handler.js';
+import type { ConnectionInfo } from '../../../http/handler.js';
 import { type ForwardingHeader, forwardedAddresses } from './forwarded-for.js';
 import { clientKeyOf, parseIpAddress } from './ip-address.js';
 import { createTrustsHop, type TrustsHop } from './trusted-proxies.js';

@@ -4,9 +4,9 @@
  * and `redact`, which no client property or error exposes.
  */
 
-import { fetchTransport, type HttpTransport } from '../http/transport.js';
-import { sleep } from '../shared/backoff.js';
-import { assertSecretKey, redactSecret } from './secret-key.js';
+import { fetchTransport, type HttpTransport } from '../../http/transport.js';
+import { sleep } from '../../shared/backoff.js';
+import { assertSecretKey, redactSecret } from '../tokens/secret-key.js';
 
 /** Options of `createServiceClient`. */
 export interface ServiceClientOptions {

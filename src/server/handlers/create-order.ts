@@ -1,0 +1,240 @@
+/**
+ * The relay's create handler (contract §3), top to bottom: checks the
+ * shopper's idempotency key and intent, prices the cart on the server,
+ * records the create in the journal, creates the order under the
+ * merchant-scoped key, reports `order_created`, and answers status fields and
+ * a lookup token only. Every refusal is thrown, for the route to answer.
+ *
+ * A cart `priceCart` refuses (a CartError) is a `400` for a new attempt. But
+ * the element resends the very request of an attempt whose earlier tries went
+ * unanswered, and one of them may have created an order before the product
+ * sold out: the shopper would see the cart error on every retry while the
+ * payment prompt is live on their phone. With a journal the relay remembers
+ * those tries (contract §6), so it answers the retry as the create would have:
+ * the known order, or the recorded create sent again under the same key (the
+ * service replays its first answer, or creates it now: the very create the
+ * earlier try meant). Without a journal the relay has no memory: the `400` stands.
+ */
+import type { ConnectionInfo } from '../../http/handler.js';
+import { HttpError } from '../../http/http-error.js';
+import { jsonResponse } from '../../http/json-response.js';
+import { readJsonObject } from '../../http/read-json-body.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
+import {
+  type CheckoutIntent,
+  type CreateAnswer,
+  checkoutIntentSchema,
+  issueParam,
+  isValidIdempotencyKey,
+} from '../../shared/wire.js';
+import { internalRefusal, type RelayRefusal } from '../events/relay-refusal.js';
+import { NO_JOURNAL, type RecalledCreate, type RelayJournal } from '../fulfilment/relay-journal.js';
+import { takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
+import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
+import { checkPricedLineItems, type PricedLineItem } from '../pricing/priced-line-items.js';
+import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
+import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
+import { paymentSummary } from './payment-summary.js';
+
+/** The body the relay sends the service to create an order; the journal keeps it until the service answers. */
+type ServiceCreateBody = {
+  execute_payment: true;
+  customer_data: CheckoutIntent['customer_data'];
+  payment_method_data: CheckoutIntent['payment_method_data'];
+  line_items: PricedLineItem[];
+};
+
+/** One create request as the relay handles it. */
+interface CreateContext {
+  config: HandlerConfig;
+  journal: RelayJournal;
+  request: Request;
+  /** The merchant-scoped key (contract §3): the same on every try of the attempt. */
+  idempotencyKey: string;
+}
+
+/** `POST` create-url; throws for every refusal. `journal` records the create first when there is one. */
+export function createOrderHandler(config: HandlerConfig, journal: RelayJournal = NO_JOURNAL) {
+  return async function createOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    await takeClientToken(config, 'create', request, connection);
+    const shopperKey = shopperKeyOf(request);
+    const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
+    const priced = await price(config, intent, request);
+    const idempotencyKey = await config.scopeIdempotencyKey(shopperKey);
+    const context: CreateContext = { config, journal, request, idempotencyKey };
+    if (!priced.ok) return answerRefusedCart(context, intent, priced.refusal);
+    await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
+    const createBody: ServiceCreateBody = {
+      execute_payment: true,
+      customer_data: intent.customer_data,
+      payment_method_data: intent.payment_method_data,
+      line_items: priced.lineItems,
+    };
+    await recordIntent(context, createBody);
+    return createAndAnswer(context, createBody);
+  };
+}
+
+/** The shopper's `Idempotency-Key`; a `400` when it is missing or malformed. */
+function shopperKeyOf(request: Request): string {
+  const shopperKey = request.headers.get(IDEMPOTENCY_KEY_HEADER);
+  if (isValidIdempotencyKey(shopperKey)) return shopperKey;
+  throw new HttpError(
+    'invalidRequest',
+    shopperKey === null
+      ? `Send an ${IDEMPOTENCY_KEY_HEADER} header: one random UUID per checkout attempt, reused for its retries.`
+      : `The ${IDEMPOTENCY_KEY_HEADER} must be 16 to 255 characters of A-Z, a-z, 0-9, _ and -.`,
+    { param: IDEMPOTENCY_KEY_HEADER },
+  );
+}
+
+function parseIntent(body: Record<string, unknown>): CheckoutIntent {
+  const parsed = checkoutIntentSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const param = issue ? issueParam(issue) || undefined : undefined;
+  throw new HttpError(
+    'invalidRequest',
+    issue?.message ?? 'Invalid checkout.',
+    param === undefined ? {} : { param },
+  );
+}
+
+/**
+ * The merchant's price for the cart, or the `400` of its CartError (answered
+ * by the caller, which may find an earlier try's order instead); a `500`
+ * refusal (`price_cart_failed`) is thrown for anything else.
+ */
+async function price(
+  config: HandlerConfig,
+  intent: CheckoutIntent,
+  request: Request,
+): Promise<{ ok: true; lineItems: PricedLineItem[] } | { ok: false; refusal: HttpError }> {
+  let result: unknown;
+  try {
+    result = await config.priceCart(intent.cart ?? null, request);
+  } catch (error) {
+    if (isCartError(error)) {
+      const refusal = new HttpError('invalidRequest', cartErrorMessage(error), {
+        param: cartErrorParam(error),
+      });
+      return { ok: false, refusal };
+    }
+    throw internalRefusal({ type: 'price_cart_failed', reason: 'priceCart threw.', error });
+  }
+  const checked = checkPricedLineItems(result);
+  if (checked.ok) return checked;
+  throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason });
+}
+
+/** Writes the create to the journal before the service hears of it; a journal that fails refuses the create. */
+async function recordIntent(
+  { journal, idempotencyKey }: CreateContext,
+  createBody: ServiceCreateBody,
+): Promise<void> {
+  try {
+    await journal.beforeCreate(idempotencyKey, createBody);
+  } catch (error) {
+    throw journalUnavailable(error);
+  }
+}
+
+/** Asks the service to create `createBody` under the context's key, records and reports it, and answers the browser. */
+async function createAndAnswer(context: CreateContext, createBody: ServiceCreateBody): Promise<Response> {
+  const { config, journal, request, idempotencyKey } = context;
+  let answer: OrderCreateResult;
+  try {
+    // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
+    answer = await config.client.orders.create(createBody, { idempotencyKey });
+  } catch (error) {
+    // A service failure is the route's to answer and report (`upstream_error`).
+    await journal.createFailed(idempotencyKey, error);
+    throw error;
+  }
+  const { order } = answer;
+  await journal.created(idempotencyKey, order.id, order.payment.status);
+  config.reporter.emit({
+    type: 'order_created',
+    orderId: order.id,
+    orderStatus: order.status,
+    paymentStatus: order.payment.status,
+    replayed: answer.replayed,
+    lineItems: createBody.line_items,
+    customer: { ...createBody.customer_data },
+    idempotencyKey,
+  });
+  // The order exists but its answer will not arrive: the element retries with the same key and gets it.
+  if (request.signal.aborted)
+    config.reporter.emit({ type: 'request_aborted', route: 'create', orderId: order.id });
+  return answerOrder(config, order);
+}
+
+/** The browser's create answer for `order`, built field by field. */
+async function answerOrder(config: HandlerConfig, order: OrderWithPayment): Promise<Response> {
+  // Nothing else of the service's answer (customer, totals) reaches the browser.
+  const created: CreateAnswer = {
+    order: { id: order.id, status: order.status, payment: paymentSummary(order.payment) },
+    lookup_token: await config.lookupTokens.sign(order.id),
+  };
+  return jsonResponse(created);
+}
+
+/** The answer to a create whose cart was refused with `refusal`: an earlier try's order, or `refusal`. */
+async function answerRefusedCart(
+  context: CreateContext,
+  intent: CheckoutIntent,
+  refusal: HttpError,
+): Promise<Response> {
+  const { config, journal, idempotencyKey } = context;
+  let earlier: RecalledCreate | undefined;
+  try {
+    earlier = await journal.recall(idempotencyKey);
+  } catch (error) {
+    // Whether an order exists cannot be told: refused as every create is while the journal fails.
+    throw journalUnavailable(error);
+  }
+  if (earlier === undefined) throw refusal;
+  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier.orderId);
+  // Written by the relay itself from a checked intent; JSON keeps it as it was.
+  const createBody = earlier.createBody as ServiceCreateBody;
+  // The same key with other shopper details is not a retry of that attempt (the service would say 422).
+  if (!sameShopper(createBody, intent)) throw refusal;
+  // Counted under the attempt's key: free when the earlier try was counted in the window, as it was.
+  await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
+  return createAndAnswer(context, createBody);
+}
+
+/** The order an earlier try created, as the service has it now, answered as a replay of that create. */
+async function answerKnownOrder(
+  { config, journal, idempotencyKey }: CreateContext,
+  intent: CheckoutIntent,
+  orderId: string,
+): Promise<Response> {
+  const { order } = await config.client.orders.lookup(orderId);
+  // A final status settles the order in the journal, as a browser's lookup does.
+  await journal.lookedUp(orderId, order.payment.status);
+  config.reporter.emit({
+    type: 'order_created',
+    orderId,
+    orderStatus: order.status,
+    paymentStatus: order.payment.status,
+    replayed: true,
+    // The journal dropped the body once the order was known, and this try's cart was refused.
+    lineItems: [],
+    customer: { ...intent.customer_data },
+    idempotencyKey,
+  });
+  return answerOrder(config, order);
+}
+
+function sameShopper(createBody: ServiceCreateBody, intent: CheckoutIntent): boolean {
+  return (
+    JSON.stringify(createBody.customer_data) === JSON.stringify(intent.customer_data) &&
+    JSON.stringify(createBody.payment_method_data) === JSON.stringify(intent.payment_method_data)
+  );
+}
+
+/** The `500` refusal (`journal_unavailable`) for a journal that cannot be written or read. */
+function journalUnavailable(error: unknown): RelayRefusal {
+  return internalRefusal({ type: 'journal_unavailable', error });
+}
