@@ -4,6 +4,7 @@
  * server's counters, so the tests read like the behaviour they pin.
  */
 
+import { sendKeys } from '@web/test-runner-commands';
 import type { CheckoutState } from '../../src/element/checkout-machine.js';
 import { PAY_CHECKOUT_EVENT_NAMES, type PayCheckoutEventName } from '../../src/element/events.js';
 import type { PayCheckout } from '../../src/element/pay-checkout.component.js';
@@ -30,6 +31,31 @@ export async function waitFor(
     await realWait(20);
   }
   throw new Error(`Timed out waiting for ${what}.`);
+}
+
+/** The element that has focus, looking into shadow roots. */
+function deepActiveElement(): Element | null {
+  let active = document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active;
+}
+
+/**
+ * Types `text` into the focused field with the real keyboard, one key at a
+ * time: each key goes down and up in a command of its own, and the next
+ * waits until the field shows it. WebDriver clients type a string by pressing
+ * every key before releasing any, and WebKit ignores a key pressed again
+ * while it is held: the second `0` of a number never arrived.
+ */
+export async function typeKeys(text: string): Promise<void> {
+  const field = deepActiveElement();
+  if (!(field instanceof HTMLInputElement)) throw new Error(`No text field has focus: ${field?.tagName}.`);
+  let expected = field.value;
+  for (const key of text) {
+    expected += key;
+    await sendKeys({ press: key });
+    await waitFor(() => field.value === expected, `the field to show "${expected}" after the key ${key}`);
+  }
 }
 
 const whitespace = (text: string | null | undefined) => (text ?? '').replace(/\s+/g, ' ').trim();

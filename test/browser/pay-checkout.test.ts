@@ -1,5 +1,6 @@
 /**
- * `<pay-checkout>` in real Chromium against the real relay and the real
+ * `<pay-checkout>` in real Chromium, Firefox and WebKit (one at a time,
+ * web-test-runner.config.mjs) against the real relay and the real
  * sandbox (test/browser/checkout-test-server.ts), loaded through the npm
  * entry (`src/index.ts`, French on demand). One `describe` per state, the
  * accessibility check first in each. The sandbox's payers never answer on
@@ -7,7 +8,7 @@
  * state depends on timing.
  */
 import { expect } from '@open-wc/testing';
-import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
+import { sendKeys } from '@web/test-runner-commands';
 import sinon from 'sinon';
 import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
@@ -26,8 +27,10 @@ import {
   payerAnswers,
   realWait,
   resetFaults,
+  typeKeys,
   waitFor,
 } from './pay-checkout-harness.js';
+import { openPhoneScreen, withPhoneSetting } from './phone-settings.js';
 
 const CREATE_URL = '/api/checkout/orders';
 const LOOKUP_URL = '/api/checkout/lookup';
@@ -130,20 +133,18 @@ describe('<pay-checkout>', () => {
   it('is accessible, in light and dark, and fits a 320 px phone', async () => {
     const { el } = await mount();
     await expect(el).to.be.accessible();
-    await emulateMedia({ colorScheme: 'dark' });
-    try {
+    await withPhoneSetting(el, 'dark', async () => {
       await expect(el).to.be.accessible();
       expect(getComputedStyle(el).backgroundColor).to.equal('rgb(23, 24, 27)');
-    } finally {
-      await emulateMedia({ colorScheme: 'light' });
-    }
-    await setViewport({ width: 320, height: 640 });
+    });
+    const phone = await openPhoneScreen(320, 640);
     try {
-      expect(el.getBoundingClientRect().width).to.be.at.most(320);
-      expect(document.documentElement.scrollWidth).to.be.at.most(320);
-      await expect(el).to.be.accessible();
+      expect(phone.document.documentElement.clientWidth).to.equal(320);
+      expect(phone.element.getBoundingClientRect().width).to.be.at.most(320);
+      expect(phone.document.documentElement.scrollWidth).to.be.at.most(320);
+      expect(await phone.axeViolations()).to.deep.equal([]);
     } finally {
-      await setViewport({ width: 800, height: 600 });
+      phone.close();
     }
   });
 
@@ -260,12 +261,7 @@ describe('<pay-checkout>', () => {
       }
       expect(harness.focused).to.equal(harness.control('customer_name'));
       await expect(el).to.be.accessible();
-      await emulateMedia({ colorScheme: 'dark' });
-      try {
-        await expect(el).to.be.accessible();
-      } finally {
-        await emulateMedia({ colorScheme: 'light' });
-      }
+      await withPhoneSetting(el, 'dark', () => expect(el).to.be.accessible());
       // Fixing a field clears its message as the shopper types.
       await harness.type('customer_name', 'Ama');
       expect(harness.fieldError('customer_name')).to.equal('');
@@ -312,10 +308,10 @@ describe('<pay-checkout>', () => {
       (document.activeElement as HTMLElement | null)?.blur();
       await sendKeys({ press: 'Tab' });
       expect(harness.focused).to.equal(harness.control('customer_name'));
-      await sendKeys({ type: CUSTOMER_NAME });
+      await typeKeys(CUSTOMER_NAME);
       await sendKeys({ press: 'Tab' });
       expect(harness.focused).to.equal(harness.control('number'));
-      await sendKeys({ type: number });
+      await typeKeys(number);
       await sendKeys({ press: 'Tab' });
       expect(harness.focused).to.equal(harness.control('issuer'));
       expect(harness.control('issuer').value).to.equal('mtn');
@@ -354,12 +350,9 @@ describe('<pay-checkout>', () => {
       await expectAccessible(el, clock);
       const spinner = harness.query('.spinner') as HTMLElement;
       expect(getComputedStyle(spinner).animationName).to.equal('spin');
-      await emulateMedia({ reducedMotion: 'reduce' });
-      try {
-        expect(getComputedStyle(spinner).animationName).to.equal('none');
-      } finally {
-        await emulateMedia({ reducedMotion: 'no-preference' });
-      }
+      await withPhoneSetting(el, 'reduced-motion', () =>
+        expect(getComputedStyle(spinner).animationName).to.equal('none'),
+      );
       network.restore();
       clock.restore();
     });
