@@ -111,17 +111,24 @@ describe("the Node adapter's limits", () => {
     assert.equal(handled, before);
   });
 
-  it('answers 100 Continue to a body within the limit, once', async () => {
-    const served = await serve(toNodeListener(counting));
-    const connection = await openRaw(served.port);
-    connection.socket.write(
-      'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n',
-    );
-    await once(connection.socket, 'data');
-    connection.socket.end('{}');
-    const text = await connection.received;
-    assert.equal(text.split('100 Continue').length, 2, text);
-    assert.deepEqual(JSON.parse(parseAnswer(text.slice(text.indexOf('\r\n\r\n') + 4)).body), { bytes: 2 });
+  it('answers 100 Continue to a body within the limit, once, whoever sends it', async () => {
+    const listener = toNodeListener(counting);
+    const served = await serve(listener);
+    // A server of the merchant's own that leaves Expect to Node: Node sends it, the listener does not.
+    const plain = createServer(listener).listen(0, '127.0.0.1');
+    await once(plain, 'listening');
+    after(() => plain.close());
+    for (const port of [served.port, (plain.address() as AddressInfo).port]) {
+      const connection = await openRaw(port);
+      connection.socket.write(
+        'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+      );
+      await once(connection.socket, 'data');
+      connection.socket.write('{}');
+      const text = await connection.received;
+      assert.equal(text.split('100 Continue').length, 2, text);
+      assert.deepEqual(JSON.parse(parseAnswer(text.slice(text.indexOf('\r\n\r\n') + 4)).body), { bytes: 2 });
+    }
   });
 
   it('drops 30 stalled bodies after its body time-out with 408, the handler never running', {

@@ -101,15 +101,22 @@ function bodyTakenBefore(incoming: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || incoming.headers['transfer-encoding'] !== undefined;
 }
 
+/** An `Expect` that asks for `100 Continue`, as Node reads it (lib/_http_server.js). */
+const EXPECTS_CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
 /**
  * True when the client waits for `100 Continue` before sending its body and
- * Node has not sent one: Node answers `Expect` itself, before the listener
- * runs, unless the server hands `checkContinue` to a listener. Node's own
- * marks on the response say which (lib/_http_server.js).
+ * none was sent: Node answers `Expect` itself, before the listener runs,
+ * unless the server hands `checkContinue` to a listener, and marks the
+ * response when it does (`_sent100`). A runtime without that mark gets a
+ * second `100 Continue`, which clients skip, rather than a request that hangs.
  */
-function awaitsContinue(outgoing: ServerResponse): boolean {
-  const marks = outgoing as ServerResponse & { _expect_continue?: boolean; _sent100?: boolean };
-  return marks._expect_continue === true && marks._sent100 !== true;
+function awaitsContinue(incoming: IncomingMessage, outgoing: ServerResponse): boolean {
+  return (
+    incoming.httpVersion === '1.1' &&
+    EXPECTS_CONTINUE.test(incoming.headers.expect ?? '') &&
+    (outgoing as ServerResponse & { _sent100?: boolean })._sent100 !== true
+  );
 }
 
 async function serve(
@@ -123,7 +130,7 @@ async function serve(
     await answerItself(outgoing, settings, 'payloadTooLarge', settings.tooLargeMessage);
     return;
   }
-  if (awaitsContinue(outgoing)) outgoing.writeContinue();
+  if (awaitsContinue(incoming, outgoing)) outgoing.writeContinue();
   let body: Awaited<ReturnType<typeof readNodeBody>>;
   try {
     body = await readNodeBody(incoming, settings.maxBodyBytes, settings.bodyTimeoutMs);
