@@ -3,7 +3,8 @@
  * none may be sniffed into anything but JSON.
  */
 
-const JSON_HEADERS: Readonly<Record<string, string>> = {
+/** The headers of every JSON answer: the security headers of every answer, errors included (contract §7). */
+export const JSON_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
-import { listen } from '../../src/server/index.js';
+import { listen, toNodeListener } from '../../src/server/index.js';
 import { INTERNATIONAL_NUMBER, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
+import { openRaw, parseAnswer } from '../fixtures/raw-http.js';
 import { CLIENT, createRequest, errorOf, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
 
 describe('createCheckoutRelay', () => {
@@ -117,6 +118,35 @@ describe('createCheckoutRelay', () => {
         assert.equal(status, 413, 'a chunked body over the wire');
       } finally {
         await server.close();
+      }
+    });
+
+    it('413 before any 100 Continue for a declared body over the limit: 50 MB to relay.node, 17 KiB to a listener of handle', {
+      timeout: 10_000,
+    }, async () => {
+      const relay = relayWith();
+      const node = await listen(relay.node);
+      const ofHandle = await listen(toNodeListener(relay.handle));
+      try {
+        for (const [port, length] of [
+          [node.port, 50 * 1024 * 1024],
+          [ofHandle.port, 17 * 1024],
+        ] as const) {
+          const connection = await openRaw(port);
+          connection.socket.write(
+            'POST /api/checkout/orders HTTP/1.1\r\nHost: shop.example\r\n' +
+              `Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+          );
+          const text = await connection.received;
+          assert.ok(!text.includes('100 Continue'), text.slice(0, 40));
+          const answer = parseAnswer(text);
+          assert.equal(answer.status, 413, String(length));
+          assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
+          assert.equal(answer.headers.get('cache-control'), 'no-store');
+          assert.equal(JSON.parse(answer.body).error.code, 'payload_too_large');
+        }
+      } finally {
+        await Promise.all([node.close(), ofHandle.close()]);
       }
     });
   });
