@@ -12,6 +12,7 @@
  * only the lease holder may write its result. A process that dies stops
  * renewing, its leases run out, and another process claims the entry.
  */
+import type { LookupJournal } from './lookup-journal.js';
 
 /** Where an entry stands: being created, being watched, or settled. */
 export const JOURNAL_PHASE = {
@@ -131,8 +132,8 @@ export interface DeliveryFailure {
   error: string;
 }
 
-/** The storage every journal offers, in memory, in SQLite or in PostgreSQL. */
-export interface Journal {
+/** The storage every journal offers, in memory, in SQLite or in PostgreSQL; lookups are shared through it too. */
+export interface Journal extends LookupJournal {
   /** Records a checkout attempt before the service is called; a second intent with the same key is ignored. */
   recordIntent(intent: CreateIntent): Promise<void>;
   /** Records the service's answer to a create and drops the create body with the customer's details. */

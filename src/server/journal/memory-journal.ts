@@ -22,6 +22,15 @@ import {
   rowToEntry,
   shortDeliveryError,
 } from './journal-row.js';
+import {
+  isFreshLookup,
+  type LookupColumns,
+  lookupColumnsOf,
+  type SharedLookup,
+  type ShareLookupOptions,
+  type StoredLookup,
+  storedLookupOf,
+} from './lookup-journal.js';
 
 const RELEASED = { lease_owner: null, lease_expires_at: null } as const;
 
@@ -189,6 +198,34 @@ export class MemoryJournal implements Journal {
     this.#rows.clear();
   }
 
+  async shareLookup(
+    orderId: string,
+    { now, freshMs, watchAgainAt }: ShareLookupOptions,
+  ): Promise<SharedLookup> {
+    const row = this.#byOrderId(orderId);
+    if (row === undefined) return { kind: 'unknown' };
+    const stored = storedLookupOf(row);
+    if (stored && isFreshLookup(stored, now, freshMs)) return { kind: 'fresh', stored };
+    const claimedAt = row.lookup_claimed_at == null ? undefined : Number(row.lookup_claimed_at);
+    // The watcher holding a watched order's lease is looking it up: that lookup is the one (sql-lookups.ts).
+    const watcherLooking = row.phase === 'watching' && !isLeaseFree(row, now);
+    if ((claimedAt !== undefined && claimedAt > now - freshMs) || watcherLooking)
+      return { kind: 'taken', stored };
+    row.lookup_claimed_at = now;
+    if (row.phase === 'watching' && Number(row.due_at) < watchAgainAt) row.due_at = watchAgainAt;
+    return { kind: 'claimed' };
+  }
+
+  async recordLookup(orderId: string, lookup: StoredLookup): Promise<void> {
+    const row = this.#byOrderId(orderId);
+    if (row === undefined || (row.lookup_read_at != null && Number(row.lookup_read_at) > lookup.readAt))
+      return;
+    Object.assign(row, lookupColumnsOf(lookup));
+    if (row.lookup_claimed_at == null || Number(row.lookup_claimed_at) < lookup.readAt) {
+      row.lookup_claimed_at = lookup.readAt;
+    }
+  }
+
   /** The raw rows, for tests that prove what is (and is not) stored. */
   rawRows(): readonly Readonly<JournalRow>[] {
     return [...this.#open().values()].map((row) => ({ ...row }));
@@ -197,6 +234,11 @@ export class MemoryJournal implements Journal {
   #open(): Map<string, JournalRow> {
     if (this.#closed) throw new Error('The journal is closed.');
     return this.#rows;
+  }
+
+  #byOrderId(orderId: string): (JournalRow & Partial<LookupColumns>) | undefined {
+    for (const row of this.#open().values()) if (row.order_id === orderId) return row;
+    return undefined;
   }
 
   #claim(

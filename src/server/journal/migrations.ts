@@ -66,6 +66,20 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
         WHERE delivered_at IS NOT NULL`,
     ],
   },
+  {
+    version: 2,
+    description: "Each order's latest lookup, so that a fleet shares one service lookup per order",
+    // Statuses and times only (lookup-journal.ts): nothing a customer typed.
+    // One column per statement: SQLite adds one at a time.
+    statements: [
+      'lookup_claimed_at BIGINT',
+      'lookup_read_at BIGINT',
+      'lookup_order_status TEXT',
+      'lookup_payment_status TEXT',
+      'lookup_failure_code TEXT',
+      'lookup_completed_at TEXT',
+    ].map((column) => `ALTER TABLE pay_checkout_journal ADD COLUMN ${column}`),
+  },
 ];
 
 /** The newest version this library knows. */

@@ -25,6 +25,7 @@ import {
 } from './journal-row.js';
 import { journalStatements } from './journal-sql.js';
 import type { SqlDialect } from './migrations.js';
+import { sqlLookupJournal } from './sql-lookups.js';
 
 /** A value bound to a statement parameter. */
 export type SqlValue = string | number | null;
@@ -120,5 +121,6 @@ export function createSqlJournal(openExecutor: SqlExecutor): Journal {
     prune: ({ now, retentionMs }: { now: number; retentionMs: number }) =>
       executor.execute(sql.prune, [now - retentionMs]),
     close: () => executor.close(),
+    ...sqlLookupJournal(executor),
   };
 }
