@@ -9,6 +9,7 @@ import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
 import { createCheckoutRelay, listen } from '../../src/server/index.js';
 import { CUSTOMER_NAME, priceAnyCart } from '../fixtures/checkout-data.js';
 import { type FaultPlan, type FaultProxy, startFaultProxy } from '../fixtures/fault-proxy.js';
+import { clockAhead } from '../fixtures/relay-clock.js';
 
 let phoneSuffix = 1000;
 /** A body for a fresh number, so orders can be counted per test. */
@@ -32,9 +33,12 @@ describe('checkout-api against the real relay and sandbox', () => {
   let createUrl: string;
   let lookupUrl: string;
 
+  const relayTime = clockAhead();
+
   before(async () => {
     sandbox = await startSandbox({ approveAfterMs: 60_000 });
     const relay = createCheckoutRelay({
+      clock: relayTime.clock,
       secretKey: SANDBOX_KEYS.secret,
       baseUrl: sandbox.url,
       priceCart: priceAnyCart,
@@ -65,6 +69,8 @@ describe('checkout-api against the real relay and sandbox', () => {
     });
     assert.equal(looked.order.id, created.order.id);
     sandbox.sandbox.approve(created.order.id);
+    // A poll later: a lookup within the sharing window is answered the read before the approval.
+    relayTime.pastSharedReads();
     const paid = await lookupOrder(lookupUrl, {
       order_id: created.order.id,
       lookup_token: created.lookup_token,

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createServiceClient, listen } from '../../src/server/index.js';
+import { LOOKUP_SHARING_MS } from '../../src/server/lookups/order-lookups.js';
 import { createAnswerSchema, lookupAnswerSchema } from '../../src/shared/wire.js';
 import { CUSTOMER_NAME } from '../fixtures/checkout-data.js';
 import {
@@ -20,6 +21,7 @@ import {
   relayStack,
   SECRET,
 } from '../fixtures/relay.js';
+import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 import { sandboxFetch } from '../fixtures/sandbox.js';
 
 describe('createCheckoutRelay', () => {
@@ -49,7 +51,8 @@ describe('createCheckoutRelay', () => {
     });
 
     it('looks the order up with its token, status fields only, through to paid', async () => {
-      const relay = relayWith();
+      const time = { now: Date.now() };
+      const relay = relayWith({ clock: clockWithoutTimers(() => time.now) });
       const created = createAnswerSchema.parse(
         await (await relay.create(createRequest(intent()), CLIENT)).json(),
       );
@@ -66,6 +69,8 @@ describe('createCheckoutRelay', () => {
         order: { id: created.order.id, status: 'requires_payment', payment: { status: 'requires_action' } },
       });
       sandbox.approve(created.order.id);
+      // Past the sharing window (contract §7): a lookup within it is answered the status just read.
+      time.now += LOOKUP_SHARING_MS;
       const paid = await ask();
       const paidText = await paid.text();
       assertNoCustomerData(paidText);

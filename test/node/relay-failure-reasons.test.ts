@@ -12,6 +12,7 @@ import { createCheckoutRelay } from '../../src/server/index.js';
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { CLIENT, createRequest, LOOKUP_SECRET, lookupRequest, priceCart, SECRET } from '../fixtures/relay.js';
+import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 import { APPROVE_AFTER_MS, sandboxFetch, sandboxWithClock } from '../fixtures/sandbox.js';
 
 const CART = { items: [{ sku: 'tote', quantity: 1 }] };
@@ -26,6 +27,8 @@ function shop(fetch: typeof globalThis.fetch = sandboxFetch) {
     lookupSecret: LOOKUP_SECRET,
     fetch,
     onEvent: () => undefined,
+    // The relay's time is the sandbox's: a lookup 6 s later is not one that may share the last read.
+    clock: clockWithoutTimers(() => served.clock.now),
   });
   /** Creates an order paying from `localNumber`; resolves to a lookup of it through the relay. */
   async function payFrom(localNumber: string) {

@@ -7,7 +7,7 @@
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { createDelivery } from './delivery.js';
-import { createOrderWatcher, type WatchPass } from './order-watcher.js';
+import { createOrderWatcher, type WatcherLookups, type WatchPass } from './order-watcher.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Shortest wait between two ticks, so a watcher that cannot keep up still yields to the server. */
@@ -37,11 +37,12 @@ export interface RelayFulfilment extends FulfilmentRunner {
   close(): Promise<void>;
 }
 
-/** Starts fulfilment for a relay; ticks begin at once when the settings have timers. */
+/** Starts fulfilment for a relay (its watcher looks up through `lookups`); ticks begin at once when the settings have timers. */
 export function startFulfilment(
   settings: FulfilmentSettings,
   client: ServiceClient,
   reporter: RelayReporter,
+  lookups: WatcherLookups,
 ): RelayFulfilment {
   const inFlight = new Set<Promise<unknown>>();
   let stopped = false;
@@ -51,7 +52,8 @@ export function startFulfilment(
   let deliverAgain = false;
   let prunedAt = Number.NEGATIVE_INFINITY;
   const deliverOnce = createDelivery({ settings, reporter });
-  const watcher = createOrderWatcher({ settings, client, reporter, onSettled: () => void deliverNow() });
+  const watching = { settings, client, lookups, reporter };
+  const watcher = createOrderWatcher({ ...watching, onSettled: () => void deliverNow() });
 
   function deliverNow(): Promise<number> {
     if (stopped) return Promise.resolve(0);

@@ -12,6 +12,7 @@
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
+import type { OrderLookups } from '../lookups/order-lookups.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
 import type { OrderCreateAnswer, OrderCreateInput } from '../service-client/service-schemas.js';
@@ -31,10 +32,15 @@ export interface OrderWatcherDeps {
   readonly settings: FulfilmentSettings;
   /** A service client that does not retry by itself: the watcher's own schedule is its retry. */
   readonly client: ServiceClient;
+  /** Where its lookups go: shared with the browsers' lookups of the same order (contract §7). */
+  readonly lookups: WatcherLookups;
   readonly reporter: RelayReporter;
   /** Called when an order settled, so its callback comes at once. */
   readonly onSettled: () => void;
 }
+
+/** The watcher's side of the relay's shared lookups. */
+export type WatcherLookups = Pick<OrderLookups, 'forWatcher'>;
 
 /** One pass's figures. */
 export interface WatchPass {
@@ -222,7 +228,7 @@ async function lookUp(watch: Watch, entry: WatchingEntry): Promise<ServiceTroubl
   const { settings } = watch;
   let paymentStatus: string;
   try {
-    paymentStatus = (await watch.client.orders.lookup(entry.orderId)).order.payment.status;
+    paymentStatus = (await watch.lookups.forWatcher(entry.orderId, watch.client)).payment.status;
   } catch (error) {
     const trouble = serviceTroubleOf(error);
     if (trouble) return trouble;

@@ -11,15 +11,20 @@ import { type LookupAnswer, lookupRequestSchema } from '../../shared/wire.js';
 import { RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
 import { takeClientToken } from '../limits/relay-limits.js';
+import type { OrderLookups } from '../lookups/order-lookups.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
-import { paymentSummary } from './payment-summary.js';
 
-/** `POST` lookup-url; throws for every refusal. A final status settles the order in `journal`. */
-export function lookupOrderHandler(config: HandlerConfig, journal: RelayJournal = NO_JOURNAL) {
+/** `POST` lookup-url; throws for every refusal. Reads through `lookups`; a final status settles the order in `journal`. */
+export function lookupOrderHandler(
+  config: HandlerConfig,
+  lookups: Pick<OrderLookups, 'forBrowser'>,
+  journal: RelayJournal = NO_JOURNAL,
+) {
   return async function lookupOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'lookup', request, connection);
     const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
-    const { order } = await config.client.orders.lookup(orderId);
+    // Shared with every other lookup of the order, in this process and across the fleet.
+    const order = await lookups.forBrowser(orderId);
     // A final status settles the order in the journal, and delivers it at once.
     await journal.lookedUp(orderId, order.payment.status);
     config.reporter.emit({
@@ -28,14 +33,7 @@ export function lookupOrderHandler(config: HandlerConfig, journal: RelayJournal 
       orderStatus: order.status,
       paymentStatus: order.payment.status,
     });
-    const answer: LookupAnswer = {
-      order: {
-        id: order.id,
-        status: order.status,
-        ...(order.completed_at === undefined ? {} : { completed_at: order.completed_at }),
-        payment: paymentSummary(order.payment),
-      },
-    };
+    const answer: LookupAnswer = { order: { id: orderId, ...order } };
     return jsonResponse(answer);
   };
 }

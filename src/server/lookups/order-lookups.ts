@@ -1,0 +1,135 @@
+/**
+ * One service lookup per order, whoever asks (contract §7): browser tabs and
+ * the watcher share it. In a process, one call per order is in flight and
+ * every lookup of that order meanwhile waits for it; a read within the last
+ * 2 s answers without a call. With a journal, the fleet shares the same way:
+ * a status any process read within 2 s answers, and a stale one is claimed
+ * by one lookup only, which also moves the watcher's next check of the order
+ * so the two do not both call. Only statuses are shared, never the service's
+ * order with its customer.
+ */
+import { classifyPaymentStatus } from '../../shared/service-contract.js';
+import type { RelayReporter } from '../events/relay-reporter.js';
+import type { LookupJournal, SharedLookup } from '../journal/lookup-journal.js';
+import type { ServiceClient } from '../service-client/service-client.js';
+import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
+import { createRecentReads, type RecentRead } from './recent-reads.js';
+
+/** A status read this recently answers every lookup of the order: the service sees at most one per 2 s. */
+export const LOOKUP_SHARING_MS = 2_000;
+
+/** The lookups of one relay process. */
+export interface OrderLookups {
+  /** A browser's lookup: a shared call, a status read within 2 s, or the journal's. Rejects as the call does. */
+  forBrowser(orderId: string): Promise<OrderStatusRead>;
+  /**
+   * The watcher's lookup of an order whose lease it holds (the lease is its
+   * claim, so the journal is not asked first), through its own `client`;
+   * shares a call in flight or a read within 2 s in this process.
+   */
+  forWatcher(orderId: string, client: ServiceClient): Promise<OrderStatusRead>;
+}
+
+/** The journal the lookups share through, and what they need around it. */
+export interface SharedLookupJournal {
+  readonly journal: LookupJournal;
+  /** The watcher's interval: a browser's lookup puts the watcher's next one at least this far off. */
+  readonly intervalMs: number;
+  /** Keeps the relay's `close()` waiting for a journal write. */
+  readonly track: <T>(work: Promise<T>) => Promise<T>;
+}
+
+/** What the lookups need. */
+export interface OrderLookupsDeps {
+  /** The browser's service client. */
+  readonly client: ServiceClient;
+  /** The relay's clock. */
+  readonly now: () => number;
+  readonly reporter: Pick<RelayReporter, 'emit'>;
+  /** With a journal, lookups are shared across every process on it. */
+  readonly shared?: SharedLookupJournal | undefined;
+}
+
+/** Creates the lookups of one relay process. */
+export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
+  const { now, shared } = deps;
+  const recent = createRecentReads();
+  const inFlight = new Map<string, Promise<OrderStatusRead>>();
+
+  /** The call in flight for `orderId`, or a new one that `read` makes. */
+  function once(orderId: string, read: () => Promise<OrderStatusRead>): Promise<OrderStatusRead> {
+    const recentRead = recent.get(orderId);
+    if (recentRead && isStillTrue(recentRead, now())) return Promise.resolve(recentRead.read);
+    let call = inFlight.get(orderId);
+    if (call === undefined) {
+      call = read().finally(() => inFlight.delete(orderId));
+      inFlight.set(orderId, call);
+    }
+    return call;
+  }
+
+  /** Calls the service; keeps the read here, and in the journal when asked. */
+  async function callService(
+    orderId: string,
+    client: ServiceClient,
+    record: boolean,
+  ): Promise<OrderStatusRead> {
+    const readAt = now();
+    const read = statusReadOf((await client.orders.lookup(orderId)).order);
+    recent.remember(orderId, read, readAt);
+    const statuses = record && shared ? statusesOf(read) : undefined;
+    if (shared && statuses)
+      await quietly(shared.track(shared.journal.recordLookup(orderId, { statuses, readAt })));
+    return read;
+  }
+
+  async function browserRead(orderId: string): Promise<OrderStatusRead> {
+    if (!shared) return callService(orderId, deps.client, false);
+    const startedAt = now();
+    const outcome = await quietly(
+      shared.track(
+        shared.journal.shareLookup(orderId, {
+          now: startedAt,
+          freshMs: LOOKUP_SHARING_MS,
+          watchAgainAt: startedAt + shared.intervalMs,
+        }),
+      ),
+    );
+    const known = answerFrom(outcome);
+    if (known) {
+      recent.remember(orderId, known.read, known.readAt);
+      return known.read;
+    }
+    // Claimed: this is the fleet's one lookup. Unknown to the journal, or the journal failed: a plain call.
+    return callService(orderId, deps.client, outcome?.kind === 'claimed');
+  }
+
+  /** Swallows a journal failure (reported): lookups then go to the service as without a journal. */
+  async function quietly<T>(work: Promise<T>): Promise<T | undefined> {
+    try {
+      return await work;
+    } catch (error) {
+      deps.reporter.emit({ type: 'watcher_error', stage: 'browser_lookup', error });
+      return undefined;
+    }
+  }
+
+  return {
+    forBrowser: (orderId) => once(orderId, () => browserRead(orderId)),
+    forWatcher: (orderId, client) => once(orderId, () => callService(orderId, client, true)),
+  };
+}
+
+/** True when a read answers now: it began within the sharing window, or its payment is final (contract §3). */
+function isStillTrue({ read, readAt }: RecentRead, now: number): boolean {
+  return now - readAt < LOOKUP_SHARING_MS || classifyPaymentStatus(read.payment.status) !== 'pending';
+}
+
+/** The read a journal's answer gives without a call: a fresh status, or the last one while another lookup is in flight. */
+function answerFrom(
+  outcome: SharedLookup | undefined,
+): { read: OrderStatusRead; readAt: number } | undefined {
+  if (outcome?.kind !== 'fresh' && outcome?.kind !== 'taken') return undefined;
+  const { stored } = outcome;
+  return stored && { read: readOfStatuses(stored.statuses), readAt: stored.readAt };
+}
