@@ -55,6 +55,11 @@ export function nodeRequest(
   return request as unknown as Request;
 }
 
+/** True when `request` is one the Node listener made (`nodeRequest`): its answer goes back through that listener. */
+export function isNodeRequest(request: Request): boolean {
+  return (request as unknown as Partial<StateHolder>)[STATE] !== undefined;
+}
+
 /**
  * A host `new URL` writes back unchanged: lower-case letters, digits, dots and
  * hyphens, whose last label starts with a letter (so it is no IPv4 address to

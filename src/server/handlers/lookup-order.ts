@@ -5,7 +5,7 @@
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
-import { jsonResponse } from '../../http/json-response.js';
+import { jsonAnswer } from '../../http/node/light-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
 import { type LookupAnswer, lookupRequestSchema } from '../../shared/wire.js';
 import { RelayRefusal } from '../events/relay-refusal.js';
@@ -34,7 +34,7 @@ export function lookupOrderHandler(
       paymentStatus: order.payment.status,
     });
     const answer: LookupAnswer = { order: { id: orderId, ...order } };
-    return jsonResponse(answer);
+    return jsonAnswer(request, answer);
   };
 }
 
