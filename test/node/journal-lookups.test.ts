@@ -109,14 +109,17 @@ for (const [name, open, skip] of stores) {
       const at = T0 + 1_000;
       const ask = (journal: Journal, now: number) =>
         journal.shareLookup('or_1', { ...SHARING, now, watchAgainAt: now + 3_000 });
-      assert.deepEqual(await ask(one, at), { kind: 'claimed' });
+      assert.deepEqual(await ask(one, at), { kind: 'claimed', stored: undefined });
       assert.deepEqual(await ask(two, at + 500), { kind: 'taken', stored: undefined });
       await one.recordLookup('or_1', { statuses: PENDING, readAt: at });
       assert.deepEqual(await ask(two, at + 1_999), {
         kind: 'fresh',
         stored: { statuses: PENDING, readAt: at },
       });
-      assert.deepEqual(await ask(two, at + 2_000), { kind: 'claimed' });
+      assert.deepEqual(await ask(two, at + 2_000), {
+        kind: 'claimed',
+        stored: { statuses: PENDING, readAt: at },
+      });
       assert.deepEqual(await ask(one, at + 2_000), {
         kind: 'taken',
         stored: { statuses: PENDING, readAt: at },

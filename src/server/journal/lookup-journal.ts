@@ -5,7 +5,10 @@
  * number or anything the shopper typed), when they were read, and when the
  * last lookup was claimed. A lookup that finds a fresh status answers with it;
  * one that finds it stale claims the next lookup, and only the claimer calls
- * the service. Every time is the caller's, as everywhere in the journal.
+ * the service. A claim is a write, and so is a record: a lookup that read
+ * what is already kept records nothing, since the claim alone keeps other
+ * lookups away for the sharing window (with the kept statuses, still right,
+ * to answer with). Every time is the caller's, as everywhere in the journal.
  */
 import { classifyPaymentStatus } from '../../shared/service-contract.js';
 
@@ -38,8 +41,8 @@ export interface ShareLookupOptions {
 export type SharedLookup =
   /** A status read recently (or a final one): answer with it, call nobody. */
   | { kind: 'fresh'; stored: StoredLookup }
-  /** This lookup is the one in flight now: call the service, then `recordLookup`. */
-  | { kind: 'claimed' }
+  /** This lookup is the one in flight now: call the service, then `recordLookup` (the last statuses kept, if any). */
+  | { kind: 'claimed'; stored: StoredLookup | undefined }
   /** Another lookup is in flight (a browser's elsewhere, or the watcher's): the last status, if any. */
   | { kind: 'taken'; stored: StoredLookup | undefined }
   /** The journal does not hold this order (another relay created it, or it was pruned). */
@@ -56,6 +59,16 @@ export interface LookupJournal {
 /** True when `stored` answers a lookup at `now` without a call: read within `freshMs`, or final. */
 export function isFreshLookup(stored: StoredLookup, now: number, freshMs: number): boolean {
   return now - stored.readAt < freshMs || classifyPaymentStatus(stored.statuses.paymentStatus) !== 'pending';
+}
+
+/** True when two lookups read the same statuses. */
+export function sameStatuses(a: LookupStatuses, b: LookupStatuses): boolean {
+  return (
+    a.orderStatus === b.orderStatus &&
+    a.paymentStatus === b.paymentStatus &&
+    a.failureCode === b.failureCode &&
+    a.completedAt === b.completedAt
+  );
 }
 
 /** The columns of the latest lookup, as a row holds them. */

@@ -213,7 +213,7 @@ export class MemoryJournal implements Journal {
       return { kind: 'taken', stored };
     row.lookup_claimed_at = now;
     if (row.phase === 'watching' && Number(row.due_at) < watchAgainAt) row.due_at = watchAgainAt;
-    return { kind: 'claimed' };
+    return { kind: 'claimed', stored };
   }
 
   async recordLookup(orderId: string, lookup: StoredLookup): Promise<void> {

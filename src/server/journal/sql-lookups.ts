@@ -64,7 +64,7 @@ export function sqlLookupJournal(executor: LookupExecutor): LookupJournal {
       const stored = storedLookupOf(row);
       if (stored && isFreshLookup(stored, now, freshMs)) return { kind: 'fresh', stored };
       const claimed = await executor.execute(sql.claim, [orderId, now, now - freshMs, watchAgainAt]);
-      return claimed > 0 ? { kind: 'claimed' } : { kind: 'taken', stored };
+      return { kind: claimed > 0 ? 'claimed' : 'taken', stored };
     },
     async recordLookup(orderId, lookup) {
       const columns = lookupColumnsOf(lookup);

@@ -10,7 +10,12 @@
  */
 import { classifyPaymentStatus } from '../../shared/service-contract.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
-import type { LookupJournal, SharedLookup } from '../journal/lookup-journal.js';
+import {
+  type LookupJournal,
+  type SharedLookup,
+  type StoredLookup,
+  sameStatuses,
+} from '../journal/lookup-journal.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
 import { createRecentReads, type RecentRead } from './recent-reads.js';
@@ -68,23 +73,31 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
     return call;
   }
 
-  /** Calls the service; keeps the read here, and in the journal when asked. */
+  /**
+   * Calls the service and keeps the read here. With a journal, the read is
+   * kept there too (`record`): always for the watcher, whose lease was its
+   * claim; for a claimed browser lookup only when it differs from `kept`,
+   * since its claim already keeps the others away, and they answer `kept`.
+   */
   async function callService(
     orderId: string,
     client: ServiceClient,
-    record: boolean,
+    record: 'always' | 'when changed' | 'never',
+    kept?: StoredLookup,
   ): Promise<OrderStatusRead> {
     const readAt = now();
     const read = statusReadOf((await client.orders.lookup(orderId)).order);
     recent.remember(orderId, read, readAt);
-    const statuses = record && shared ? statusesOf(read) : undefined;
-    if (shared && statuses)
+    const statuses = shared && record !== 'never' ? statusesOf(read) : undefined;
+    const changed = record === 'always' || !kept || !statuses || !sameStatuses(kept.statuses, statuses);
+    if (shared && statuses && changed) {
       await quietly(shared.track(shared.journal.recordLookup(orderId, { statuses, readAt })));
+    }
     return read;
   }
 
   async function browserRead(orderId: string): Promise<OrderStatusRead> {
-    if (!shared) return callService(orderId, deps.client, false);
+    if (!shared) return callService(orderId, deps.client, 'never');
     const startedAt = now();
     const outcome = await quietly(
       shared.track(
@@ -101,7 +114,8 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
       return known.read;
     }
     // Claimed: this is the fleet's one lookup. Unknown to the journal, or the journal failed: a plain call.
-    return callService(orderId, deps.client, outcome?.kind === 'claimed');
+    if (outcome?.kind === 'claimed') return callService(orderId, deps.client, 'when changed', outcome.stored);
+    return callService(orderId, deps.client, 'never');
   }
 
   /** Swallows a journal failure (reported): lookups then go to the service as without a journal. */
@@ -116,7 +130,7 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
 
   return {
     forBrowser: (orderId) => once(orderId, () => browserRead(orderId)),
-    forWatcher: (orderId, client) => once(orderId, () => callService(orderId, client, true)),
+    forWatcher: (orderId, client) => once(orderId, () => callService(orderId, client, 'always')),
   };
 }
 
