@@ -56,7 +56,10 @@ export type {
 export type { ForwardingHeader } from './limits/client-address/forwarded-for.js';
 export {
   createMemoryRateLimitStore,
+  type MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
+} from './limits/memory-rate-limit-store.js';
+export {
   type RateLimitDecision,
   type RateLimitStore,
   type SlidingWindowRule,

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMemoryRateLimitStore } from '../../src/server/limits/rate-limiter.js';
+import { createMemoryRateLimitStore } from '../../src/server/limits/memory-rate-limit-store.js';
 import { CLIENT, createRequest, errorOf, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
 import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 
