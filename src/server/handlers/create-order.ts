@@ -27,9 +27,10 @@ import {
   issueParam,
   isValidIdempotencyKey,
 } from '../../shared/wire.js';
-import { internalRefusal, type RelayRefusal } from '../events/relay-refusal.js';
+import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RecalledCreate, type RelayJournal } from '../fulfilment/relay-journal.js';
-import { takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
+import { isRefusedForGood } from '../fulfilment/service-trouble.js';
+import { type PromptSlot, takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
 import { checkPricedLineItems, type PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
@@ -63,16 +64,35 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     const idempotencyKey = await config.scopeIdempotencyKey(shopperKey);
     const context: CreateContext = { config, journal, request, idempotencyKey };
     if (!priced.ok) return answerRefusedCart(context, intent, priced.refusal);
-    await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
+    const slot = await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
     const createBody: ServiceCreateBody = {
       execute_payment: true,
       customer_data: intent.customer_data,
       payment_method_data: intent.payment_method_data,
       line_items: priced.lineItems,
     };
-    await recordIntent(context, createBody);
-    return createAndAnswer(context, createBody);
+    return withPromptSlot(slot, async () => {
+      await recordIntent(context, createBody);
+      return createAndAnswer(context, createBody);
+    });
   };
+}
+
+/** Runs a create that counted `slot`, and gives the slot back when the create surely sent no prompt. */
+async function withPromptSlot(slot: PromptSlot, create: () => Promise<Response>): Promise<Response> {
+  try {
+    return await create();
+  } catch (error) {
+    if (sentNoPrompt(error)) await slot.release();
+    throw error;
+  }
+}
+
+/** A create the service refused for good (`4xx`: no order exists), or one the journal stopped before the service heard of it. */
+function sentNoPrompt(error: unknown): boolean {
+  return (
+    isRefusedForGood(error) || (error instanceof RelayRefusal && error.event.type === 'journal_unavailable')
+  );
 }
 
 /** The shopper's `Idempotency-Key`; a `400` when it is missing or malformed. */
@@ -200,8 +220,8 @@ async function answerRefusedCart(
   // The same key with other shopper details is not a retry of that attempt (the service would say 422).
   if (!sameShopper(createBody, intent)) throw refusal;
   // Counted under the attempt's key: free when the earlier try was counted in the window, as it was.
-  await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
-  return createAndAnswer(context, createBody);
+  const slot = await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
+  return withPromptSlot(slot, () => createAndAnswer(context, createBody));
 }
 
 /** The order an earlier try created, as the service has it now, answered as a replay of that create. */

@@ -49,22 +49,28 @@ redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / per_ms) + 1000)
 return { allowed, math.floor(tokens), retry }`;
 
-/** `takeWindowSlot` (rate-limiter.ts) in Lua: KEYS[1] a sorted set; ARGV member, limit, window ms. */
+/**
+ * `takeWindowSlot` (rate-limiter.ts) in Lua: KEYS[1] a sorted set; ARGV member, limit, window ms.
+ * The fourth value says whether this call counted the member (`newSlot`).
+ */
 export const SLIDING_WINDOW_SCRIPT = `${NOW}
 local limit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  return { 1, math.max(0, limit - count), 0 }
+  return { 1, math.max(0, limit - count), 0, 0 }
 end
 if count < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[1])
   redis.call('PEXPIRE', KEYS[1], window)
-  return { 1, limit - count - 1, 0 }
+  return { 1, limit - count - 1, 0, 1 }
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return { 0, 0, math.max(1, tonumber(oldest[2]) + window - now) }`;
+return { 0, 0, math.max(1, tonumber(oldest[2]) + window - now), 0 }`;
+
+/** `releaseSlot` in Lua: KEYS[1] the window, ARGV[1] the member whose slot is given back. */
+export const RELEASE_SLOT_SCRIPT = "return redis.call('ZREM', KEYS[1], ARGV[1])";
 
 /**
  * A {@link RateLimitStore} in Redis through a connected node-redis client
@@ -83,6 +89,7 @@ export function createRedisRateLimitStore(
   const prefix = options.prefix ?? 'pay-checkout:limit:';
   const bucket = loadedScript(client, TOKEN_BUCKET_SCRIPT);
   const window = loadedScript(client, SLIDING_WINDOW_SCRIPT);
+  const release = loadedScript(client, RELEASE_SLOT_SCRIPT);
   return {
     async take(key, rule) {
       return decisionOf(await bucket([prefix + key], [String(rule.capacity), String(rule.refillPerMinute)]));
@@ -90,6 +97,9 @@ export function createRedisRateLimitStore(
     async takeSlot(key, member, rule) {
       const windowMs = String(Math.round(rule.windowMinutes * 60_000));
       return decisionOf(await window([prefix + key], [member, String(rule.limit), windowMs]));
+    },
+    async releaseSlot(key, member) {
+      await release([prefix + key], [member]);
     },
   };
 }
@@ -113,10 +123,13 @@ async function sha1Hex(text: string): Promise<string> {
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
+/** A bucket's answer (three values), or a window's (four: the last says whether the slot is new). */
 function decisionOf(reply: unknown): RateLimitDecision {
-  if (!Array.isArray(reply) || reply.length !== 3) {
+  if (!Array.isArray(reply) || reply.length < 3 || reply.length > 4) {
     throw new TypeError('The rate-limit script answered something unexpected.');
   }
-  const [allowed, remaining, retryAfterMs] = reply.map(Number) as [number, number, number];
-  return { allowed: allowed === 1, remaining, retryAfterMs };
+  const [allowed, remaining, retryAfterMs, newSlot] = reply.map(Number) as [number, number, number, number?];
+  const decision: RateLimitDecision = { allowed: allowed === 1, remaining, retryAfterMs };
+  if (newSlot !== undefined) decision.newSlot = newSlot === 1;
+  return decision;
 }
