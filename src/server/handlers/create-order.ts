@@ -13,12 +13,15 @@
  * those tries (contract §6), so it answers the retry as the create would have:
  * the known order, or the recorded create sent again under the same key (the
  * service replays its first answer, or creates it now: the very create the
- * earlier try meant). Without a journal the relay has no memory: the `400` stands.
+ * earlier try meant), to the same shopper only: the same key with another
+ * name, number or network is the service's `422`, whatever the cart. Without
+ * a journal the relay has no memory: the `400` stands.
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
 import { jsonResponse } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
+import { normalizeCustomerName } from '../../shared/customer-name.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
 import {
   type CheckoutIntent,
@@ -36,6 +39,7 @@ import { checkPricedLineItems, type PricedLineItem } from '../pricing/priced-lin
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
+import { idempotencyKeyReused } from './upstream-answer.js';
 
 /** The body the relay sends the service to create an order; the journal keeps it until the service answers. */
 type ServiceCreateBody = {
@@ -214,23 +218,31 @@ async function answerRefusedCart(
     throw journalUnavailable(error);
   }
   if (earlier === undefined) throw refusal;
-  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier.orderId);
+  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier.orderId, refusal);
   // Written by the relay itself from a checked intent; JSON keeps it as it was.
   const createBody = earlier.createBody as ServiceCreateBody;
-  // The same key with other shopper details is not a retry of that attempt (the service would say 422).
-  if (!sameShopper(createBody, intent)) throw refusal;
+  // The same key with other shopper details is not a retry of that attempt: the service's 422.
+  if (!sameShopper(createBody, intent)) throw idempotencyKeyReused();
   // Counted under the attempt's key: free when the earlier try was counted in the window, as it was.
   const slot = await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
   return withPromptSlot(slot, () => createAndAnswer(context, createBody));
 }
 
-/** The order an earlier try created, as the service has it now, answered as a replay of that create. */
+/**
+ * The order an earlier try created, as the service has it now, answered as a
+ * replay of that create: only to the shopper it is for, by the name and
+ * number on the service's order (its customer); `refusal` when the order
+ * shows none, as without a journal.
+ */
 async function answerKnownOrder(
   { config, journal, idempotencyKey }: CreateContext,
   intent: CheckoutIntent,
   orderId: string,
+  refusal: HttpError,
 ): Promise<Response> {
   const { order } = await config.client.orders.lookup(orderId);
+  if (!order.customer) throw refusal;
+  if (!isOrderOf(order.customer, intent)) throw idempotencyKeyReused();
   // A final status settles the order in the journal, as a browser's lookup does.
   await journal.lookedUp(orderId, order.payment.status);
   config.reporter.emit({
@@ -245,6 +257,14 @@ async function answerKnownOrder(
     idempotencyKey,
   });
   return answerOrder(config, order);
+}
+
+/** True when the service's customer of an order has this intent's name and number. */
+function isOrderOf(customer: { name: string; phone_number: string }, intent: CheckoutIntent): boolean {
+  return (
+    normalizeCustomerName(customer.name) === intent.customer_data.name &&
+    customer.phone_number === intent.customer_data.phone_number
+  );
 }
 
 function sameShopper(createBody: ServiceCreateBody, intent: CheckoutIntent): boolean {
