@@ -37,7 +37,7 @@ export async function takeClientToken(
     // request goes unlimited per client; the per-number prompt limit still holds.
     config.reporter.warnOnce(
       'rate_limit_no_client_address',
-      'The client address is unknown (the runtime gave none, and rateLimit.clientAddress is not set or answered undefined): requests are not limited per client. Give rateLimit.clientAddress, and check the header it reads reaches the relay (see the README for your platform).',
+      'The client address is unknown (the runtime gave none, and rateLimit.clientAddress is not set or answered undefined): requests are not limited per client. Give rateLimit.clientAddress, and check the header it reads reaches the relay; behind proxies that append X-Forwarded-For, trustProxy as a hop count works without a peer (docs/security.md, Client address recipes).',
     );
     return;
   }
