@@ -137,6 +137,33 @@ describe('createCheckoutRelay', () => {
       }
     });
 
+    it('never reads request.signal, whose mere reading makes Deno warn on every request', async () => {
+      /** A Request that counts the reads of its `signal`, as Deno's getter notices them. */
+      class WatchedRequest extends Request {
+        signalReads = 0;
+        override get signal(): AbortSignal {
+          this.signalReads++;
+          return super.signal;
+        }
+      }
+      const relay = relayWith();
+      const watched = (path: string, body: unknown, key?: string) =>
+        new WatchedRequest(`https://shop.example/api/checkout/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+          body: JSON.stringify(body),
+        });
+      const create = watched('orders', intent(), crypto.randomUUID());
+      const created = await relay.handle(create, CLIENT);
+      assert.equal(created.status, 200);
+      const { order, lookup_token } = createAnswerSchema.parse(await created.json());
+      const lookup = watched('lookup', { order_id: order.id, lookup_token });
+      assert.equal((await relay.handle(lookup, CLIENT)).status, 200);
+      const preflight = new WatchedRequest('https://shop.example/api/checkout/orders', { method: 'OPTIONS' });
+      await relay.handle(preflight, CLIENT);
+      assert.deepEqual([create.signalReads, lookup.signalReads, preflight.signalReads], [0, 0, 0]);
+    });
+
     it('the same key with another intent is 422', async () => {
       const relay = relayWith();
       const key = crypto.randomUUID();

@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServiceErrorKind } from '../../shared/service-contract.js';
 import { answerFor } from '../answer-errors.js';
-import type { WebHandler } from '../handler.js';
+import type { ConnectionInfo, WebHandler } from '../handler.js';
 import { errorResponse } from '../http-error.js';
 import { nodeRequest } from './node-request.js';
 import { readNodeBody, TIMED_OUT, TOO_LARGE } from './read-node-body.js';
@@ -148,9 +148,16 @@ async function serve(
     return;
   }
   const request = nodeRequest(incoming, outgoing, body);
+  const connection: ConnectionInfo = {
+    clientAddress: incoming.socket.remoteAddress ?? 'unknown',
+    // Made on first read only, as the request's own (node-request.ts).
+    get signal() {
+      return request.signal;
+    },
+  };
   let response: Response;
   try {
-    response = await handler(request, { clientAddress: incoming.socket.remoteAddress ?? 'unknown' });
+    response = await handler(request, connection);
   } catch (error) {
     response = answerFor(error, request);
   }

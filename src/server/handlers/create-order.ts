@@ -53,7 +53,8 @@ type ServiceCreateBody = {
 interface CreateContext {
   config: HandlerConfig;
   journal: RelayJournal;
-  request: Request;
+  /** What the runtime knows of the connection: its `signal` says the shopper left. */
+  connection: ConnectionInfo | undefined;
   /** The merchant-scoped key (contract §3): the same on every try of the attempt. */
   idempotencyKey: string;
 }
@@ -66,7 +67,7 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
     const priced = await price(config, intent, request);
     const idempotencyKey = await config.scopeIdempotencyKey(shopperKey);
-    const context: CreateContext = { config, journal, request, idempotencyKey };
+    const context: CreateContext = { config, journal, connection, idempotencyKey };
     if (!priced.ok) return answerRefusedCart(context, intent, priced.refusal);
     const slot = await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
     const createBody: ServiceCreateBody = {
@@ -165,7 +166,7 @@ async function recordIntent(
 
 /** Asks the service to create `createBody` under the context's key, records and reports it, and answers the browser. */
 async function createAndAnswer(context: CreateContext, createBody: ServiceCreateBody): Promise<Response> {
-  const { config, journal, request, idempotencyKey } = context;
+  const { config, journal, connection, idempotencyKey } = context;
   let answer: OrderCreateResult;
   try {
     // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
@@ -188,7 +189,7 @@ async function createAndAnswer(context: CreateContext, createBody: ServiceCreate
     idempotencyKey,
   });
   // The order exists but its answer will not arrive: the element retries with the same key and gets it.
-  if (request.signal.aborted)
+  if (connection?.signal?.aborted)
     config.reporter.emit({ type: 'request_aborted', route: 'create', orderId: order.id });
   return answerOrder(config, order);
 }
