@@ -68,8 +68,11 @@ export function assembleCheckoutRelay(
     const message = 'No such checkout route: POST …/orders to create, …/lookup to look up.';
     return answerThrow(config, 'unknown', request, new HttpError('resourceNotFound', message));
   };
-  // The listener's own cap sits above the relay's, so the relay's 413 (with CORS headers) is the one seen.
-  const node = toNodeListener(handle, { maxBodyBytes: RELAY_MAX_BODY_BYTES * 4 });
+  // The listener reads no more than the relay would; its own answers (413, 408) carry the CORS headers.
+  const node = toNodeListener(handle, {
+    maxBodyBytes: RELAY_MAX_BODY_BYTES,
+    errorHeaders: (request) => config.cors.headersFor(request),
+  });
   const close = async () => fulfilment?.close();
   const runner = fulfilment && { tick: fulfilment.tick, deliverNow: fulfilment.deliverNow };
   return { create, lookup, handle, node, fulfilment: runner, close };

@@ -50,8 +50,8 @@ import {
 import { shopperIntent } from '../fixtures/simulated-shopper.js';
 
 const LOOKUP_SECRET = 'property-lookup-secret-0123456789ab';
-/** The Node adapter's own cap in front of the relay (four times the relay's). */
-const ADAPTER_MAX_BODY_BYTES = RELAY_MAX_BODY_BYTES * 4;
+/** The Node adapter's own cap in front of the relay: the relay's (contract §3, 16 KiB). */
+const ADAPTER_MAX_BODY_BYTES = RELAY_MAX_BODY_BYTES;
 
 /**
  * Idempotency-Key choices; `fresh`, `padded` and `proto` become a new valid

@@ -50,6 +50,15 @@ describe('createCheckoutRelay', () => {
       assert.equal(limited.headers.get('access-control-allow-origin'), origin, 'errors are readable too');
     });
 
+    it('answers preflights with the security headers every answer carries', async () => {
+      const relay = relayWith({ allowedOrigins: [origin] });
+      for (const from of [origin, 'https://evil.example']) {
+        const response = await relay.handle(preflight(from), CLIENT);
+        assert.equal(response.headers.get('cache-control'), 'no-store', from);
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff', from);
+      }
+    });
+
     it('blocks other origins, and every origin by default', async () => {
       for (const relay of [relayWith({ allowedOrigins: [origin] }), relayWith()]) {
         const response = await relay.handle(preflight('https://evil.example'), CLIENT);
