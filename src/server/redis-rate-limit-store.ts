@@ -79,7 +79,9 @@ return { 0, 0, math.max(1, tonumber(oldest[2]) + window - now) }`;
 /**
  * A {@link RateLimitStore} in Redis through a connected node-redis client
  * (`createClient({ url }).connect()`). Give the same store to every relay of
- * the fleet; the store never closes the client.
+ * the fleet; the store never closes the client. It listens to the client's
+ * `error` events itself, so a Redis outage never crashes the process; while
+ * Redis is away the relay limits in its own memory and warns once.
  */
 export function createRedisRateLimitStore(
   client: RedisScriptClient,

@@ -210,8 +210,12 @@ describe('a Redis outage under the README’s fleet recipe', { skip, timeout: 12
       await Promise.all(fleet.map((member) => member.printed(STORE_WARNING, 30_000)));
       await traffic.answered('outage', 40, 30_000);
       await redis.restart();
+      const restarted = performance.now();
       traffic.enter('back');
       await redis.connections(fleet.length, 30_000);
+      t.diagnostic(
+        `both processes reconnected ${(performance.now() - restarted).toFixed(0)} ms after Redis restarted`,
+      );
       await traffic.answered('back', 20, 30_000);
     } finally {
       await traffic.stop();
