@@ -12,6 +12,7 @@ import sinon from 'sinon';
 import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
 import { CUSTOMER_NAME, LOCAL_NUMBER, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
+import { eventually } from '../fixtures/wait.js';
 import {
   armFaults,
   createOrderThroughRelay,
@@ -26,7 +27,7 @@ import {
   payerAnswers,
   realWait,
   resetFaults,
-  waitFor,
+  STATE_WAIT_MS,
 } from './pay-checkout-harness.js';
 
 const CREATE_URL = '/api/checkout/orders';
@@ -949,7 +950,7 @@ describe('<pay-checkout>', () => {
       el.addEventListener('pay-submit', (event) => event.preventDefault());
       await harness.fill(freshNumber());
       await harness.pay();
-      await waitFor(() => log.count('pay-submit') === 1, 'pay-submit');
+      await eventually('pay-submit', () => log.count('pay-submit') === 1, { timeoutMs: STATE_WAIT_MS });
       const [submitted] = log.details('pay-submit');
       return (submitted?.intent as { cart: unknown } | undefined)?.cart;
     }
@@ -1127,11 +1128,9 @@ describe('<pay-checkout>', () => {
       mounted.push(frame);
       await loaded;
       const win = frame.contentWindow as Window & typeof globalThis & { cspViolations: unknown[] };
-      await waitFor(
-        () => win.customElements.get('pay-checkout') !== undefined,
-        'the embed to register',
-        15_000,
-      );
+      await eventually('the embed to register', () => win.customElements.get('pay-checkout') !== undefined, {
+        timeoutMs: 15_000,
+      });
       const el = win.document.querySelector('pay-checkout') as PayCheckout;
       el.pollInterval = 2_000;
       const harness = new PayCheckoutHarness(el);
@@ -1148,7 +1147,9 @@ describe('<pay-checkout>', () => {
       expect(() => {
         win.document.body.innerHTML = '<b>x</b>';
       }).to.throw();
-      await waitFor(() => win.cspViolations.length > 0, 'the probe to see the eval');
+      await eventually('the probe to see the eval', () => win.cspViolations.length > 0, {
+        timeoutMs: STATE_WAIT_MS,
+      });
     });
   });
 });
