@@ -10,6 +10,7 @@ import { listen } from '../../src/server/index.js';
 import { CUSTOMER_NAME, priceAnyCart } from '../fixtures/checkout-data.js';
 import { type FaultPlan, type FaultProxy, startFaultProxy } from '../fixtures/fault-proxy.js';
 import { createTestRelay } from '../fixtures/relay.js';
+import { gate, within } from '../fixtures/wait.js';
 
 let phoneSuffix = 1000;
 /** A body for a fresh number, so orders can be counted per test. */
@@ -194,9 +195,17 @@ describe('checkout-api against the real relay and sandbox', () => {
       (error) => error instanceof CheckoutRequestError && error.code === 'network_error' && error.retryable,
     );
     const controller = new AbortController();
-    plan = () => ({ kind: 'answer', status: 503, body: {} });
+    const answered = gate();
+    const before = proxy.requests.length;
+    plan = () => {
+      answered.open();
+      return { kind: 'answer', status: 503, body: {} };
+    };
     const pending = createOrder(createUrl, body().body, crypto.randomUUID(), { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('left the page')), 50);
+    // Aborted once the first try is answered 503: on its way back, or in the wait before the retry.
+    await within('the first try to be answered', answered.promise);
+    controller.abort(new Error('left the page'));
     await assert.rejects(pending, /left the page/);
+    assert.equal(proxy.requests.length, before + 1, 'no retry after the abort');
   });
 });
