@@ -13,6 +13,7 @@ import sinon from 'sinon';
 import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
 import { CUSTOMER_NAME, LOCAL_NUMBER, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
+import { eventually } from '../fixtures/wait.js';
 import {
   armFaults,
   createOrderThroughRelay,
@@ -27,8 +28,8 @@ import {
   payerAnswers,
   realWait,
   resetFaults,
+  STATE_WAIT_MS,
   typeKeys,
-  waitFor,
 } from './pay-checkout-harness.js';
 import { openPhoneScreen, withPhoneSetting } from './phone-settings.js';
 
@@ -942,7 +943,7 @@ describe('<pay-checkout>', () => {
       el.addEventListener('pay-submit', (event) => event.preventDefault());
       await harness.fill(freshNumber());
       await harness.pay();
-      await waitFor(() => log.count('pay-submit') === 1, 'pay-submit');
+      await eventually('pay-submit', () => log.count('pay-submit') === 1, { timeoutMs: STATE_WAIT_MS });
       const [submitted] = log.details('pay-submit');
       return (submitted?.intent as { cart: unknown } | undefined)?.cart;
     }
@@ -1120,11 +1121,9 @@ describe('<pay-checkout>', () => {
       mounted.push(frame);
       await loaded;
       const win = frame.contentWindow as Window & typeof globalThis & { cspViolations: unknown[] };
-      await waitFor(
-        () => win.customElements.get('pay-checkout') !== undefined,
-        'the embed to register',
-        15_000,
-      );
+      await eventually('the embed to register', () => win.customElements.get('pay-checkout') !== undefined, {
+        timeoutMs: 15_000,
+      });
       const el = win.document.querySelector('pay-checkout') as PayCheckout;
       el.pollInterval = 2_000;
       const harness = new PayCheckoutHarness(el);
@@ -1141,7 +1140,9 @@ describe('<pay-checkout>', () => {
       expect(() => {
         win.document.body.innerHTML = '<b>x</b>';
       }).to.throw();
-      await waitFor(() => win.cspViolations.length > 0, 'the probe to see the eval');
+      await eventually('the probe to see the eval', () => win.cspViolations.length > 0, {
+        timeoutMs: STATE_WAIT_MS,
+      });
     });
   });
 });
