@@ -9,6 +9,7 @@
 import { expect } from '@open-wc/testing';
 import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
 import sinon from 'sinon';
+import { formatLocalNumber } from '../../src/element/checkout-form.js';
 import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
 import { CUSTOMER_NAME, LOCAL_NUMBER, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
@@ -894,6 +895,10 @@ describe('<pay-checkout>', () => {
       const network = new NetworkWatch();
       const reloaded = await mount();
       expect(reloaded.el.state).to.equal('requires_action');
+      // The screen still says where the prompt went.
+      expect(reloaded.harness.text).to.contain(
+        `We sent a payment request to ${formatLocalNumber(NEVER_ANSWERS)} (MTN).`,
+      );
       await network.settled();
       expect(network.count('/lookup')).to.equal(1);
       expect(network.count('/orders')).to.equal(0);
