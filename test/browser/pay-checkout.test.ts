@@ -684,6 +684,23 @@ describe('<pay-checkout>', () => {
       expect(log.count('pay-submit')).to.equal(2);
     });
 
+    it('shows the number the way it is read out after "Try again", however it was typed and sent', async () => {
+      const { harness, log } = await mount({ 'poll-interval': '2000' });
+      await harness.type('customer_name', CUSTOMER_NAME);
+      // Typed, then sent with Enter: the field is never left while the form is open.
+      const field = harness.control('number');
+      field.focus();
+      field.value = DECLINES;
+      field.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true }));
+      harness.form?.requestSubmit();
+      await harness.waitForState('requires_action');
+      await payerAnswers(String(log.details('pay-created')[0]?.orderId), 'decline');
+      await harness.waitForState('failed', 10_000);
+      harness.button('Try again').click();
+      await harness.waitForState('idle');
+      expect(harness.control('number').value).to.equal('024 400 0002');
+    });
+
     it('says what to do when the wallet is short, in English and in French: top up, then try again', async () => {
       for (const locale of ['en', 'fr'] as const) {
         const { el, harness, log, orderId } = await payAndWait(freshNumber(), { locale });
