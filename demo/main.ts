@@ -243,7 +243,7 @@ function handlePayEvent(event: CustomEvent<unknown>): void {
       if (detail?.orderId) phone?.showOutcome(detail.orderId, 'paid');
       break;
     case 'pay-failed':
-      if (detail?.orderId) phone?.showOutcome(detail.orderId, 'failed');
+      if (detail?.orderId) phone?.showOutcome(detail.orderId, 'failed', detail.failureCode);
       break;
     case 'pay-timeout':
       if (detail?.orderId) phone?.noteTimeout(detail.orderId);
