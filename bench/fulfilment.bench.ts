@@ -25,7 +25,7 @@ import { type CheckoutRelay, createCheckoutRelay, type Journal, openJournal } fr
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { creationInput } from '../test/fixtures/checkout-data.js';
 import { startPostgres } from '../test/fixtures/postgres.js';
-import { createRequest, intent, LOOKUP_SECRET, priceCart, SECRET } from '../test/fixtures/relay.js';
+import { createRequest, createTestRelay, intent } from '../test/fixtures/relay.js';
 import { clockWithoutTimers } from '../test/fixtures/relay-clock.js';
 import { mountSandbox, sandboxFetch } from '../test/fixtures/sandbox.js';
 import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
@@ -79,16 +79,15 @@ function summary({ times, cpuMicroseconds }: CreateTimes) {
 /** A relay on an in-process sandbox whose payer never answers, with `journal` (or none), not watching. */
 function createRelay(journal?: Journal): CheckoutRelay {
   const url = mountSandbox(createSandbox({ approveAfterMs: 24 * 3_600_000 }));
-  return createCheckoutRelay({
-    secretKey: SECRET,
-    baseUrl: url,
-    priceCart,
-    lookupSecret: LOOKUP_SECRET,
-    fetch: sandboxFetch,
-    rateLimit: false,
-    onEvent: () => undefined,
-    ...(journal ? { journal, onPaid: () => undefined, clock: clockWithoutTimers() } : {}),
-  });
+  return createTestRelay(
+    {
+      baseUrl: url,
+      fetch: sandboxFetch,
+      rateLimit: false,
+      ...(journal ? { journal, onPaid: () => undefined, clock: clockWithoutTimers() } : {}),
+    },
+    createCheckoutRelay,
+  );
 }
 
 /**
@@ -158,16 +157,10 @@ async function measureWatching(journalUrl: string, seconds: number) {
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     // The Node entry's transport (undici) over loopback, the relay's own timers: as in production.
-    const relay = createCheckoutRelay({
-      secretKey: SECRET,
-      baseUrl: sandbox.url,
-      priceCart,
-      lookupSecret: LOOKUP_SECRET,
-      onEvent: () => undefined,
-      journal,
-      onPaid: () => undefined,
-      watch: { intervalMs: INTERVAL_MS },
-    });
+    const relay = createTestRelay(
+      { baseUrl: sandbox.url, journal, onPaid: () => undefined, watch: { intervalMs: INTERVAL_MS } },
+      createCheckoutRelay,
+    );
     let peakRss = 0;
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);

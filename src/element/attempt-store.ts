@@ -87,11 +87,12 @@ export function sessionStorageIfAvailable(): AttemptStorage | undefined {
 
 /**
  * What storage keeps of an attempt (contract §2: key, order id, token,
- * state): once the order exists, the shopper's number stays in memory only,
- * for the "approve on your phone" screen; a reload shows that screen without it.
+ * state). While the payer decides, the number the prompt went to stays, so
+ * the "approve on your phone" screen says it again after a reload; once the
+ * payment is settled no screen shows it, and storage drops it.
  */
 function storedForm(attempt: CheckoutAttempt): CheckoutAttempt {
-  if (attempt.phase === 'draft' || !('localNumber' in attempt)) return attempt;
-  const { localNumber: _inMemoryOnly, ...kept } = attempt;
+  if (attempt.phase !== 'settled' || !('localNumber' in attempt)) return attempt;
+  const { localNumber: _shownOnlyWhileWaiting, ...kept } = attempt;
   return kept;
 }

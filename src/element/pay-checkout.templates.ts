@@ -36,19 +36,51 @@ export interface CheckoutView {
   onTryAgain(): void;
 }
 
-/** The whole shadow tree: the live region and the current screen. */
+/**
+ * The whole shadow tree: the live region and the current screen. The region
+ * says what a screen asks the shopper to act on, never its heading (read as
+ * focus moves to it); the offline note is a part of its own, so coming and
+ * going it never makes the region say the rest again.
+ */
 export function renderCheckout(view: CheckoutView): TemplateResult {
-  const { state } = view.session;
-  // A cart refusal is announced in the merchant's words too: the heading alone says nothing of what to fix.
+  const { session, text } = view;
+  const offline = session.state.status === 'requires_action' && session.connection === 'offline';
   return html`
     <div lang=${view.locale}>
-      <div class="visually-hidden" role="status" aria-live="polite">${titleOf(state.status, view.text)} ${state.status === 'error' ? state.message : undefined}</div>
+      <div class="visually-hidden" role="status" aria-live="polite">${messageOf(view)}${offline ? ` ${text.offline}` : ''}</div>
       ${renderScreen(view)}
     </div>
   `;
 }
 
-/** Each state's heading, which the live region also announces; for `submitting`, what is under way. */
+/** What each state asks the shopper to know or do: the line under its heading, and what the live region says. */
+function messageOf(view: CheckoutView): string | undefined {
+  const { text, session } = view;
+  const { state, attempt } = session;
+  switch (state.status) {
+    case 'idle':
+      return view.earlierRequestOpen ? text.earlierRequestOpen : '';
+    case 'submitting':
+      return text.submitting;
+    case 'requires_action': {
+      const { issuer, localNumber } = attempt?.phase === 'created' ? attempt : {};
+      return text.requiresActionBody(
+        localNumber ? formatLocalNumber(localNumber) : '',
+        issuer ? ISSUER_DISPLAY[issuer].name : '',
+      );
+    }
+    case 'paid':
+      return text.paidBody(receiptAmount(view));
+    case 'failed':
+      return text.failedReason(failureReason(attempt));
+    case 'timeout':
+      return text.timeoutBody;
+    case 'error':
+      return errorMessage(text, state);
+  }
+}
+
+/** Each state's heading; for `submitting`, what is under way. */
 export function titleOf(state: CheckoutState, text: PayCheckoutStrings): string {
   return {
     idle: '',
@@ -160,22 +192,20 @@ function renderFieldError(
 /** What a state after the form says under its heading. */
 function renderStatusBody(view: CheckoutView): TemplateResult {
   const { text } = view;
-  const { state, attempt } = view.session;
+  const { state } = view.session;
   switch (state.status) {
     case 'requires_action':
       return renderRequiresAction(view);
-    case 'paid': {
-      const amount = formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, view.locale);
-      return html`<p>${text.paidBody(amount)}</p>${renderOrder(view, amount)}`;
-    }
+    case 'paid':
+      return html`<p>${messageOf(view)}</p>${renderOrder(view, receiptAmount(view))}`;
     case 'failed':
       return html`
-        <p>${text.failedReason(failureReason(attempt))}</p>
+        <p>${messageOf(view)}</p>
         ${renderButton(text.tryAgain, view.onTryAgain)}
       `;
     case 'timeout':
       return html`
-        <p>${text.timeoutBody}</p>
+        <p>${messageOf(view)}</p>
         ${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
       `;
     case 'error':
@@ -185,12 +215,13 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
   }
 }
 
-function renderRequiresAction({ session, text, onUseAnotherNumber }: CheckoutView): TemplateResult {
+function renderRequiresAction(view: CheckoutView): TemplateResult {
+  const { session, text, onUseAnotherNumber } = view;
   const { attempt, connection } = session;
-  const { issuer, localNumber } = attempt?.phase === 'created' ? attempt : {};
+  const issuer = attempt?.phase === 'created' && attempt.issuer;
   const network = issuer && ISSUER_DISPLAY[issuer];
   return html`
-    <p>${text.requiresActionBody(localNumber ? formatLocalNumber(localNumber) : '', network ? network.name : '')}</p>
+    <p>${messageOf(view)}</p>
     ${network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing}
     <p class="countdown" role="timer">${text.timeLeft(formatCountdown(session.secondsLeft))}</p>
     ${connection === 'ok' ? nothing : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
@@ -204,20 +235,9 @@ function renderRequiresAction({ session, text, onUseAnotherNumber }: CheckoutVie
  * own message (as text, never markup) and "Try again"; a create is sent
  * again under the same key when that may work, else the shopper starts over.
  */
-function renderError(
-  view: CheckoutView,
-  { cause, retryable, message: cartMessage }: ErrorState,
-): TemplateResult {
+function renderError(view: CheckoutView, { cause }: ErrorState): TemplateResult {
   const { text } = view;
   const lookup = cause === 'lookup';
-  const message =
-    cause === 'cart'
-      ? cartMessage
-      : lookup
-        ? text.errorLookup
-        : retryable
-          ? text.errorRetryable
-          : text.errorConfiguration;
   const action =
     cause === 'config'
       ? nothing
@@ -225,9 +245,24 @@ function renderError(
         ? renderButton(text.checkAgain, view.session.checkAgain)
         : renderButton(text.tryAgain, view.onTryAgain);
   return html`
-    <p part="error">${message}</p>
+    <p part="error">${messageOf(view)}</p>
     ${lookup ? renderOrder(view) : nothing}${action}
   `;
+}
+
+/** An error's message: the merchant's own words for a refused cart (as text, never markup), else ours. */
+function errorMessage(
+  text: PayCheckoutStrings,
+  { cause, retryable, message }: ErrorState,
+): string | undefined {
+  if (cause === 'cart') return message;
+  if (cause === 'lookup') return text.errorLookup;
+  return retryable ? text.errorRetryable : text.errorConfiguration;
+}
+
+/** What the receipt says was paid, formatted. */
+function receiptAmount({ session: { attempt }, locale }: CheckoutView): string {
+  return formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, locale);
 }
 
 function renderOrder({ session: { attempt }, text }: CheckoutView, amount = ''): TemplateResult {

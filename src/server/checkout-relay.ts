@@ -11,6 +11,8 @@ import { HttpError } from '../http/http-error.js';
 import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
+import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
+import type { RelayRoute } from './events/relay-events.js';
 import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
@@ -31,7 +33,10 @@ export interface CheckoutRelay {
   node: NodeListener;
   /** The watcher and delivery, when a journal was given; `tick()` runs a pass now. */
   fulfilment: FulfilmentRunner | undefined;
-  /** Stops watching, lets calls in flight finish, and closes the journal; nothing to do without one. */
+  /**
+   * Stops watching, lets calls in flight finish, and closes the journal; from
+   * then on creates and lookups get `503` with `Retry-After`. Nothing to do without a journal.
+   */
   close(): Promise<void>;
 }
 
@@ -53,8 +58,16 @@ export function assembleCheckoutRelay(
   const settings = config.fulfilment;
   const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter);
   const journal = settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : NO_JOURNAL;
-  const create = route(config, 'create', createOrderHandler(config, journal));
-  const lookup = route(config, 'lookup', lookupOrderHandler(config, journal));
+  let closing = false;
+  // Once close() began the journal is going: a clear 503 the element retries, never a 500 from a closed journal.
+  const whileOpen =
+    (name: RelayRoute, serve: WebHandler): WebHandler =>
+    (request, connection) =>
+      closing && request.method === 'POST'
+        ? answerThrow(config, name, request, relayClosing())
+        : serve(request, connection);
+  const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal)));
+  const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, journal)));
   const handle: WebHandler = (request, connection) => {
     let path: string;
     try {
@@ -73,7 +86,17 @@ export function assembleCheckoutRelay(
     maxBodyBytes: RELAY_MAX_BODY_BYTES,
     errorHeaders: (request) => config.cors.headersFor(request),
   });
-  const close = async () => fulfilment?.close();
+  const close = async () => {
+    closing = fulfilment !== undefined;
+    await fulfilment?.close();
+  };
   const runner = fulfilment && { tick: fulfilment.tick, deliverNow: fulfilment.deliverNow };
   return { create, lookup, handle, node, fulfilment: runner, close };
+}
+
+/** The answer of a relay whose `close()` began: try again shortly (contract §3: a 5xx the element retries). */
+function relayClosing(): HttpError {
+  return new HttpError('relayClosing', 'The checkout is restarting. Try again in a moment.', {
+    headers: { [RETRY_AFTER_HEADER]: '2' },
+  });
 }

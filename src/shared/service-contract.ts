@@ -99,6 +99,8 @@ export const SERVICE_ERRORS = {
   tooManyPaymentRequests: { status: 429, code: 'too_many_payment_requests', type: 'rate_limit_error' },
   internalError: { status: 500, code: 'internal_error', type: 'api_error' },
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
+  // The relay is shutting down (`close()` began): try again, another process or the restarted one answers.
+  relayClosing: { status: 503, code: 'service_unavailable', type: 'api_error' },
 } as const;
 
 /** The name of one entry of SERVICE_ERRORS. */

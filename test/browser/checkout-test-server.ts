@@ -25,6 +25,7 @@ import {
 } from '../../src/server/node.js';
 import { priceAnyCart, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
 import { embedBundleCode } from '../fixtures/embed-bundle.js';
+import { createTestRelay } from '../fixtures/relay.js';
 
 /**
  * The sandbox's simulated payers never answer on their own within a test
@@ -88,15 +89,15 @@ async function startTestServer(): Promise<TestServer> {
   // The test runner must be able to exit while the sandbox still listens.
   running.server.unref();
   const sandboxUrl = `${running.url}/sandbox`;
-  const relay = createCheckoutRelay({
-    secretKey: SANDBOX_KEYS.secret,
-    baseUrl: sandboxUrl,
-    priceCart,
-    lookupSecret: 'browser-tests-lookup-secret-0123456789',
-    // Every test creates from 127.0.0.1: the per-client limits would be hit, and are the relay's to test.
-    rateLimit: false,
-    onEvent: () => undefined,
-  });
+  const relay = createTestRelay(
+    {
+      baseUrl: sandboxUrl,
+      priceCart,
+      // Every test creates from 127.0.0.1: the per-client limits would be hit, and are the relay's to test.
+      rateLimit: false,
+    },
+    createCheckoutRelay,
+  );
   const state: TestServer = {
     sandbox,
     sandboxUrl,

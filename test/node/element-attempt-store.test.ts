@@ -49,11 +49,11 @@ describe('attempt store', () => {
     for (const kept of phases) {
       const store = new AttemptStore(storage, key);
       store.save(structuredClone(kept));
-      // Once the order exists, the number stays in memory only (contract §2: key, order id, token, state).
-      const { localNumber: _inMemoryOnly, ...withoutNumber } = kept as CheckoutAttempt & {
+      // The number stays while the payer decides, for the screen after a reload; a settled payment drops it.
+      const { localNumber: _whileWaiting, ...withoutNumber } = kept as CheckoutAttempt & {
         localNumber?: string;
       };
-      const expected = kept.phase === 'draft' ? kept : withoutNumber;
+      const expected = kept.phase === 'settled' ? withoutNumber : kept;
       assert.deepEqual(new AttemptStore(storage, key).load(), expected, kept.phase);
     }
     new AttemptStore(storage, key).forget();

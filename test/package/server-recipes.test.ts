@@ -19,11 +19,13 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { customer } from '../fixtures/checkout-data.js';
 import { blockAfter, readPage } from '../fixtures/doc-blocks.js';
 import { freePort } from '../fixtures/free-port.js';
 import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
 import { installWithPackage, packRepository } from './packed-package.js';
+import { checkShutdownUnderTraffic } from './shutdown-traffic.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const examples = join(repositoryRoot, 'examples', 'servers');
@@ -131,7 +133,12 @@ interface RunningRecipe {
 const children = new Set<ChildProcess>();
 
 /** Starts `entry` with `node` and resolves once it says where it listens; rejects if it exits first. */
-async function startRecipe(node: string, consumer: string, entry: string): Promise<RunningRecipe> {
+async function startRecipe(
+  node: string,
+  consumer: string,
+  entry: string,
+  extraEnv: Record<string, string> = {},
+): Promise<RunningRecipe> {
   const port = await freePort();
   const child = spawn(node, [entry], {
     cwd: consumer,
@@ -144,6 +151,7 @@ async function startRecipe(node: string, consumer: string, entry: string): Promi
       ...(WEB_RUNTIME_ENTRIES.has(entry)
         ? { PAY_SECRET_KEY: 'sk_test_sandbox', PAY_API_BASE_URL: `http://127.0.0.1:${port}/sandbox` }
         : {}),
+      ...extraEnv,
     },
   });
   children.add(child);
@@ -325,6 +333,26 @@ describe('the server recipes of docs/relay.md, installed from the packed tarball
       throw error;
     } finally {
       await stopRecipe(running);
+    }
+  });
+
+  it('express: SIGTERM mid-traffic: the create in flight is answered, no new connection taken, no 5xx, exit 0', {
+    timeout: 60_000,
+  }, async (t) => {
+    // The shop in production: the service elsewhere, so a create in flight still reaches it while the shop closes.
+    const service = await startSandbox({ approveAfterMs: 60_000 });
+    const env = { PAY_SECRET_KEY: 'sk_test_sandbox', PAY_API_BASE_URL: service.url };
+    let running: RunningRecipe | undefined;
+    try {
+      running = await startRecipe(process.execPath, consumer, 'express/server.js', env);
+      t.diagnostic(await checkShutdownUnderTraffic(running.url, running.child, 'Shop closing'));
+      assert.deepEqual(running.errors, [], 'the recipe printed no warning');
+    } catch (error) {
+      if (running) t.diagnostic(`express/server.js printed:\n${running.output.join('\n')}`);
+      throw error;
+    } finally {
+      await stopRecipe(running);
+      await service.close();
     }
   });
 

@@ -37,7 +37,7 @@ export const EN_STRINGS: PayCheckoutStrings = {
   orderLabel: 'Order',
   failedTitle: 'Payment not completed',
   failedReason: (reason) =>
-    `${{ failed: 'The payment was declined or failed.', declined: 'The payer declined the prompt.', insufficient_funds: 'Not enough money in the wallet: top up, then try again.', cancelled: 'The payment was cancelled.', expired: 'The request expired before approval.' }[reason]} No money was taken.`,
+    `${{ failed: 'The payment was declined or failed.', declined: 'You declined the prompt.', insufficient_funds: 'Not enough money in your wallet: top up, then try again.', cancelled: 'The payment was cancelled.', expired: 'The request expired before approval.' }[reason]} No money was taken.`,
   tryAgain: 'Try again',
   timeoutTitle: "We haven't heard back yet",
   timeoutBody: 'Your payment may still go through, so do not pay again. Check again in a moment.',
