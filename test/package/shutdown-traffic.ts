@@ -20,7 +20,7 @@ export function shopperOf(index: number): { localAddress: string; body: string }
   const body = JSON.stringify({
     customer_data: { name: 'Ama Mensah', phone_number: `+233${number.slice(1)}` },
     payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number } },
-    cart: { items: [{ sku: 'kente-tote', quantity: 1 }] },
+    cart: { items: [{ product_id: 'kente-tote', quantity: 1 }] },
   });
   return { localAddress: `127.1.${index >> 8}.${(index & 255) + 1}`, body };
 }
