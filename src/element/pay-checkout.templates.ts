@@ -22,15 +22,17 @@ export interface CheckoutView {
   text: PayCheckoutStrings;
   /** The locale the texts and amounts are in. */
   locale: string;
-  session: Pick<CheckoutSession, 'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain'>;
+  session: Pick<
+    CheckoutSession,
+    'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain' | 'othersOpen'
+  >;
   form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onSubmit' | 'onInput' | 'onBlur'>;
   /** The amount the page shows now, formatted; '' when it gave none. */
   amount: string;
   /** The networks offered. */
   issuers: Issuer[];
   disabled: boolean;
-  /** Set after "Use another number": the earlier prompt may still reach the old phone. */
-  earlierRequestOpen: boolean;
+  /** "Use another number", on the waiting and timeout screens. */
   onUseAnotherNumber(): void;
   /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
   onTryAgain(): void;
@@ -81,7 +83,7 @@ function renderForm(view: CheckoutView): TemplateResult {
     <form part="form" novalidate aria-labelledby="heading" @submit=${form.onSubmit}>
       <h2 id="heading" tabindex="-1">${text.formTitle}</h2>
       ${amount ? html`<p class="amount" part="amount"><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
-      ${view.earlierRequestOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
+      ${view.session.othersOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
       <fieldset ?disabled=${view.disabled}>
         ${renderInput(view, 'customer_name', submitting)}
         ${renderInput(view, 'number', submitting)}
@@ -164,19 +166,23 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
   switch (state.status) {
     case 'requires_action':
       return renderRequiresAction(view);
-    case 'paid': {
-      const amount = formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, view.locale);
-      return html`<p>${text.paidBody(amount)}</p>${renderOrder(view, amount)}`;
-    }
+    case 'paid':
+      // Another order of the checkout may still prompt the payer (contract §2): they decline it.
+      return html`
+        <p>${text.paidBody(chargedAmount(view))}</p>
+        ${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}
+      `;
     case 'failed':
       return html`
         <p>${text.failedReason(failureReason(attempt))}</p>
-        ${renderButton(text.tryAgain, view.onTryAgain)}
+        ${renderOrder(view)}${renderButton(text.tryAgain, view.onTryAgain)}
       `;
     case 'timeout':
+      // Never a dead end (contract §2): check again, another number, or the network's USSD menu.
       return html`
         <p>${text.timeoutBody}</p>
-        ${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
+        ${renderUssdFallback(view)}${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
+        ${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, true)}
       `;
     case 'error':
       return renderError(view, state);
@@ -185,17 +191,23 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
   }
 }
 
-function renderRequiresAction({ session, text, onUseAnotherNumber }: CheckoutView): TemplateResult {
+function renderRequiresAction(view: CheckoutView): TemplateResult {
+  const { session, text } = view;
   const { attempt, connection } = session;
   const { issuer, localNumber } = attempt?.phase === 'created' ? attempt : {};
-  const network = issuer && ISSUER_DISPLAY[issuer];
   return html`
-    <p>${text.requiresActionBody(localNumber ? formatLocalNumber(localNumber) : '', network ? network.name : '')}</p>
-    ${network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing}
+    <p>${text.requiresActionBody(localNumber ? formatLocalNumber(localNumber) : '', issuer ? ISSUER_DISPLAY[issuer].name : '')}</p>
+    ${renderUssdFallback(view)}
     <p class="countdown" role="timer">${text.timeLeft(formatCountdown(session.secondsLeft))}</p>
     ${connection === 'ok' ? nothing : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
-    ${renderButton(text.useAnotherNumber, onUseAnotherNumber, true)}
+    ${renderOrder(view)}${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, true)}
   `;
+}
+
+/** The network's USSD menu, where the payer approves when no prompt reaches the phone; nothing when the network is unknown. */
+function renderUssdFallback({ session: { attempt }, text }: CheckoutView): TemplateResult | typeof nothing {
+  const network = attempt?.phase === 'created' && attempt.issuer && ISSUER_DISPLAY[attempt.issuer];
+  return network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing;
 }
 
 /**
@@ -230,14 +242,25 @@ function renderError(
   `;
 }
 
-function renderOrder({ session: { attempt }, text }: CheckoutView, amount = ''): TemplateResult {
+/** The order and the amount charged, on every screen once the order exists. */
+function renderOrder(view: CheckoutView): TemplateResult {
+  const { attempt } = view.session;
+  const amount = chargedAmount(view);
   return html`
     <dl>
-      <dt>${text.orderLabel}</dt>
+      <dt>${view.text.orderLabel}</dt>
       <dd>${attempt?.phase === 'draft' ? '' : attempt?.orderId}</dd>
-      ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+      ${amount ? html`<dt>${view.text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
     </dl>
   `;
+}
+
+/**
+ * The amount the shopper is charged, formatted (contract §2): the relay's
+ * once an answer carried it, else the page's as the attempt began.
+ */
+function chargedAmount({ session: { attempt }, locale }: CheckoutView): string {
+  return formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, locale);
 }
 
 function renderButton(label: string, onClick: () => void, secondary = false): TemplateResult {
