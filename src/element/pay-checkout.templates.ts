@@ -22,15 +22,17 @@ export interface CheckoutView {
   text: PayCheckoutStrings;
   /** The locale the texts and amounts are in. */
   locale: string;
-  session: Pick<CheckoutSession, 'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain'>;
+  session: Pick<
+    CheckoutSession,
+    'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain' | 'othersOpen'
+  >;
   form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onSubmit' | 'onInput' | 'onBlur'>;
   /** The amount the page shows now, formatted; '' when it gave none. */
   amount: string;
   /** The networks offered. */
   issuers: Issuer[];
   disabled: boolean;
-  /** Set after "Use another number": the earlier prompt may still reach the old phone. */
-  earlierRequestOpen: boolean;
+  /** "Use another number", on the waiting and timeout screens. */
   onUseAnotherNumber(): void;
   /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
   onTryAgain(): void;
@@ -59,7 +61,7 @@ function messageOf(view: CheckoutView): string | undefined {
   const { state, attempt } = session;
   switch (state.status) {
     case 'idle':
-      return view.earlierRequestOpen ? text.earlierRequestOpen : '';
+      return view.session.othersOpen ? text.earlierRequestOpen : '';
     case 'submitting':
       return text.submitting;
     case 'requires_action': {
@@ -70,7 +72,8 @@ function messageOf(view: CheckoutView): string | undefined {
       );
     }
     case 'paid':
-      return text.paidBody(receiptAmount(view));
+      // While another order of the checkout is open, the shopper must hear to decline its prompt.
+      return `${text.paidBody(chargedAmount(view))}${session.othersOpen ? ` ${text.declineOtherRequest}` : ''}`;
     case 'failed':
       return text.failedReason(failureReason(attempt));
     case 'timeout':
@@ -113,7 +116,7 @@ function renderForm(view: CheckoutView): TemplateResult {
     <form part="form" novalidate aria-labelledby="heading" @submit=${form.onSubmit}>
       <h2 id="heading" tabindex="-1">${text.formTitle}</h2>
       ${amount ? html`<p class="amount" part="amount"><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
-      ${view.earlierRequestOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
+      ${view.session.othersOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
       <fieldset ?disabled=${view.disabled}>
         ${renderInput(view, 'customer_name', submitting)}
         ${renderInput(view, 'number', submitting)}
@@ -197,16 +200,22 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
     case 'requires_action':
       return renderRequiresAction(view);
     case 'paid':
-      return html`<p>${messageOf(view)}</p>${renderOrder(view, receiptAmount(view))}`;
+      // Another order of the checkout may still prompt the payer (contract §2): they decline it.
+      return html`
+        <p>${messageOf(view)}</p>
+        ${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}
+      `;
     case 'failed':
       return html`
         <p>${messageOf(view)}</p>
-        ${renderButton(text.tryAgain, view.onTryAgain)}
+        ${renderOrder(view)}${renderButton(text.tryAgain, view.onTryAgain)}
       `;
     case 'timeout':
+      // Never a dead end (contract §2): check again, another number, or the network's USSD menu.
       return html`
         <p>${messageOf(view)}</p>
-        ${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
+        ${renderUssdFallback(view)}${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
+        ${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, true)}
       `;
     case 'error':
       return renderError(view, state);
@@ -216,17 +225,21 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
 }
 
 function renderRequiresAction(view: CheckoutView): TemplateResult {
-  const { session, text, onUseAnotherNumber } = view;
-  const { attempt, connection } = session;
-  const issuer = attempt?.phase === 'created' && attempt.issuer;
-  const network = issuer && ISSUER_DISPLAY[issuer];
+  const { session, text } = view;
+  const { connection } = session;
   return html`
     <p>${messageOf(view)}</p>
-    ${network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing}
+    ${renderUssdFallback(view)}
     <p class="countdown" role="timer">${text.timeLeft(formatCountdown(session.secondsLeft))}</p>
     ${connection === 'ok' ? nothing : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
-    ${renderButton(text.useAnotherNumber, onUseAnotherNumber, true)}
+    ${renderOrder(view)}${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, true)}
   `;
+}
+
+/** The network's USSD menu, where the payer approves when no prompt reaches the phone; nothing when the network is unknown. */
+function renderUssdFallback({ session: { attempt }, text }: CheckoutView): TemplateResult | typeof nothing {
+  const network = attempt?.phase === 'created' && attempt.issuer && ISSUER_DISPLAY[attempt.issuer];
+  return network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing;
 }
 
 /**
@@ -260,19 +273,25 @@ function errorMessage(
   return retryable ? text.errorRetryable : text.errorConfiguration;
 }
 
-/** What the receipt says was paid, formatted. */
-function receiptAmount({ session: { attempt }, locale }: CheckoutView): string {
-  return formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, locale);
-}
-
-function renderOrder({ session: { attempt }, text }: CheckoutView, amount = ''): TemplateResult {
+/** The order and the amount charged, on every screen once the order exists. */
+function renderOrder(view: CheckoutView): TemplateResult {
+  const { attempt } = view.session;
+  const amount = chargedAmount(view);
   return html`
     <dl>
-      <dt>${text.orderLabel}</dt>
+      <dt>${view.text.orderLabel}</dt>
       <dd>${attempt?.phase === 'draft' ? '' : attempt?.orderId}</dd>
-      ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+      ${amount ? html`<dt>${view.text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
     </dl>
   `;
+}
+
+/**
+ * The amount the shopper is charged, formatted (contract §2): the relay's
+ * once an answer carried it, else the page's as the attempt began.
+ */
+function chargedAmount({ session: { attempt }, locale }: CheckoutView): string {
+  return formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, locale);
 }
 
 function renderButton(label: string, onClick: () => void, secondary = false): TemplateResult {

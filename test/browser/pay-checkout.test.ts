@@ -398,7 +398,13 @@ describe('<pay-checkout>', () => {
       const orders = await ordersFor(number);
       expect(orders).to.have.length(1);
       expect(log.details('pay-created')).to.deep.equal([
-        { orderId: orders[0], status: 'requires_payment', paymentStatus: 'requires_action' },
+        {
+          orderId: orders[0],
+          status: 'requires_payment',
+          paymentStatus: 'requires_action',
+          amount: { currency: 'ghs', value: 5000 },
+          reference: null,
+        },
       ]);
     });
 

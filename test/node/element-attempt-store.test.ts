@@ -88,6 +88,39 @@ describe('attempt store', () => {
     assert.deepEqual(new AttemptStore(storage, () => 'k').load()?.fired, ['pay-paid']);
   });
 
+  it('keeps the checkout’s other open orders beside its attempt, without their numbers, and only those it can trust', () => {
+    const storage = memoryStorage();
+    const store = new AttemptStore(storage, () => 'k');
+    const earlier: CreatedAttempt = { ...attempt, orderId: 'or_earlier', lookupToken: 'token-earlier' };
+    store.save(structuredClone(attempt));
+    store.saveOthers([structuredClone(earlier)]);
+    const reloaded = new AttemptStore(storage, () => 'k');
+    const { localNumber: _inMemoryOnly, ...withoutNumber } = earlier;
+    assert.deepEqual(reloaded.loadOthers(), [withoutNumber]);
+    assert.equal(reloaded.load()?.phase, 'created', 'the attempt is kept apart');
+    // Forgetting the attempt (a new one in the same checkout) keeps the others: they may still be paid.
+    reloaded.forget();
+    assert.deepEqual(new AttemptStore(storage, () => 'k').loadOthers(), [withoutNumber]);
+    // None left forgets them.
+    reloaded.saveOthers([]);
+    assert.equal(storage.map.size, 0);
+    for (const raw of [
+      '{',
+      '{}',
+      JSON.stringify([{ ...earlier, phase: 'settled', state: { status: 'paid' }, paymentStatus: 'paid' }]),
+      JSON.stringify([{ ...earlier, lookupToken: 7 }]),
+      JSON.stringify([{ ...earlier, deadline: 'soon' }]),
+    ]) {
+      storage.map.set('k:others', raw);
+      assert.deepEqual(reloaded.loadOthers(), [], raw);
+    }
+    assert.deepEqual(
+      new AttemptStore(storage, () => undefined).loadOthers(),
+      [],
+      'persist="none" keeps none',
+    );
+  });
+
   it('keeps two checkouts apart by create URL and element id', () => {
     assert.notEqual(attemptStorageKey('/a/orders', ''), attemptStorageKey('/b/orders', ''));
     assert.notEqual(attemptStorageKey('/a/orders', 'one'), attemptStorageKey('/a/orders', 'two'));

@@ -34,6 +34,7 @@ export const EN_STRINGS: PayCheckoutStrings = {
   connectionTrouble: 'Connection trouble. Still checking.',
   paidTitle: 'Payment received',
   paidBody: (amount) => `Thank you. You paid ${amount || 'in full'}.`,
+  declineOtherRequest: 'If another payment request reaches you, decline it.',
   orderLabel: 'Order',
   failedTitle: 'Payment not completed',
   failedReason: (reason) =>

@@ -36,6 +36,7 @@ export const FR_STRINGS: PayCheckoutStrings = {
   connectionTrouble: 'Connexion difficile. Vérification en cours.',
   paidTitle: 'Paiement reçu',
   paidBody: (amount) => `Merci. Vous avez payé ${amount || 'le montant dû'}.`,
+  declineOtherRequest: 'Si une autre demande de paiement vous parvient, refusez-la.',
   orderLabel: 'Commande',
   failedTitle: 'Paiement non effectué',
   failedReason: (reason) =>
