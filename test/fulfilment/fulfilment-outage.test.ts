@@ -38,7 +38,7 @@ async function outageStack(plan: { refusing: boolean; rateLimited: boolean }) {
     onEvent: (event) => {
       events.push(event.type);
     },
-    journal: await freshJournal('sqlite:'),
+    journal: await freshJournal('sqlite:', clock),
     onPaid: (order) => {
       paid.push(order);
     },

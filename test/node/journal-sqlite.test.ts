@@ -14,7 +14,13 @@ import { fileURLToPath } from 'node:url';
 import Database from 'libsql';
 import { type Journal, openJournal } from '../../src/server/index.js';
 import { CUSTOMER_NAME, INTERNATIONAL_NUMBER, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
-import { journalContract, keyOf, recordIntentOf, recordWatchedOrder } from '../fixtures/journal-contract.js';
+import {
+  journalClockContract,
+  journalContract,
+  keyOf,
+  recordIntentOf,
+  recordWatchedOrder,
+} from '../fixtures/journal-contract.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-journal-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -37,11 +43,11 @@ function readRows(path: string, table = 'pay_checkout_journal'): Record<string, 
 }
 
 journalContract('sqlite:', {
-  async fresh() {
+  async fresh(clock) {
     const path = freshPath();
     const opened: Journal[] = [];
     const open = async () => {
-      const journal = await openJournal(`sqlite:${path}`);
+      const journal = await openJournal(`sqlite:${path}`, { clock });
       opened.push(journal);
       return journal;
     };
@@ -54,6 +60,25 @@ journalContract('sqlite:', {
       },
     };
   },
+});
+
+journalClockContract('sqlite:', async () => {
+  const path = freshPath();
+  const opened: Journal[] = [];
+  const open = async () => {
+    const journal = await openJournal(`sqlite:${path}`);
+    opened.push(journal);
+    return journal;
+  };
+  return {
+    journal: await open(),
+    openAnother: open,
+    // SQLite reads the system clock, as this process does.
+    storeNow: async () => Date.now(),
+    dispose: async () => {
+      for (const journal of opened) await journal.close();
+    },
+  };
 });
 
 const childScript = fileURLToPath(new URL('../fixtures/journal-child.ts', import.meta.url));
@@ -139,7 +164,7 @@ describe('sqlite: journal on disk', () => {
   it('gives two processes claiming from one file at once disjoint sets, and leaves none out', async () => {
     const path = freshPath();
     const journal = await openJournal(`sqlite:${path}`);
-    for (let n = 0; n < 200; n += 1) await recordWatchedOrder(journal, n);
+    for (let n = 0; n < 200; n += 1) await recordWatchedOrder(journal, n, { nextCheckInMs: 0 });
     await journal.close();
     const claimers = [1, 2].map((owner) => startClaimer(`sqlite:${path}`, owner));
     // Both wait at "ready" until both are: then they claim at the same time.

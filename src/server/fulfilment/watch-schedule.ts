@@ -56,9 +56,9 @@ export function isPastBound(timing: WatchTiming, createdAt: number, now: number)
   return now - createdAt >= timing.maxWatchMs;
 }
 
-/** When a callback that has thrown `failures` times is tried again: 2 s, 4 s, 8 s… at most 10 minutes. */
-export function deliveryRetryAt(failures: number, now: number): number {
-  return now + Math.min(MAX_DELIVERY_BACKOFF_MS, 2_000 * 2 ** Math.min(failures, 20));
+/** How long until a callback that has failed `failures` times is tried again: 2 s, 4 s, 8 s… at most 10 minutes. */
+export function deliveryRetryInMs(failures: number): number {
+  return Math.min(MAX_DELIVERY_BACKOFF_MS, 2_000 * 2 ** Math.min(failures, 20));
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The watcher's options (contract §6), checked once into frozen settings.
- * Times are epoch milliseconds from the merchant's clock (`now`), and the
- * watcher's ticks come from `timers`, so a test moves both by hand.
+ * The watcher's ticks come from `timers` and its rhythm from `now`, so a test
+ * moves both by hand; what the journal stores is on the journal's own clock.
  */
 import { DEFAULT_RETENTION_MS, type Journal } from '../journal/journal.js';
 import type { FulfilledOrder } from './fulfilled-order.js';
@@ -24,6 +24,8 @@ export const DEFAULT_MAX_WATCH_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_CREATE_GRACE_MS = 60_000;
 /** How long a claim on an order is exclusive; a dead process's orders pass on after it. */
 export const DEFAULT_LEASE_MS = 30_000;
+/** How long a callback may run before the call counts as failed and is retried later: 30 s. */
+export const DEFAULT_CALLBACK_TIMEOUT_MS = 30_000;
 
 /** The timer functions the watcher schedules its ticks with (default the global ones). */
 export interface WatchTimers {
@@ -48,6 +50,8 @@ export interface WatchOptions {
   createGraceMs?: number;
   /** How long one process's claim on an order lasts. Default 30 s. */
   leaseMs?: number;
+  /** How long a callback may run; past it the call counts as failed and is retried later. Default 30 s. */
+  callbackTimeoutMs?: number;
   /** The clock, epoch ms. Default `Date.now`. */
   now?: () => number;
   /** Schedules the ticks; `false` runs none: call `relay.fulfilment.tick()` yourself (tests, cron jobs). */
@@ -78,8 +82,12 @@ export interface FulfilmentSettings {
   readonly retentionMs: number;
   readonly createGraceMs: number;
   readonly leaseMs: number;
+  readonly callbackTimeoutMs: number;
   readonly now: () => number;
+  /** The ticks' timers; `undefined` when the merchant runs the ticks. */
   readonly timers: WatchTimers | undefined;
+  /** The timers a delivery waits on (a callback's time limit, its lease, a retried write), ticks or not. */
+  readonly deliveryTimers: WatchTimers;
   /** This process's name in leases: unique, so two processes never hold one order. */
   readonly owner: string;
 }
@@ -133,8 +141,15 @@ export function resolveFulfilmentSettings(
     retentionMs: positive(watch.retentionMs, DEFAULT_RETENTION_MS, 'retentionMs', owner),
     createGraceMs: positive(watch.createGraceMs, DEFAULT_CREATE_GRACE_MS, 'createGraceMs', owner),
     leaseMs: positive(watch.leaseMs, DEFAULT_LEASE_MS, 'leaseMs', owner),
+    callbackTimeoutMs: positive(
+      watch.callbackTimeoutMs,
+      DEFAULT_CALLBACK_TIMEOUT_MS,
+      'callbackTimeoutMs',
+      owner,
+    ),
     now: watch.now ?? Date.now,
     timers,
+    deliveryTimers: timers ?? globalTimers,
     owner: `relay-${crypto.randomUUID()}`,
   });
 }
