@@ -7,6 +7,7 @@
  */
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import type { RelayReporter } from '../relay-reporter.js';
+import { createAbandonment } from './abandonment.js';
 import { deliverOrder, type OrderDeliveryContext } from './order-delivery.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
@@ -39,8 +40,8 @@ export interface Delivery {
 
 /** Creates the delivery of one relay process. */
 export function createDelivery({ settings, reporter }: DeliveryDeps): Delivery {
-  const abandonment = new AbortController();
-  const context: OrderDeliveryContext = { settings, reporter, abandoned: abandonment.signal };
+  const abandonment = createAbandonment();
+  const context: OrderDeliveryContext = { settings, reporter, abandonment };
   const inFlight = new Set<Promise<boolean>>();
   const state = { stopping: false, reserved: 0, starved: false };
 
@@ -99,6 +100,6 @@ export function createDelivery({ settings, reporter }: DeliveryDeps): Delivery {
       state.stopping = true;
       await Promise.allSettled([...inFlight]);
     },
-    abandon: () => abandonment.abort(),
+    abandon: () => abandonment.giveUp(),
   };
 }

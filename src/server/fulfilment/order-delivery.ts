@@ -9,6 +9,7 @@
  */
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import type { RelayReporter } from '../relay-reporter.js';
+import type { Abandonment } from './abandonment.js';
 import { type HeldLease, holdLease } from './delivery-lease.js';
 import { type FulfilledOrder, fulfilledOrderOf } from './fulfilled-order.js';
 import { deliveryRetryInMs } from './watch-schedule.js';
@@ -18,8 +19,8 @@ import type { FulfilmentCallback, FulfilmentSettings, WatchTimers } from './watc
 export interface OrderDeliveryContext {
   readonly settings: FulfilmentSettings;
   readonly reporter: Pick<RelayReporter, 'emit'>;
-  /** Aborted when the relay closes and gives up on the deliveries still running: their outcome is ignored. */
-  readonly abandoned: AbortSignal;
+  /** Given when the relay closes and gives up on the deliveries still running: their outcome is ignored. */
+  readonly abandonment: Abandonment;
 }
 
 /** First wait before the journal is asked again to mark a delivery; doubled each time, at most a second. */
@@ -61,7 +62,7 @@ export async function deliverOrder(
     return marked === 'marked';
   } catch (error) {
     // The journal failed past the lease: the lease runs out and the order is delivered later.
-    if (!context.abandoned.aborted) reporter.emit({ type: 'watcher_error', stage: 'delivery', error });
+    if (!context.abandonment.given) reporter.emit({ type: 'watcher_error', stage: 'delivery', error });
     return false;
   } finally {
     lease.release();
@@ -70,7 +71,7 @@ export async function deliverOrder(
 
 /** Calls `callback` with `order`; a call still running after `callbackTimeoutMs` counts as failed. */
 function callWithin(
-  { settings, abandoned }: OrderDeliveryContext,
+  { settings, abandonment }: OrderDeliveryContext,
   callback: FulfilmentCallback,
   order: FulfilledOrder,
 ): Promise<CallOutcome> {
@@ -78,14 +79,14 @@ function callWithin(
   const limitMs = settings.callbackTimeoutMs;
   return new Promise((resolve) => {
     let timer: unknown;
+    let stopListening = () => {};
     const finish = (outcome: CallOutcome) => {
       timers.clearTimeout(timer);
-      abandoned.removeEventListener('abort', onAbandoned);
+      stopListening();
       resolve(outcome);
     };
-    const onAbandoned = () => finish({ kind: 'abandoned' });
-    if (abandoned.aborted) return onAbandoned();
-    abandoned.addEventListener('abort', onAbandoned);
+    if (abandonment.given) return finish({ kind: 'abandoned' });
+    stopListening = abandonment.listen(() => finish({ kind: 'abandoned' }));
     timer = timers.setTimeout(() => {
       const message = `${CALLBACK_NAMES[order.outcome]} did not return within ${limitMs} ms.`;
       finish({ kind: 'failed', error: new DOMException(message, 'TimeoutError') });
@@ -128,7 +129,7 @@ async function recordFailure(
  * journal does not answer: `lost` if another process holds the order now.
  */
 async function markDelivered(
-  { settings, abandoned }: OrderDeliveryContext,
+  { settings, abandonment }: OrderDeliveryContext,
   entry: SettledEntry,
   lease: HeldLease,
 ): Promise<'marked' | 'lost'> {
@@ -141,25 +142,24 @@ async function markDelivered(
       const current = await journal.get(entry.idempotencyKey);
       return current?.phase === 'settled' && current.deliveredAt !== null ? 'marked' : 'lost';
     } catch (error) {
-      if (!lease.holds() || abandoned.aborted) throw error;
-      await pause(
-        settings.deliveryTimers,
-        Math.min(MAX_MARK_RETRY_MS, MARK_RETRY_MS * 2 ** attempt),
-        abandoned,
-      );
+      if (!lease.holds() || abandonment.given) throw error;
+      const waitMs = Math.min(MAX_MARK_RETRY_MS, MARK_RETRY_MS * 2 ** attempt);
+      await pause(settings.deliveryTimers, waitMs, abandonment);
     }
   }
 }
 
 /** Waits `ms`, or less if the delivery is abandoned. */
-function pause(timers: WatchTimers, ms: number, abandoned: AbortSignal): Promise<void> {
+function pause(timers: WatchTimers, ms: number, abandonment: Abandonment): Promise<void> {
   return new Promise((resolve) => {
-    const done = () => {
-      timers.clearTimeout(timer);
-      abandoned.removeEventListener('abort', done);
+    let stopListening = () => {};
+    const timer = timers.setTimeout(() => {
+      stopListening();
       resolve();
-    };
-    const timer = timers.setTimeout(done, ms);
-    abandoned.addEventListener('abort', done);
+    }, ms);
+    stopListening = abandonment.listen(() => {
+      timers.clearTimeout(timer);
+      resolve();
+    });
   });
 }
