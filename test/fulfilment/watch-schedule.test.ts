@@ -75,5 +75,16 @@ describe('the watch options', () => {
       /maxWatchMs must be a positive number/,
     );
     assert.throws(() => resolveFulfilmentSettings({ journal: {} as never, onPaid }, 'test'), /openJournal/);
+    assert.equal(settings?.callbackTimeoutMs, 30_000);
+    const timed = resolveFulfilmentSettings({ journal, onPaid, watch: { callbackTimeoutMs: 5_000 } }, 'test');
+    assert.equal(timed?.callbackTimeoutMs, 5_000);
+    for (const callbackTimeoutMs of [0, -1, Number.NaN, '30000' as unknown as number]) {
+      assert.throws(
+        () => resolveFulfilmentSettings({ journal, onPaid, watch: { callbackTimeoutMs } }, 'test'),
+        (error: unknown) =>
+          error instanceof TypeError &&
+          /watch\.callbackTimeoutMs must be a positive number of milliseconds/.test(error.message),
+      );
+    }
   });
 });

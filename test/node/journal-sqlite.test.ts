@@ -42,6 +42,13 @@ function readRows(path: string, table = 'pay_checkout_journal'): Record<string, 
   }
 }
 
+/** Whether the journal's file, its write-ahead log or its shared-memory index holds `text`, byte for byte. */
+function filesHold(path: string, text: string): boolean {
+  return [path, `${path}-wal`, `${path}-shm`].some(
+    (file) => existsSync(file) && readFileSync(file).toString('latin1').includes(text),
+  );
+}
+
 journalContract('sqlite:', {
   async fresh(clock) {
     const path = freshPath();
@@ -135,6 +142,37 @@ describe('sqlite: journal on disk', () => {
     for (const personal of [CUSTOMER_NAME, INTERNATIONAL_NUMBER, LOCAL_NUMBER]) {
       assert.equal(bytes.includes(personal), false, `the file still holds ${personal}`);
     }
+  });
+
+  it('keeps no customer name or number in the file, its log or its index while open, beside a reader', async () => {
+    const path = freshPath();
+    const journal = await openJournal(`sqlite:${path}`);
+    const other = await openJournal(`sqlite:${path}`);
+    for (let n = 1; n <= 5; n += 1) await recordIntentOf(n % 2 ? journal : other, n);
+    // Another connection reads an older state of the file: the log cannot be reset under it.
+    const reader = new Database(path);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM pay_checkout_journal').get();
+    for (let n = 1; n <= 5; n += 1) {
+      await journal.recordCreated(keyOf(n), { orderId: `or_${n}`, paymentStatus: 'paid', nextCheckInMs: 0 });
+    }
+    assert.equal(
+      (await journal.claimUndelivered('relay-a', { limit: 10, leaseMs: 30_000 })).length,
+      5,
+      'a claim goes ahead while the reader holds the log',
+    );
+    assert.equal(filesHold(path, CUSTOMER_NAME), true, 'the log stays while a reader needs it');
+    reader.exec('COMMIT');
+    // The next claim (before any callback could run) empties the log.
+    await journal.claimDue('relay-a', { limit: 10, leaseMs: 30_000 });
+    assert.equal(statSync(`${path}-wal`).size, 0, 'the write-ahead log is empty');
+    assert.equal(readFileSync(path).toString('latin1').includes('or_5'), true, 'the file is the one written');
+    for (const personal of [CUSTOMER_NAME, INTERNATIONAL_NUMBER, LOCAL_NUMBER]) {
+      assert.equal(filesHold(path, personal), false, `a file still holds ${personal}`);
+    }
+    reader.close();
+    await other.close();
+    await journal.close();
   });
 
   it('loses nothing committed when the process is killed with SIGKILL', async () => {

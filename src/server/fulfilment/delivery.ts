@@ -24,14 +24,23 @@ export interface DeliveryDeps {
   readonly reporter: Pick<RelayReporter, 'emit'>;
 }
 
+/** Where delivery stood at a moment: how many deliveries had started, and how many orders were delivered. */
+export interface DeliveryMark {
+  readonly started: number;
+  readonly delivered: number;
+}
+
 /** The delivery of one relay process. */
 export interface Delivery {
+  /** Claims the due callbacks there is room for and starts each on its own; resolves once claimed. Never rejects. */
+  deliverDue(): Promise<void>;
+  /** Where delivery stands now. */
+  mark(): DeliveryMark;
   /**
-   * Claims the due callbacks there is room for and starts each on its own;
-   * resolves, with how many were delivered, once those it started have
-   * returned, failed or run out of time. Never rejects.
+   * Resolves once every delivery started since `mark` has returned, failed or
+   * run out of time, with how many orders were marked delivered since `mark`.
    */
-  deliverDue(): Promise<number>;
+  settledSince(mark: DeliveryMark): Promise<number>;
   /** Claims nothing more; resolves once every delivery in flight has ended (the caller bounds the wait). */
   drain(): Promise<void>;
   /** Gives up the deliveries still in flight: their outcome is ignored, their leases run out. */
@@ -42,21 +51,26 @@ export interface Delivery {
 export function createDelivery({ settings, reporter }: DeliveryDeps): Delivery {
   const abandonment = createAbandonment();
   const context: OrderDeliveryContext = { settings, reporter, abandonment };
-  const inFlight = new Set<Promise<boolean>>();
-  const state = { stopping: false, reserved: 0, starved: false };
+  /** Deliveries running, by the order they started in. */
+  const inFlight = new Map<number, Promise<boolean>>();
+  const state = { stopping: false, reserved: 0, starved: false, started: 0, delivered: 0 };
 
-  function start(entry: Claimed<SettledEntry>): Promise<boolean> {
-    const delivery = deliverOrder(context, entry);
-    inFlight.add(delivery);
+  function start(entry: Claimed<SettledEntry>): void {
+    state.started += 1;
+    const number = state.started;
+    const delivery = deliverOrder(context, entry).then((delivered) => {
+      if (delivered) state.delivered += 1;
+      return delivered;
+    });
+    inFlight.set(number, delivery);
     void delivery.finally(() => {
-      inFlight.delete(delivery);
+      inFlight.delete(number);
       // Room again for an order that was due while every place was taken.
       if (state.starved && !state.stopping) {
         state.starved = false;
         void deliverDue();
       }
     });
-    return delivery;
   }
 
   /** Claims up to one batch, within the room left; `undefined` when there is none or the journal failed. */
@@ -81,24 +95,27 @@ export function createDelivery({ settings, reporter }: DeliveryDeps): Delivery {
     }
   }
 
-  async function deliverDue(): Promise<number> {
-    const started: Promise<boolean>[] = [];
+  async function deliverDue(): Promise<void> {
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !state.stopping; batch++) {
       const claimed = await claimBatch();
       // Claimed as the relay began to close: left to their leases, which run out.
       if (!claimed || state.stopping) break;
-      started.push(...claimed.entries.map(start));
+      for (const entry of claimed.entries) start(entry);
       if (claimed.entries.length < claimed.limit) break;
     }
-    const delivered = await Promise.all(started);
-    return delivered.filter(Boolean).length;
   }
 
   return {
     deliverDue,
+    mark: () => ({ started: state.started, delivered: state.delivered }),
+    async settledSince(mark) {
+      const since = [...inFlight].filter(([number]) => number > mark.started).map(([, delivery]) => delivery);
+      await Promise.all(since);
+      return state.delivered - mark.delivered;
+    },
     async drain() {
       state.stopping = true;
-      await Promise.allSettled([...inFlight]);
+      await Promise.all(inFlight.values());
     },
     abandon: () => abandonment.giveUp(),
   };

@@ -104,7 +104,7 @@ export function startFulfilment(
   schedule(runner, 0);
   return {
     tick: () => tick(runner),
-    deliverNow: () => (runner.stopped ? Promise.resolve(0) : delivery.deliverDue()),
+    deliverNow: () => deliverNow(runner),
     track<T>(work: Promise<T>): Promise<T> {
       runner.inFlight.add(work);
       return work.finally(() => runner.inFlight.delete(work));
@@ -126,13 +126,23 @@ function watchOnce(runner: Runner): Promise<WatchPass> {
   return runner.watching;
 }
 
-/** The merchant's tick: a pass, then the deliveries it starts, awaited. */
+/** The merchant's tick: a pass, then the deliveries it started (there or as orders settled), awaited. */
 async function tick(runner: Runner): Promise<FulfilmentTick> {
   if (runner.stopped) return { calls: 0, paused: false, delivered: 0 };
+  const mark = runner.delivery.mark();
   const pass = await watchOnce(runner);
-  const delivered = await runner.delivery.deliverDue();
+  await runner.delivery.deliverDue();
+  const delivered = await runner.delivery.settledSince(mark);
   await prune(runner);
   return { ...pass, delivered };
+}
+
+/** The merchant's delivery now: what is due, awaited. */
+async function deliverNow(runner: Runner): Promise<number> {
+  if (runner.stopped) return 0;
+  const mark = runner.delivery.mark();
+  await runner.delivery.deliverDue();
+  return runner.delivery.settledSince(mark);
 }
 
 /** The timers' tick: a pass, then deliveries started and left to run on their own. */

@@ -86,7 +86,11 @@ export interface FulfilmentSettings {
   readonly now: () => number;
   /** The ticks' timers; `undefined` when the merchant runs the ticks. */
   readonly timers: WatchTimers | undefined;
-  /** The timers a delivery waits on (a callback's time limit, its lease, a retried write), ticks or not. */
+  /**
+   * The timers a delivery and `close()` wait on (a callback's time limit, its
+   * lease, a retried write, the grace), ticks or not: the merchant's own, or
+   * the runtime's, which keep the process alive while something waits on them.
+   */
   readonly deliveryTimers: WatchTimers;
   /** This process's name in leases: unique, so two processes never hold one order. */
   readonly owner: string;
@@ -149,7 +153,7 @@ export function resolveFulfilmentSettings(
     ),
     now: watch.now ?? Date.now,
     timers,
-    deliveryTimers: timers ?? globalTimers,
+    deliveryTimers: watch.timers || waitingTimers,
     owner: `relay-${crypto.randomUUID()}`,
   });
 }
@@ -159,6 +163,14 @@ function positive(value: unknown, fallback: number, name: string, owner: string)
   if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
   throw new TypeError(`${owner}: watch.${name} must be a positive number of milliseconds.`);
 }
+
+/** The runtime's timers, as they are: a `tick()` or `close()` awaited in a script keeps its process alive. */
+const waitingTimers: WatchTimers = {
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout(handle) {
+    globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]);
+  },
+};
 
 /** The runtime's timers, unreferenced so that a forgotten `close()` never keeps a process alive. */
 const globalTimers: WatchTimers = {
