@@ -159,18 +159,21 @@ function schedule(runner: Runner, ms: number): void {
   if (!timers || runner.stopped) return;
   runner.timer = timers.setTimeout(() => {
     runner.timer = undefined;
-    // One interval from the start of this tick: a long pass is followed at once by the next.
+    // One interval from the start of this tick: a long pass is followed at once
+    // by the next, and a clock set back during the pass never stretches the wait.
     const startedAt = settings.now();
-    timedTick(runner).finally(() =>
-      schedule(runner, Math.max(MIN_TICK_GAP_MS, settings.intervalMs - (settings.now() - startedAt))),
-    );
+    timedTick(runner).finally(() => {
+      const left = settings.intervalMs - (settings.now() - startedAt);
+      schedule(runner, Math.min(settings.intervalMs, Math.max(MIN_TICK_GAP_MS, left)));
+    });
   }, ms);
 }
 
 async function prune(runner: Runner): Promise<void> {
   const { settings } = runner;
   const now = settings.now();
-  if (now - runner.prunedAt < PRUNE_EVERY_MS) return;
+  // A clock set back prunes at once rather than never.
+  if (now >= runner.prunedAt && now - runner.prunedAt < PRUNE_EVERY_MS) return;
   runner.prunedAt = now;
   try {
     await settings.journal.prune({ retentionMs: settings.retentionMs });

@@ -61,7 +61,7 @@ export async function deliverOrder(
     );
     return marked === 'marked';
   } catch (error) {
-    // The journal failed past the lease: the lease runs out and the order is delivered later.
+    // The journal failed (for a mark, past the lease): the lease runs out and the order is due again.
     if (!context.abandonment.given) reporter.emit({ type: 'watcher_error', stage: 'delivery', error });
     return false;
   } finally {

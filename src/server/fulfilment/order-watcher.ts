@@ -15,7 +15,13 @@ import type { ServiceClient } from '../service-client.js';
 import { ServiceNotFoundError } from '../service-errors.js';
 import type { OrderCreateAnswer, OrderCreateInput } from '../service-schemas.js';
 import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
-import { isPastBound, MAX_BACKOFF_CHECK_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
+import {
+  isPastBound,
+  MAX_BACKOFF_CHECK_MS,
+  MAX_SERVICE_PAUSE_MS,
+  nextCheckInPass,
+  servicePauseMs,
+} from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Orders claimed at once; they are looked up in parallel. */
@@ -92,7 +98,9 @@ interface PassState {
 async function watchOnce(watch: Watch): Promise<WatchPass> {
   const { settings, pause } = watch;
   watch.passStartedAt = settings.now();
-  if (watch.passStartedAt < pause.until) return { calls: 0, paused: true };
+  // A pause never outlasts its longest, even when this process's clock is set back during it.
+  const pauseLeft = pause.until - watch.passStartedAt;
+  if (pauseLeft > 0 && pauseLeft <= MAX_SERVICE_PAUSE_MS) return { calls: 0, paused: true };
   const pass: PassState = { calls: 0, batches: 0, troubles: [] };
   // One batch goes first (after trouble, one order probes the service); only
   // once the service has answered do the lanes call it at full rate.
