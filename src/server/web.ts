@@ -21,6 +21,7 @@ export type { FulfilmentEvent } from './fulfilment/fulfilment-events.js';
 export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
 export {
   DEFAULT_APPROVAL_WINDOW_MS,
+  DEFAULT_CALLBACK_TIMEOUT_MS,
   DEFAULT_CREATE_GRACE_MS,
   DEFAULT_MAX_WATCH_MS,
   DEFAULT_WATCH_INTERVAL_MS,
@@ -31,6 +32,7 @@ export {
 } from './fulfilment/watch-settings.js';
 export {
   type CheckResult,
+  type Claimed,
   type ClaimOptions,
   type CreateAnswer,
   type CreateIntent,
@@ -48,7 +50,11 @@ export {
   type SettledEntry,
   type WatchingEntry,
 } from './journal/journal.js';
-export { JournalDriverMissingError, type OpenJournalOptions } from './journal/journal-url.js';
+export {
+  type JournalClock,
+  JournalDriverMissingError,
+  type OpenJournalOptions,
+} from './journal/journal-url.js';
 export { openJournal } from './journal/web-journal.js';
 export { createLookupTokens, type LookupTokens } from './lookup-token.js';
 export type { PricedLineItem } from './priced-line-items.js';
