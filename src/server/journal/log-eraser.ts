@@ -28,7 +28,7 @@ export interface LogEraser {
 }
 
 /** How soon after a drop the log is emptied: drops close together share one checkpoint. */
-export const ERASE_DELAY_MS = 50;
+const ERASE_DELAY_MS = 50;
 /** Longest wait between tries while other connections keep the log busy or the disk fails. */
 const MAX_RETRY_MS = 5_000;
 
