@@ -26,7 +26,6 @@ import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { creationInput } from '../test/fixtures/checkout-data.js';
 import { startPostgres } from '../test/fixtures/postgres.js';
 import { createRequest, createTestRelay, intent } from '../test/fixtures/relay.js';
-import { clockWithoutTimers } from '../test/fixtures/relay-clock.js';
 import { mountSandbox, sandboxFetch } from '../test/fixtures/sandbox.js';
 import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
 
@@ -84,7 +83,7 @@ function createRelay(journal?: Journal): CheckoutRelay {
       baseUrl: url,
       fetch: sandboxFetch,
       rateLimit: false,
-      ...(journal ? { journal, onPaid: () => undefined, clock: clockWithoutTimers() } : {}),
+      ...(journal ? { journal, onPaid: () => undefined, watch: { ticks: false } } : {}),
     },
     createCheckoutRelay,
   );
@@ -124,18 +123,13 @@ async function measureCreates(scratch: string, postgresUrl: string) {
 }
 
 /** Fills `journal` with `ids` as watched orders, as the relay's creates would have. */
-async function recordPending(journal: Journal, ids: readonly string[], now: number) {
+async function recordPending(journal: Journal, ids: readonly string[]) {
   for (const [index, orderId] of ids.entries()) {
     const idempotencyKey = `bench-watch-${String(index).padStart(6, '0')}-0123456789`;
-    await journal.recordIntent({ idempotencyKey, createBody: creationInput, now, resendAt: now + 60_000 });
+    await journal.recordIntent({ idempotencyKey, createBody: creationInput, resendInMs: 60_000 });
     // Spread over one interval, as orders created over time would be.
-    const nextCheckAt = now + Math.floor((index / ids.length) * INTERVAL_MS);
-    await journal.recordCreated(idempotencyKey, {
-      orderId,
-      paymentStatus: 'requires_action',
-      now,
-      nextCheckAt,
-    });
+    const nextCheckInMs = Math.floor((index / ids.length) * INTERVAL_MS);
+    await journal.recordCreated(idempotencyKey, { orderId, paymentStatus: 'requires_action', nextCheckInMs });
   }
 }
 
@@ -145,7 +139,7 @@ async function measureWatching(journalUrl: string, seconds: number) {
   });
   try {
     const journal = await openJournal(journalUrl);
-    await recordPending(journal, sandbox.info, Date.now());
+    await recordPending(journal, sandbox.info);
     let lookups = 0;
     const recordChecked = journal.recordChecked.bind(journal);
     journal.recordChecked = (...args) => {

@@ -20,6 +20,7 @@ export type { FulfilledOrder } from './fulfilment/fulfilled-order.js';
 export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
 export {
   DEFAULT_APPROVAL_WINDOW_MS,
+  DEFAULT_CALLBACK_TIMEOUT_MS,
   DEFAULT_CREATE_GRACE_MS,
   DEFAULT_MAX_WATCH_MS,
   DEFAULT_WATCH_INTERVAL_MS,
@@ -29,6 +30,7 @@ export {
 } from './fulfilment/watch-settings.js';
 export {
   type CheckResult,
+  type Claimed,
   type ClaimOptions,
   type CreateAnswer,
   type CreateIntent,
@@ -46,7 +48,11 @@ export {
   type SettledEntry,
   type WatchingEntry,
 } from './journal/journal.js';
-export { JournalDriverMissingError, type OpenJournalOptions } from './journal/journal-url.js';
+export {
+  type JournalClock,
+  JournalDriverMissingError,
+  type OpenJournalOptions,
+} from './journal/journal-url.js';
 export { openJournal } from './journal/web-journal.js';
 export type {
   ClientAddressOption,

@@ -11,7 +11,7 @@ import type { FulfilledOrder } from '../../src/server/index.js';
 import { startFaultProxy } from '../fixtures/fault-proxy.js';
 import { freshJournal } from '../fixtures/fulfilment.js';
 import { createRequest, createTestRelay, intent } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 import { sandboxWithClock, serveSandbox } from '../fixtures/sandbox.js';
 
 const ORDERS = 100;
@@ -36,11 +36,12 @@ async function outageStack(plan: { refusing: boolean; rateLimited: boolean }) {
     onEvent: (event) => {
       events.push(event.type);
     },
-    journal: await freshJournal('sqlite:'),
+    journal: await freshJournal('sqlite:', clock),
     onPaid: (order) => {
       paid.push(order);
     },
-    clock: clockWithoutTimers(() => clock.now),
+    clock: clockReading(() => clock.now),
+    watch: { ticks: false },
   });
   after(async () => {
     await relay.close();

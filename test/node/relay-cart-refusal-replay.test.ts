@@ -33,7 +33,6 @@ import {
   relayStack,
   SECRET,
 } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 
 const SOLD_OUT = 'The Kente tote has just sold out.';
 
@@ -53,7 +52,7 @@ function shop() {
 function relayOn(journal: Journal | undefined, options: Partial<CheckoutRelayOptions> = {}) {
   const relay = relayWith({
     rateLimit: false,
-    ...(journal ? { journal, onPaid: () => undefined, clock: clockWithoutTimers() } : {}),
+    ...(journal ? { journal, onPaid: () => undefined, watch: { ticks: false } } : {}),
     ...options,
   });
   after(() => relay.close());

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { createMemoryRateLimitStore } from '../../src/server/limits/memory-rate-limit-store.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { CLIENT, createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 
 const { sandbox, events, relayWith } = relayStack();
 
@@ -38,7 +38,7 @@ async function churn(relay: ReturnType<typeof relayWith>): Promise<void> {
 describe('limits that no flood can churn away', () => {
   it('a number’s prompt window outlives 10,000 lookups from 10,000 /64s', { timeout: 60_000 }, async () => {
     const now = 1_700_000_000_000;
-    const relay = relayWith({ clock: clockWithoutTimers(() => now) });
+    const relay = relayWith({ clock: clockReading(() => now) });
     const victim = intent(customerPayingFrom('0201112233'));
     const before = sandbox.createdOrderCount;
     for (let index = 0; index < 3; index++) {
@@ -59,7 +59,7 @@ describe('limits that no flood can churn away', () => {
 
   it('a client’s create bucket outlives the same flood', { timeout: 60_000 }, async () => {
     const now = 1_700_000_000_000;
-    const relay = relayWith({ clock: clockWithoutTimers(() => now) });
+    const relay = relayWith({ clock: clockReading(() => now) });
     const refused = () => relay.create(createRequest(intent({ customer_data: {} })), CLIENT);
     for (let index = 0; index < 10; index++) assert.equal((await refused()).status, 400);
     assert.equal((await refused()).status, 429);

@@ -12,7 +12,7 @@ import { listen, type RunningServer } from '../../src/http/node/index.js';
 import { customerPayingFrom, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 import { recordingStore } from '../fixtures/recording-store.js';
 import { createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 
 const { sandbox, events, relayWith } = relayStack();
 const servers: RunningServer[] = [];
@@ -122,7 +122,7 @@ describe('the payment-prompt limit per number', () => {
 
   it('slides: a slot comes back when its prompt is 10 minutes old', async () => {
     let now = 1_000_000_000;
-    const relay = relayWith({ clock: clockWithoutTimers(() => now) });
+    const relay = relayWith({ clock: clockReading(() => now) });
     const create = () =>
       relay.create(createRequest(intent(customerPayingFrom('0209876546'))), { clientAddress: '192.0.2.1' });
     for (let index = 0; index < 3; index++) {

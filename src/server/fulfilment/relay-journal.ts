@@ -56,17 +56,13 @@ export function relayJournal(
     }
   };
   return {
-    beforeCreate: (idempotencyKey, createBody) => {
-      const now = settings.now();
-      return runner.track(
-        journal.recordIntent({ idempotencyKey, createBody, now, resendAt: now + settings.createGraceMs }),
-      );
-    },
+    beforeCreate: (idempotencyKey, createBody) =>
+      runner.track(journal.recordIntent({ idempotencyKey, createBody, resendInMs: settings.createGraceMs })),
     created: (idempotencyKey, orderId, paymentStatus) =>
       quietly('record', async () => {
         const now = settings.now();
-        const next = nextCheckAt(settings, now, now);
-        await journal.recordCreated(idempotencyKey, { orderId, paymentStatus, now, nextCheckAt: next });
+        const nextCheckInMs = nextCheckAt(settings, now, now) - now;
+        await journal.recordCreated(idempotencyKey, { orderId, paymentStatus, nextCheckInMs });
         if (outcomeOfPaymentStatus(paymentStatus) !== null) void runner.deliverNow();
       }),
     createFailed: (idempotencyKey, error) =>
@@ -77,7 +73,7 @@ export function relayJournal(
       quietly('browser_lookup', async () => {
         const outcome = outcomeOfPaymentStatus(paymentStatus);
         if (outcome === null) return;
-        if (!(await journal.settleFromBrowserLookup(orderId, paymentStatus, settings.now()))) return;
+        if (!(await journal.settleFromBrowserLookup(orderId, paymentStatus))) return;
         reporter.emit({ type: 'order_settled', orderId, outcome, paymentStatus, source: 'browser' });
         void runner.deliverNow();
       }),
