@@ -67,7 +67,7 @@ export class AttemptStore {
 
   /** Stores the checkout's other open orders beside its attempt; none forgets them. */
   saveOthers(orders: CreatedAttempt[]): void {
-    this.#write(OTHERS, orders.length ? orders.map(storedForm) : undefined);
+    this.#write(OTHERS, orders.length ? orders.map(withoutNumber) : undefined);
   }
 
   /** What is stored under the checkout's key and `suffix`, as JSON; `null` when nothing is. */
@@ -122,7 +122,11 @@ export function sessionStorageIfAvailable(): AttemptStorage | undefined {
  * payment is settled no screen shows it, and storage drops it.
  */
 function storedForm(attempt: CheckoutAttempt): CheckoutAttempt {
-  if (attempt.phase !== 'settled' || !('localNumber' in attempt)) return attempt;
-  const { localNumber: _shownOnlyWhileWaiting, ...kept } = attempt;
+  return attempt.phase === 'settled' ? withoutNumber(attempt) : attempt;
+}
+
+/** An attempt without the number its prompt went to: the checkout's other orders are shown by id only. */
+function withoutNumber<T extends CheckoutAttempt>(attempt: T): Omit<T, 'localNumber'> {
+  const { localNumber: _notShown, ...kept } = attempt as T & { localNumber?: string };
   return kept;
 }

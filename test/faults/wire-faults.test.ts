@@ -182,7 +182,8 @@ const FAULT_CASES: FaultCase[] = [
     during: async ({ page, context, stack }) => {
       await page.locator('pay-checkout[state="requires_action"]').waitFor({ timeout: STATE_TIMEOUT_MS });
       await context.setOffline(true);
-      await page.getByText(EN_STRINGS.offline).waitFor({ timeout: STATE_TIMEOUT_MS });
+      // The note on screen; the live region says it too, after the screen's message.
+      await page.getByText(EN_STRINGS.offline, { exact: true }).waitFor({ timeout: STATE_TIMEOUT_MS });
       // A lookup already on its way when the device went offline may still land: let it be answered.
       await eventually('the lookup on its way to be answered', () => stack.relayProxy.inFlight === 0);
       const lookupsBefore = countRequests(stack, CHECKOUT_URLS.lookup);
