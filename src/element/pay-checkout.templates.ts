@@ -220,7 +220,7 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
     case 'error':
       return renderError(view, state);
     default:
-      throw new Error(`<pay-checkout> cannot render the state ${state.status}.`);
+      throw new TypeError(`Unknown checkout state: ${state.status}`);
   }
 }
 
