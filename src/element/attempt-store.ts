@@ -109,7 +109,8 @@ export function attemptStorageKey(createUrl: string, elementId: string): string 
 /** `sessionStorage`, or undefined where it is missing or access throws. */
 export function sessionStorageIfAvailable(): AttemptStorage | undefined {
   try {
-    return typeof sessionStorage === 'undefined' ? undefined : sessionStorage;
+    // Where it is missing (Node), naming it throws too.
+    return sessionStorage;
   } catch {
     return undefined;
   }

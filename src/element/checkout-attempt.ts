@@ -149,17 +149,8 @@ function isPhaseState<Phase extends CheckoutPhase>(phase: Phase, state: unknown)
  * given, is a TypeError: a state and its attempt never disagree.
  */
 export function checkoutIn(state: MachineState, attempt: AttemptFacts | undefined): Checkout {
-  switch (attempt?.phase) {
-    case 'draft':
-      if (isPhaseState('draft', state)) return { ...attempt, state };
-      break;
-    case 'created':
-      if (isPhaseState('created', state)) return { ...attempt, state };
-      break;
-    case 'settled':
-      if (isPhaseState('settled', state)) return { ...attempt, state };
-      break;
-  }
+  // The state checked against the attempt's own phase makes the pair one of `Checkout`'s.
+  if (attempt && isPhaseState(attempt.phase, state)) return { ...attempt, state } as Checkout;
   if (isPhaseState('none', state)) return { phase: 'none', state };
   throw new TypeError(`No ${state.status} checkout with ${attempt?.phase ?? 'no'} attempt`);
 }

@@ -118,7 +118,7 @@ export class CheckoutFormController implements ReactiveController {
     try {
       const { customer_data } = JSON.parse(body) as CheckoutIntent;
       this.values = { customer_name: customer_data.name, number: formatLocalNumber(localNumber), issuer };
-      this.#edited.add('customer_name').add('number').add('issuer');
+      for (const field of FIELD_ORDER) this.#edited.add(field);
     } catch {
       // Not an intent: the form keeps the prefills.
     }

@@ -83,11 +83,9 @@ function messageOf(view: CheckoutView): string | undefined {
   }
 }
 
-/** Each state's heading; for `submitting`, what is under way. */
-export function titleOf(state: CheckoutState, text: PayCheckoutStrings): string {
+/** The heading of each state after the form. */
+function titleOf(state: StatusState, text: PayCheckoutStrings): string {
   return {
-    idle: '',
-    submitting: text.submitting,
     requires_action: text.requiresActionTitle,
     paid: text.paidTitle,
     failed: text.failedTitle,
@@ -95,6 +93,9 @@ export function titleOf(state: CheckoutState, text: PayCheckoutStrings): string 
     error: text.errorTitle,
   }[state];
 }
+
+/** A state after the form, shown on a status panel. */
+type StatusState = Exclude<CheckoutState, 'idle' | 'submitting'>;
 
 /** The form while nothing is sent or the create is on its way; a status panel with a heading after. */
 function renderScreen(view: CheckoutView): TemplateResult {
@@ -220,7 +221,7 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
     case 'error':
       return renderError(view, state);
     default:
-      throw new Error(`<pay-checkout> cannot render the state ${state.status}.`);
+      throw new TypeError(`Unknown checkout state: ${state.status}`);
   }
 }
 

@@ -59,19 +59,26 @@ export const PAYMENT_STATUS = {
   expired: 'expired',
 } as const;
 
-const TERMINAL_FAILURE_STATUSES: ReadonlySet<string> = new Set([
-  PAYMENT_STATUS.failed,
-  PAYMENT_STATUS.cancelled,
-  PAYMENT_STATUS.expired,
-]);
+/** One of the PAYMENT_STATUS values. */
+type PaymentStatus = (typeof PAYMENT_STATUS)[keyof typeof PAYMENT_STATUS];
+
+/**
+ * The terminal failures, written out rather than read from PAYMENT_STATUS:
+ * the browser bundle, which only classifies, then carries no table.
+ */
+const TERMINAL_FAILURE_STATUSES: readonly string[] = [
+  'failed',
+  'cancelled',
+  'expired',
+] satisfies PaymentStatus[];
 
 /** What a poller should make of a payment status it read. */
 export type PaymentOutcome = 'paid' | 'failed' | 'pending';
 
 /** Classifies a payment status string; unknown values keep the poll going. */
 export function classifyPaymentStatus(status: string): PaymentOutcome {
-  if (status === PAYMENT_STATUS.paid) return 'paid';
-  if (TERMINAL_FAILURE_STATUSES.has(status)) return 'failed';
+  if (status === ('paid' satisfies PaymentStatus)) return 'paid';
+  if (TERMINAL_FAILURE_STATUSES.includes(status)) return 'failed';
   return 'pending';
 }
 
