@@ -46,10 +46,16 @@ export interface CheckoutView {
  */
 export function renderCheckout(view: CheckoutView): TemplateResult {
   const { session, text } = view;
-  const offline = session.state.status === 'requires_action' && session.connection === 'offline';
+  const { status } = session.state;
+  // A note the shopper must act on is a part of its own: the offline note, and on the receipt, while
+  // another order of the checkout is open, to decline its prompt (contract §2).
+  const note =
+    status === 'requires_action' && session.connection === 'offline'
+      ? text.offline
+      : status === 'paid' && session.othersOpen && text.declineOtherRequest;
   return html`
     <div lang=${view.locale}>
-      <div class="visually-hidden" role="status" aria-live="polite">${messageOf(view)}${offline ? ` ${text.offline}` : ''}</div>
+      <div class="visually-hidden" role="status" aria-live="polite">${messageOf(view)}${note ? ` ${note}` : ''}</div>
       ${renderScreen(view)}
     </div>
   `;
@@ -72,8 +78,7 @@ function messageOf(view: CheckoutView): string | undefined {
       );
     }
     case 'paid':
-      // While another order of the checkout is open, the shopper must hear to decline its prompt.
-      return `${text.paidBody(chargedAmount(view))}${session.othersOpen ? ` ${text.declineOtherRequest}` : ''}`;
+      return text.paidBody(chargedAmount(view));
     case 'failed':
       return text.failedReason(failureReason(attempt));
     case 'timeout':

@@ -97,7 +97,7 @@ describe('the demo, one checkout at most one payment (contract §2)', () => {
     await payerAnswers(server, first, 'approve');
     await demo.waitForState('paid');
     assert.equal(await shownOrderId(demo), first);
-    const declineNote = demo.checkout.getByText(EN_STRINGS.declineOtherRequest);
+    const declineNote = demo.checkout.getByText(EN_STRINGS.declineOtherRequest, { exact: true });
     await declineNote.waitFor();
     assert.deepEqual(
       (await details(demo, 'pay-paid')).map((detail) => detail.orderId),
@@ -128,7 +128,7 @@ describe('the demo, one checkout at most one payment (contract §2)', () => {
       (await details(demo, 'pay-paid')).map((detail) => detail.orderId),
       [first],
     );
-    await demo.checkout.getByText(EN_STRINGS.declineOtherRequest).waitFor();
+    await demo.checkout.getByText(EN_STRINGS.declineOtherRequest, { exact: true }).waitFor();
     assert.equal(server.sandbox?.createdOrderCount, 2, 'the reload created nothing');
   });
 });
