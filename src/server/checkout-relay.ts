@@ -12,6 +12,7 @@ import { type NodeListener, toNodeListener } from '../http/node/node-listener.js
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
 import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
+import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
@@ -31,6 +32,12 @@ export interface CheckoutRelay {
   node: NodeListener;
   /** The watcher and delivery, when a journal was given; `tick()` runs a pass now. */
   fulfilment: FulfilmentRunner | undefined;
+  /**
+   * The journal's orders (contract §6), for a thank-you page or a support
+   * desk: `get(orderId)` and `byReference(reference)`. Without a journal
+   * both reject with an error that names the `journal` option.
+   */
+  orders: CheckoutOrders;
   /** Stops watching, lets calls in flight finish, and closes the journal; nothing to do without one. */
   close(): Promise<void>;
 }
@@ -72,5 +79,8 @@ export function assembleCheckoutRelay(
   const node = toNodeListener(handle, { maxBodyBytes: RELAY_MAX_BODY_BYTES * 4 });
   const close = async () => fulfilment?.close();
   const runner = fulfilment && { tick: fulfilment.tick, deliverNow: fulfilment.deliverNow };
-  return { create, lookup, handle, node, fulfilment: runner, close };
+  const orders = fulfilment
+    ? { get: fulfilment.orders.get, byReference: fulfilment.orders.byReference }
+    : NO_ORDERS;
+  return { create, lookup, handle, node, fulfilment: runner, orders, close };
 }

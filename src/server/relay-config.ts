@@ -18,7 +18,7 @@ import {
 import type { HandlerConfig } from './handlers/handler-config.js';
 import type { TrustProxy } from './limits/client-address/client-address.js';
 import { type CheckoutRelayRateLimitOptions, resolveRelayLimits } from './limits/relay-limit-config.js';
-import type { PriceCart } from './pricing/priced-line-items.js';
+import type { PriceCart } from './pricing/priced-cart.js';
 import {
   createServiceClient,
   createServiceClientOn,

@@ -84,15 +84,35 @@ const paymentSummarySchema = z.object({
 /** A payment as the relay answers it. */
 export type PaymentSummary = z.infer<typeof paymentSummarySchema>;
 
-/** The relay's answer to a create: status fields and the token that guards lookups. */
+/** A merchant's reference for a checkout (contract §6): 1–64 characters of `[A-Za-z0-9_.:-]`. */
+export const REFERENCE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** What the shopper is charged (contract §3 `order.amount`): a currency and whole minor units. */
+const amountSchema = z.object({
+  currency: z.string().check(z.regex(/^[a-z]{3}$/)),
+  value: z.int().check(z.gte(0)),
+});
+/** An amount as the relay answers it. */
+export type RelayAmount = z.infer<typeof amountSchema>;
+
+/**
+ * The amount of an order answer. An older relay, or one in another language,
+ * may send none; one that is not an amount reads as none, so the page's own
+ * `amount` is shown rather than the checkout refused.
+ */
+const answeredAmountSchema = z.optional(z.catch(z.optional(amountSchema), undefined));
+
+/** The relay's answer to a create: status fields, the amount charged, the merchant's reference and the token that guards lookups. */
 export const createAnswerSchema = z.object({
   order: z.object({
     // The id goes into storage and every lookup: only an id of the service's form (contract §3) is kept.
     id: z.string().check(z.regex(ORDER_ID_PATTERN)),
     status: z.string(),
+    amount: answeredAmountSchema,
     payment: paymentSummarySchema,
   }),
   lookup_token: z.string(),
+  reference: z.optional(z.catch(z.nullable(z.string().check(z.regex(REFERENCE_PATTERN))), null)),
 });
 /** The relay's answer to a create, as read. */
 export type CreateAnswer = z.infer<typeof createAnswerSchema>;
@@ -113,6 +133,7 @@ export const lookupAnswerSchema = z.object({
     id: z.string(),
     status: z.string(),
     completed_at: z.optional(z.string()),
+    amount: answeredAmountSchema,
     payment: paymentSummarySchema,
   }),
 });

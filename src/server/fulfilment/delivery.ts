@@ -9,7 +9,7 @@
 
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { SettledEntry } from '../journal/journal.js';
-import { fulfilledOrderOf } from './fulfilled-order.js';
+import type { OrderRecords } from './order-records.js';
 import { deliveryRetryAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
@@ -22,13 +22,15 @@ const MAX_BATCHES_PER_PASS = 100;
 export interface DeliveryDeps {
   readonly settings: FulfilmentSettings;
   readonly reporter: RelayReporter;
+  /** What each callback receives: the order as the journal holds it. */
+  readonly records: OrderRecords;
 }
 
 /** Runs one delivery pass: every settled order due, in batches; resolves to how many callbacks returned. */
 export type DeliverOnce = () => Promise<number>;
 
 /** Creates the delivery of one relay process. */
-export function createDelivery({ settings, reporter }: DeliveryDeps): DeliverOnce {
+export function createDelivery({ settings, reporter, records }: DeliveryDeps): DeliverOnce {
   const { journal, owner } = settings;
 
   /** Renews the lease every third of its length while the callback runs; returns the stop function. */
@@ -61,7 +63,7 @@ export function createDelivery({ settings, reporter }: DeliveryDeps): DeliverOnc
     if (entry.orderId === null || !callback) {
       return journal.markDelivered(entry.idempotencyKey, owner, settings.now());
     }
-    const order = fulfilledOrderOf({ ...entry, orderId: entry.orderId });
+    const order = await records.fulfilledOrder({ ...entry, orderId: entry.orderId });
     const release = holdLease(entry.idempotencyKey);
     try {
       await callback(order);

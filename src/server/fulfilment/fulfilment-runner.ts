@@ -7,6 +7,7 @@
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { createDelivery } from './delivery.js';
+import { type CheckoutOrders, createOrderRecords } from './order-records.js';
 import { createOrderWatcher, type WatchPass } from './order-watcher.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
@@ -35,6 +36,8 @@ export interface RelayFulfilment extends FulfilmentRunner {
   track<T>(work: Promise<T>): Promise<T>;
   /** Stops the ticks, waits for the work in flight, and closes the journal. */
   close(): Promise<void>;
+  /** `relay.orders`, read from the journal. */
+  readonly orders: CheckoutOrders;
 }
 
 /** Starts fulfilment for a relay; ticks begin at once when the settings have timers. */
@@ -50,7 +53,8 @@ export function startFulfilment(
   let delivering: Promise<number> | undefined;
   let deliverAgain = false;
   let prunedAt = Number.NEGATIVE_INFINITY;
-  const deliverOnce = createDelivery({ settings, reporter });
+  const records = createOrderRecords(settings, client);
+  const deliverOnce = createDelivery({ settings, reporter, records });
   const watcher = createOrderWatcher({ settings, client, reporter, onSettled: () => void deliverNow() });
 
   function deliverNow(): Promise<number> {
@@ -127,5 +131,5 @@ export function startFulfilment(
 
   // The first tick at once: orders a previous process left are picked up on start.
   schedule(0);
-  return { tick, deliverNow, track, close };
+  return { tick, deliverNow, track, close, orders: records };
 }

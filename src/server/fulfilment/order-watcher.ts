@@ -9,12 +9,14 @@
  * at once, so the round trips of one batch do not bound the rate.
  */
 
+import { orderCreatedEvent } from '../events/order-created.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
-import type { OrderCreateAnswer, OrderCreateInput } from '../service-client/service-schemas.js';
+import type { OrderCreateInput, OrderCreateResult } from '../service-client/service-schemas.js';
+import { chargedAmount, serviceReadingOf } from './service-reading.js';
 import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
 import { isPastBound, MAX_BACKOFF_CHECK_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
@@ -188,7 +190,7 @@ async function expire(watch: Watch, entry: PendingEntry): Promise<void> {
 
 async function resendCreate(watch: Watch, entry: CreatingEntry): Promise<ServiceTrouble | undefined> {
   const { settings } = watch;
-  let answer: OrderCreateAnswer;
+  let answer: OrderCreateResult;
   try {
     answer = await watch.client.orders.create(entry.createBody as unknown as OrderCreateInput, {
       idempotencyKey: entry.idempotencyKey,
@@ -209,20 +211,33 @@ async function resendCreate(watch: Watch, entry: CreatingEntry): Promise<Service
   const now = settings.now();
   const { order } = answer;
   await settings.journal.recordCreated(entry.idempotencyKey, {
+    ...serviceReadingOf(order),
     orderId: order.id,
-    paymentStatus: order.payment.status,
     now,
     nextCheckAt: nextCheckInPass(settings, entry.createdAt, watch.passStartedAt, now),
   });
+  await announceResent(watch, entry, answer);
   settled(watch, order.id, order.payment.status);
   return undefined;
 }
 
+/** `order_created` for an order the watcher's resend created (or replayed): the merchant hears of every order. */
+async function announceResent(watch: Watch, entry: CreatingEntry, { order, replayed }: OrderCreateResult) {
+  const details = await watch.settings.journal.readOrder({ idempotencyKey: entry.idempotencyKey });
+  if (!details) return;
+  const customer = (entry.createBody as unknown as Required<OrderCreateInput>).customer_data;
+  const amount = chargedAmount(order, details);
+  const { idempotencyKey } = entry;
+  watch.reporter.emit(
+    orderCreatedEvent({ order, replayed, amount, customer, details, idempotencyKey, source: 'watcher' }),
+  );
+}
+
 async function lookUp(watch: Watch, entry: WatchingEntry): Promise<ServiceTrouble | undefined> {
   const { settings } = watch;
-  let paymentStatus: string;
+  let reading: ReturnType<typeof serviceReadingOf>;
   try {
-    paymentStatus = (await watch.client.orders.lookup(entry.orderId)).order.payment.status;
+    reading = serviceReadingOf((await watch.client.orders.lookup(entry.orderId)).order);
   } catch (error) {
     const trouble = serviceTroubleOf(error);
     if (trouble) return trouble;
@@ -234,11 +249,11 @@ async function lookUp(watch: Watch, entry: WatchingEntry): Promise<ServiceTroubl
   }
   const now = settings.now();
   const checked = await settings.journal.recordChecked(entry.idempotencyKey, settings.owner, {
-    paymentStatus,
+    ...reading,
     now,
     nextCheckAt: nextCheckInPass(settings, entry.createdAt, watch.passStartedAt, now),
   });
-  if (checked) settled(watch, entry.orderId, paymentStatus);
+  if (checked) settled(watch, entry.orderId, reading.paymentStatus);
   return undefined;
 }
 

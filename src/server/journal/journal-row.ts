@@ -32,6 +32,13 @@ export interface JournalRow {
   last_delivery_error: string | null;
   lease_owner: string | null;
   lease_expires_at: StoredInteger | null;
+  /** From schema version 2: what the checkout was for (journal-order.ts), and why a payment failed. */
+  reference: string | null;
+  metadata: string | null;
+  line_items: string | null;
+  amount_currency: string | null;
+  amount_value: StoredInteger | null;
+  failure_code: string | null;
 }
 
 /** The longest failure description kept: enough to tell errors apart, too short to hold a record. */

@@ -11,9 +11,13 @@ import type {
   FulfilmentSummary,
   Journal,
   JournalEntry,
+  JournalOrder,
+  OrderAmount,
   PendingEntry,
+  ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
   fulfilmentSummary,
@@ -38,7 +42,7 @@ export class MemoryJournal implements Journal {
   readonly #rows = new Map<string, JournalRow>();
   #closed = false;
 
-  async recordIntent({ idempotencyKey, createBody, now, resendAt }: CreateIntent): Promise<void> {
+  async recordIntent({ idempotencyKey, createBody, now, resendAt, details }: CreateIntent): Promise<void> {
     if (this.#open().has(idempotencyKey)) return;
     this.#rows.set(idempotencyKey, {
       idempotency_key: idempotencyKey,
@@ -54,10 +58,13 @@ export class MemoryJournal implements Journal {
       delivery_attempts: 0,
       last_delivery_error: null,
       ...RELEASED,
+      ...detailsColumns(details),
+      failure_code: null,
     });
   }
 
-  async recordCreated(idempotencyKey: string, { orderId, paymentStatus, now, nextCheckAt }: CreateAnswer) {
+  async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
+    const { orderId, paymentStatus, now, nextCheckAt } = answer;
     const row = this.#open().get(idempotencyKey);
     if (row?.phase !== 'creating') return;
     const outcome = outcomeOfPaymentStatus(paymentStatus);
@@ -65,8 +72,13 @@ export class MemoryJournal implements Journal {
     Object.assign(
       row,
       outcome === null
-        ? { ...common, phase: 'watching', due_at: nextCheckAt }
-        : { ...common, phase: 'settled', outcome, settled_at: now, due_at: now },
+        ? {
+            ...common,
+            phase: 'watching',
+            due_at: nextCheckAt,
+            ...readChanges(row, { amount: answer.amount }),
+          }
+        : { ...common, phase: 'settled', outcome, settled_at: now, due_at: now, ...readChanges(row, answer) },
     );
   }
 
@@ -82,17 +94,23 @@ export class MemoryJournal implements Journal {
     return this.#update(idempotencyKey, owner, () => true, { lease_expires_at: until });
   }
 
-  async recordChecked(
-    idempotencyKey: string,
-    owner: string,
-    { paymentStatus, now, nextCheckAt }: CheckResult,
-  ) {
+  async recordChecked(idempotencyKey: string, owner: string, result: CheckResult) {
+    const { paymentStatus, now, nextCheckAt } = result;
     const outcome = outcomeOfPaymentStatus(paymentStatus);
+    const row = this.#open().get(idempotencyKey);
+    if (row === undefined) return false;
     const changes =
       outcome === null
         ? { payment_status: paymentStatus, due_at: nextCheckAt }
-        : { phase: 'settled', payment_status: paymentStatus, outcome, settled_at: now, due_at: now };
-    return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', {
+        : {
+            phase: 'settled',
+            payment_status: paymentStatus,
+            outcome,
+            settled_at: now,
+            due_at: now,
+            ...readChanges(row, result),
+          };
+    return this.#update(idempotencyKey, owner, (candidate) => candidate.phase === 'watching', {
       ...changes,
       ...RELEASED,
     });
@@ -110,7 +128,12 @@ export class MemoryJournal implements Journal {
     return this.#update(idempotencyKey, owner, (row) => row.phase !== 'settled', { ...changes, ...RELEASED });
   }
 
-  async settleFromBrowserLookup(orderId: string, paymentStatus: string, now: number): Promise<boolean> {
+  async settleFromBrowserLookup(
+    orderId: string,
+    paymentStatus: string,
+    now: number,
+    reading: ServiceReading = {},
+  ): Promise<boolean> {
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const row = [...this.#open().values()].find((candidate) => candidate.order_id === orderId);
     if (outcome === null || row?.phase !== 'watching') return false;
@@ -121,7 +144,7 @@ export class MemoryJournal implements Journal {
       settled_at: now,
       due_at: now,
     };
-    Object.assign(row, changes, RELEASED);
+    Object.assign(row, changes, readChanges(row, reading), RELEASED);
     return true;
   }
 
@@ -161,12 +184,33 @@ export class MemoryJournal implements Journal {
   async listRecent(limit: number): Promise<FulfilmentSummary[]> {
     return [...this.#open().values()]
       .filter((row) => row.order_id !== null)
-      .sort(
-        (a, b) =>
-          Number(b.created_at) - Number(a.created_at) || (a.idempotency_key < b.idempotency_key ? 1 : -1),
-      )
+      .sort(newestFirst)
       .slice(0, limit)
       .map(fulfilmentSummary);
+  }
+
+  async readOrder(by: { orderId: string } | { idempotencyKey: string }): Promise<JournalOrder | undefined> {
+    const rows = this.#open();
+    const row =
+      'orderId' in by
+        ? [...rows.values()].find((candidate) => candidate.order_id === by.orderId)
+        : rows.get(by.idempotencyKey);
+    return row && rowToOrder(row);
+  }
+
+  async ordersByReference(reference: string, limit: number): Promise<JournalOrder[]> {
+    return [...this.#open().values()]
+      .filter((row) => row.reference === reference && row.order_id !== null)
+      .sort(newestFirst)
+      .slice(0, limit)
+      .map(rowToOrder);
+  }
+
+  async recordAmount(idempotencyKey: string, { currency, value }: OrderAmount): Promise<boolean> {
+    const row = this.#open().get(idempotencyKey);
+    if (row === undefined || row.amount_value !== null) return false;
+    Object.assign(row, { amount_currency: currency, amount_value: value });
+    return true;
   }
 
   async prune({ now, retentionMs }: { now: number; retentionMs: number }): Promise<number> {
@@ -223,6 +267,21 @@ export class MemoryJournal implements Journal {
     Object.assign(row, changes);
     return true;
   }
+}
+
+/** Newest first, as the SQL stores order: by creation time, then by key. */
+function newestFirst(a: JournalRow, b: JournalRow): number {
+  return Number(b.created_at) - Number(a.created_at) || (a.idempotency_key < b.idempotency_key ? 1 : -1);
+}
+
+/** What a service reading changes in `row`, as the SQL stores write it: a total it gave replaces the recorded one. */
+function readChanges(row: JournalRow, reading: ServiceReading): Partial<JournalRow> {
+  const columns = readingColumns(reading);
+  return {
+    failure_code: columns.failure_code,
+    amount_currency: columns.amount_currency ?? row.amount_currency,
+    amount_value: columns.amount_value ?? row.amount_value,
+  };
 }
 
 function isUndelivered(row: JournalRow): boolean {

@@ -12,9 +12,12 @@ import type {
   FulfilmentSummary,
   Journal,
   JournalEntry,
+  OrderAmount,
   PendingEntry,
+  ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
   fulfilmentSummary,
@@ -23,7 +26,7 @@ import {
   rowToEntry,
   shortDeliveryError,
 } from './journal-row.js';
-import { journalStatements } from './journal-sql.js';
+import { type JournalStatements, journalStatements } from './journal-sql.js';
 import type { SqlDialect } from './migrations.js';
 
 /** A value bound to a statement parameter. */
@@ -66,17 +69,7 @@ export function createSqlJournal(openExecutor: SqlExecutor): Journal {
     (await executor.execute(statement, params)) > 0;
 
   return {
-    async recordIntent({ idempotencyKey, createBody, now, resendAt }: CreateIntent) {
-      await executor.execute(sql.insertIntent, [idempotencyKey, JSON.stringify(createBody), now, resendAt]);
-    },
-    async recordCreated(idempotencyKey: string, { orderId, paymentStatus, now, nextCheckAt }: CreateAnswer) {
-      const outcome = outcomeOfPaymentStatus(paymentStatus);
-      if (outcome === null) {
-        await executor.execute(sql.createdWatching, [idempotencyKey, orderId, paymentStatus, nextCheckAt]);
-      } else {
-        await executor.execute(sql.createdSettled, [idempotencyKey, orderId, paymentStatus, outcome, now]);
-      }
-    },
+    ...recordingSteps(executor, sql),
     discardIntent: (idempotencyKey: string) => changed(sql.discardIntent, [idempotencyKey]),
     async claimDue(owner: string, { now, limit, leaseMs }: ClaimOptions) {
       const rows = await executor.claim(sql.claimDue, [owner, now + leaseMs, now, limit]);
@@ -84,19 +77,30 @@ export function createSqlJournal(openExecutor: SqlExecutor): Journal {
     },
     renewLease: (idempotencyKey: string, owner: string, until: number) =>
       changed(sql.renewLease, [idempotencyKey, owner, until]),
-    recordChecked(idempotencyKey: string, owner: string, { paymentStatus, now, nextCheckAt }: CheckResult) {
+    recordChecked(idempotencyKey: string, owner: string, result: CheckResult) {
+      const { paymentStatus, now, nextCheckAt } = result;
       const outcome = outcomeOfPaymentStatus(paymentStatus);
       return outcome === null
         ? changed(sql.checkedPending, [idempotencyKey, owner, paymentStatus, nextCheckAt])
-        : changed(sql.checkedSettled, [idempotencyKey, owner, paymentStatus, outcome, now]);
+        : changed(sql.checkedSettled, [
+            idempotencyKey,
+            owner,
+            paymentStatus,
+            outcome,
+            now,
+            ...reading(result),
+          ]);
     },
     deferCheck: (idempotencyKey: string, owner: string, dueAt: number) =>
       changed(sql.deferCheck, [idempotencyKey, owner, dueAt]),
     recordExpired: (idempotencyKey: string, owner: string, now: number) =>
       changed(sql.expired, [idempotencyKey, owner, now]),
-    async settleFromBrowserLookup(orderId: string, paymentStatus: string, now: number) {
+    async settleFromBrowserLookup(orderId: string, paymentStatus: string, now: number, read = {}) {
       const outcome = outcomeOfPaymentStatus(paymentStatus);
-      return outcome !== null && changed(sql.browserSettled, [orderId, paymentStatus, outcome, now]);
+      return (
+        outcome !== null &&
+        changed(sql.browserSettled, [orderId, paymentStatus, outcome, now, ...reading(read)])
+      );
     },
     async claimUndelivered(owner: string, { now, limit, leaseMs }: ClaimOptions) {
       const rows = await executor.claim(sql.claimUndelivered, [owner, now + leaseMs, now, limit]);
@@ -109,6 +113,52 @@ export function createSqlJournal(openExecutor: SqlExecutor): Journal {
       owner: string,
       { nextAttemptAt, error }: DeliveryFailure,
     ) => changed(sql.deliveryFailed, [idempotencyKey, owner, shortDeliveryError(error), nextAttemptAt]),
+    ...reads(executor, sql),
+    prune: ({ now, retentionMs }: { now: number; retentionMs: number }) =>
+      executor.execute(sql.prune, [now - retentionMs]),
+    close: () => executor.close(),
+  };
+}
+
+/** A service reading's parameters, in the order the settling statements take them. */
+function reading(read: ServiceReading): SqlValue[] {
+  const { failure_code, amount_currency, amount_value } = readingColumns(read);
+  return [failure_code, amount_currency, amount_value];
+}
+
+/** The intent, with what the checkout is for, and the service's answer to it. */
+function recordingSteps(executor: SqlExecutor, sql: JournalStatements) {
+  return {
+    async recordIntent({ idempotencyKey, createBody, now, resendAt, details }: CreateIntent) {
+      const { reference, metadata, line_items, amount_currency, amount_value } = detailsColumns(details);
+      await executor.execute(sql.insertIntent, [
+        ...[idempotencyKey, JSON.stringify(createBody), now, resendAt],
+        ...[reference, metadata, line_items, amount_currency, amount_value],
+      ]);
+    },
+    async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
+      const { orderId, paymentStatus, now, nextCheckAt } = answer;
+      const outcome = outcomeOfPaymentStatus(paymentStatus);
+      const [failureCode = null, ...total] = reading(answer);
+      if (outcome === null) {
+        await executor.execute(sql.createdWatching, [
+          idempotencyKey,
+          orderId,
+          paymentStatus,
+          nextCheckAt,
+          ...total,
+        ]);
+      } else {
+        const params = [idempotencyKey, orderId, paymentStatus, outcome, now, failureCode, ...total];
+        await executor.execute(sql.createdSettled, params);
+      }
+    },
+  };
+}
+
+/** The journal's reads: entries, the demo's list, and orders with what they were for. */
+function reads(executor: SqlExecutor, sql: JournalStatements) {
+  return {
     async get(idempotencyKey: string): Promise<JournalEntry | undefined> {
       const [row] = await executor.query(sql.get, [idempotencyKey]);
       return row && rowToEntry(row);
@@ -117,8 +167,18 @@ export function createSqlJournal(openExecutor: SqlExecutor): Journal {
       const rows = await executor.query(sql.listRecent, [limit]);
       return rows.map(fulfilmentSummary);
     },
-    prune: ({ now, retentionMs }: { now: number; retentionMs: number }) =>
-      executor.execute(sql.prune, [now - retentionMs]),
-    close: () => executor.close(),
+    async readOrder(by: { orderId: string } | { idempotencyKey: string }) {
+      const [row] =
+        'orderId' in by
+          ? await executor.query(sql.orderById, [by.orderId])
+          : await executor.query(sql.get, [by.idempotencyKey]);
+      return row && rowToOrder(row);
+    },
+    async ordersByReference(reference: string, limit: number) {
+      return (await executor.query(sql.ordersByReference, [reference, limit])).map(rowToOrder);
+    },
+    async recordAmount(idempotencyKey: string, { currency, value }: OrderAmount) {
+      return (await executor.execute(sql.recordAmount, [idempotencyKey, currency, value])) > 0;
+    },
   };
 }
