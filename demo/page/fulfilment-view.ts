@@ -1,10 +1,12 @@
 /**
  * The merchant's-server view: each recent order as the demo's server sees it
- * (`GET /api/demo/fulfilments`), read every 2 s while the page is visible.
+ * (`GET /api/demo/fulfilments`), read every 2 s while the page is visible:
+ * its status, and its cart's reference, items and amount as `onPaid` gets them.
  * The list is not a live region; one polite status line announces an order
  * only when the server's callback was delivered, so a screen reader hears
  * one short sentence per payment, not every poll.
  */
+import { formatAmount } from '../../src/element/format-amount.js';
 import { DEMO_FULFILMENTS_PATH, type DemoFulfilments } from '../demo-config.js';
 import { createNode } from './dom.js';
 
@@ -26,6 +28,13 @@ export function describeFulfilment(fulfilment: Fulfilment): string {
   const callback = CALLBACK_OF[fulfilment.status];
   if (fulfilment.delivered_at === null) return `${settled}; calling ${callback}`;
   return `${settled}; delivered to ${callback} at ${fulfilment.delivered_at.slice(11, 19)} UTC`;
+}
+
+/** What the order was for, in words: its cart, the items and the amount charged. */
+export function describeOrder(fulfilment: Fulfilment): string {
+  const items = fulfilment.items.map((item) => `${item.quantity} × ${item.name}`).join(', ');
+  const amount = fulfilment.amount && formatAmount(fulfilment.amount.value, fulfilment.amount.currency, 'en');
+  return [fulfilment.reference ?? 'no reference', items, amount].filter(Boolean).join(' · ');
 }
 
 /** The view, bound to its list and its status line. */
@@ -67,6 +76,7 @@ export class FulfilmentView {
         createNode('li', { className: 'fulfilment', attributes: { 'data-status': fulfilment.status } }, [
           createNode('code', { className: 'fulfilment__id' }, [fulfilment.order_id]),
           createNode('span', { className: 'fulfilment__state' }, [describeFulfilment(fulfilment)]),
+          createNode('span', { className: 'fulfilment__order' }, [describeOrder(fulfilment)]),
         ]),
       ),
     );
