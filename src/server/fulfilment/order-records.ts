@@ -3,7 +3,7 @@
  * callback receives, and `relay.orders` for a thank-you page or a support
  * desk. Both read the journal, so the answer is the same in every process.
  */
-import type { JournalOrder, JournalOutcome, OrderAmount, SettledEntry } from '../journal/journal.js';
+import type { JournalOrder, OrderAmount, SettledEntry } from '../journal/journal.js';
 import { MAX_ORDERS_PER_REFERENCE } from '../journal/journal-order.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import {
@@ -85,7 +85,7 @@ export function createOrderRecords(settings: FulfilmentSettings, client: Service
         outcome: entry.outcome,
         settledAt: entry.settledAt,
       };
-      return fulfilledOrderOf(settled as typeof settled & { outcome: JournalOutcome }, {
+      return fulfilledOrderOf(settled, {
         amount: await amountOf(settled),
         attempt: entry.deliveryAttempts + 1,
         otherPaidOrderIds: await otherPaidOrderIds(settled),
