@@ -35,6 +35,7 @@ import {
 } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
+import { createTestRelay, LOOKUP_SECRET } from '../test/fixtures/relay.js';
 import {
   isMainModule,
   type LoadResult,
@@ -49,7 +50,6 @@ const WARM_UP_SECONDS = 2;
 /** Seconds of full-speed load each path gets before it is measured, so JIT warm-up is not measured. */
 const PRIME_SECONDS = 6;
 const CONNECTIONS = 100;
-const LOOKUP_SECRET = 'bench-lookup-secret-0123456789abcdef';
 /** Lookups through the relay as a share of the bare proxy's. */
 const TARGET_LOOKUP_RATIO = 0.85;
 const TARGET_ADDED_P99_MS = 5;
@@ -98,17 +98,17 @@ export async function serveRelay({
   orderId: string;
   transport: (typeof RELAYS)[number];
 }): Promise<StartedServer<{ lookupToken: string }>> {
-  const relay = createCheckoutRelay({
-    secretKey: SANDBOX_KEYS.secret,
-    baseUrl: sandboxUrl,
-    lookupSecret: LOOKUP_SECRET,
-    priceCart: priceAnyCart,
-    // Every create here is for one number: the prompt limit's cost is measured in rate-limit.bench.ts.
-    rateLimit: { create: UNLIMITED, lookup: UNLIMITED, promptsPerNumber: false },
-    onEvent: () => undefined,
-    // No fetch option is the default on Node, undici's transport; the global fetch is given explicitly.
-    ...(transport === 'relayGlobalFetch' ? { fetch: globalThis.fetch } : {}),
-  });
+  const relay = createTestRelay(
+    {
+      baseUrl: sandboxUrl,
+      priceCart: priceAnyCart,
+      // Every create here is for one number: the prompt limit's cost is measured in rate-limit.bench.ts.
+      rateLimit: { create: UNLIMITED, lookup: UNLIMITED, promptsPerNumber: false },
+      // No fetch option is the default on Node, undici's transport; the global fetch is given explicitly.
+      ...(transport === 'relayGlobalFetch' ? { fetch: globalThis.fetch } : {}),
+    },
+    createCheckoutRelay,
+  );
   const server = await listen(withCpuReport(relay.node));
   return {
     url: server.url,

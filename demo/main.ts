@@ -2,7 +2,8 @@
  * The sales demo page: a product priced by the server, `<pay-checkout>`, the
  * payer's phone, the live event log, theme and language switches and the
  * embed snippet for the current settings. Every node is built with
- * `createElement`/`textContent`, so the page runs under Trusted Types.
+ * `createElement`/`textContent`, so the page runs under Trusted Types. The
+ * language switch moves the whole page, not only the checkout.
  */
 import { onPayEvent } from './page/event-capture.js';
 import '../src/index.js';
@@ -19,6 +20,7 @@ import {
 import { EventLog } from './page/event-log.js';
 import { FulfilmentView } from './page/fulfilment-view.js';
 import { type PageSettings, readPageSettings, writePageSettings } from './page/page-settings.js';
+import { applyPageText, PAGE_TEXT } from './page/page-text.js';
 import { PhoneMockup } from './page/phone-mockup.js';
 import { createSandboxControls } from './page/sandbox-controls.js';
 import { THEME_PROPERTY_NAMES } from './page/theme.js';
@@ -64,6 +66,7 @@ void loadConfig();
 new FulfilmentView(
   requireById('fulfilment-list', HTMLOListElement),
   requireById('fulfilment-status', HTMLElement),
+  () => PAGE_TEXT[settings.locale],
 ).start();
 
 function findCheckout(): HTMLElementTagNameMap['pay-checkout'] {
@@ -78,7 +81,8 @@ async function loadConfig(): Promise<void> {
     if (!response.ok) throw new Error(`The demo server answered ${response.status}.`);
     config = (await response.json()) as DemoConfig;
   } catch {
-    shopNote.textContent = 'The demo server could not be reached: reload the page once it runs (npm start).';
+    shopNote.dataset.text = 'shopUnreachable';
+    shopNote.textContent = PAGE_TEXT[settings.locale].shopUnreachable;
     shopNote.classList.add('shop__note--error');
     return;
   }
@@ -90,11 +94,7 @@ async function loadConfig(): Promise<void> {
     ),
   );
   requireById('merchant-name', HTMLElement).textContent = config.merchantName;
-  requireById('mode-badge', HTMLElement).textContent =
-    config.mode === 'sandbox' ? 'sandbox · test mode' : 'connected to the payments service';
-  requireById('approve-delay-cell', HTMLElement).textContent = config.sandbox
-    ? `approves after ${config.sandbox.approveAfterMs / 1000} s (or at once with the phone’s Approve)`
-    : 'approves on their phone';
+  renderConfigText();
   phone = new PhoneMockup(
     {
       root: requireById('phone', HTMLElement),
@@ -160,17 +160,29 @@ function renderProductText(): void {
   const price = requireById('product-price', HTMLDataElement);
   requireById('product-name', HTMLElement).textContent = text.name;
   requireById('product-description', HTMLElement).textContent = text.description;
-  requireById('price-label', HTMLElement).textContent = settings.locale === 'fr' ? 'Prix' : 'Price';
-  requireById('quantity-label', HTMLElement).textContent = settings.locale === 'fr' ? 'Quantité' : 'Quantity';
   price.value = String(product.price.value);
   price.textContent = formatAmount(product.price.value, product.price.currency, settings.locale);
+}
+
+/** The words that depend on what the demo server said: its mode and its payer's delay. */
+function renderConfigText(): void {
+  const text = PAGE_TEXT[settings.locale];
+  const sandbox = config?.sandbox;
+  requireById('mode-badge', HTMLElement).textContent =
+    config?.mode === 'service' ? text.modeService : text.modeSandbox;
+  requireById('approve-delay-cell', HTMLElement).textContent = !config
+    ? text.approvesSoon
+    : sandbox
+      ? text.approvesAfter(sandbox.approveAfterMs / 1000)
+      : text.approvesOnPhone;
 }
 
 function applySettings(): void {
   const root = document.documentElement;
   root.dataset.theme = settings.theme;
   root.dataset.brand = settings.brand;
-  requireById('shop', HTMLElement).lang = settings.locale;
+  applyPageText(settings.locale);
+  renderConfigText();
   checkout.setAttribute('locale', settings.locale);
   if (settings.pollTimeout !== undefined) checkout.setAttribute('poll-timeout', String(settings.pollTimeout));
   if (settings.pollInterval !== undefined)
@@ -238,19 +250,19 @@ function bindCopyButton(buttonId: string, codeId: string): void {
     const text = requireById(codeId, HTMLElement).dataset.text ?? '';
     try {
       await navigator.clipboard.writeText(text);
-      status.textContent = 'Copied to the clipboard.';
+      status.textContent = PAGE_TEXT[settings.locale].copied;
     } catch {
       // No clipboard permission: select the text so Ctrl-C copies it.
       const selection = getSelection();
       selection?.selectAllChildren(requireById(codeId, HTMLElement));
-      status.textContent = 'Selected: press Ctrl-C (⌘-C) to copy.';
+      status.textContent = PAGE_TEXT[settings.locale].selected;
     }
   });
 }
 
 function handlePayEvent(event: CustomEvent<unknown>): void {
   log.add(event.type, event.detail);
-  const detail = event.detail as { orderId?: string; state?: string } | null;
+  const detail = event.detail as { orderId?: string; state?: string; failureCode?: string } | null;
   switch (event.type) {
     case 'pay-created':
     case 'pay-requires-action':
@@ -263,7 +275,7 @@ function handlePayEvent(event: CustomEvent<unknown>): void {
       if (detail?.orderId) phone?.showOutcome(detail.orderId, 'paid');
       break;
     case 'pay-failed':
-      if (detail?.orderId) phone?.showOutcome(detail.orderId, 'failed');
+      if (detail?.orderId) phone?.showOutcome(detail.orderId, 'failed', detail.failureCode);
       break;
     case 'pay-timeout':
       if (detail?.orderId) phone?.noteTimeout(detail.orderId);

@@ -204,7 +204,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const handler = async (request: Request, context?: ConnectionInfo): Promise<Response> =>
     withSecurityHeaders(await answered(request, context));
 
-  const running = await listen(toNodeListener(handler), {
+  // The listener's own answers (a body over 16 KiB, or one that stalls) carry them too.
+  const running = await listen(toNodeListener(handler, { errorHeaders: SECURITY_HEADERS }), {
     port: options.port ?? 0,
     host,
     errorHeaders: SECURITY_HEADERS,

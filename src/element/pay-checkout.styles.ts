@@ -23,6 +23,8 @@ export const payCheckoutStyles = css`
   position: relative;
   box-sizing: border-box;
   max-inline-size: var(--pay-checkout-max-width, 28rem);
+  /* The form's height, so the screens after it keep the page still; a page reserves as much before the script runs (pay-checkout:not(:defined)). */
+  min-block-size: 30em;
   padding: var(--_spacing);
   border-radius: var(--_radius);
   background: var(--_background);
@@ -68,7 +70,8 @@ button { display: flex; align-items: center; justify-content: center; gap: 0.5re
 @media (prefers-reduced-motion: reduce) { .spinner { animation: none; border-style: dotted; } }
 .countdown { font-variant-numeric: tabular-nums; }
 .note { padding-inline-start: 0.75rem; border-inline-start: 4px solid var(--_border); }
-dl { display: grid; grid-template-columns: auto 1fr; gap: 0.25rem 1rem; }
-dd { margin: 0; }
+dd { margin: 0 0 0.5rem; overflow-wrap: break-word; }
+/* The order id, to read out to the shop: one line of its own, unbroken unless wider than the line. */
+dd:first-of-type { font: 0.875em ui-monospace, monospace; }
 .visually-hidden { position: absolute; inline-size: 1px; block-size: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;

@@ -11,6 +11,8 @@ import { HttpError } from '../http/http-error.js';
 import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
+import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
+import type { RelayRoute } from './events/relay-events.js';
 import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
 import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
@@ -38,7 +40,10 @@ export interface CheckoutRelay {
    * both reject with an error that names the `journal` option.
    */
   orders: CheckoutOrders;
-  /** Stops watching, lets calls in flight finish, and closes the journal; nothing to do without one. */
+  /**
+   * Stops watching, lets calls in flight finish, and closes the journal; from
+   * then on creates and lookups get `503` with `Retry-After`. Nothing to do without a journal.
+   */
   close(): Promise<void>;
 }
 
@@ -60,8 +65,16 @@ export function assembleCheckoutRelay(
   const settings = config.fulfilment;
   const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter);
   const journal = settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : NO_JOURNAL;
-  const create = route(config, 'create', createOrderHandler(config, journal));
-  const lookup = route(config, 'lookup', lookupOrderHandler(config, journal));
+  let closing = false;
+  // Once close() began the journal is going: a clear 503 the element retries, never a 500 from a closed journal.
+  const whileOpen =
+    (name: RelayRoute, serve: WebHandler): WebHandler =>
+    (request, connection) =>
+      closing && request.method === 'POST'
+        ? answerThrow(config, name, request, relayClosing())
+        : serve(request, connection);
+  const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal)));
+  const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, journal)));
   const handle: WebHandler = (request, connection) => {
     let path: string;
     try {
@@ -75,12 +88,25 @@ export function assembleCheckoutRelay(
     const message = 'No such checkout route: POST …/orders to create, …/lookup to look up.';
     return answerThrow(config, 'unknown', request, new HttpError('resourceNotFound', message));
   };
-  // The listener's own cap sits above the relay's, so the relay's 413 (with CORS headers) is the one seen.
-  const node = toNodeListener(handle, { maxBodyBytes: RELAY_MAX_BODY_BYTES * 4 });
-  const close = async () => fulfilment?.close();
+  // The listener reads no more than the relay would; its own answers (413, 408) carry the CORS headers.
+  const node = toNodeListener(handle, {
+    maxBodyBytes: RELAY_MAX_BODY_BYTES,
+    errorHeaders: (request) => config.cors.headersFor(request),
+  });
+  const close = async () => {
+    closing = fulfilment !== undefined;
+    await fulfilment?.close();
+  };
   const runner = fulfilment && { tick: fulfilment.tick, deliverNow: fulfilment.deliverNow };
   const orders = fulfilment
     ? { get: fulfilment.orders.get, byReference: fulfilment.orders.byReference }
     : NO_ORDERS;
   return { create, lookup, handle, node, fulfilment: runner, orders, close };
+}
+
+/** The answer of a relay whose `close()` began: try again shortly (contract §3: a 5xx the element retries). */
+function relayClosing(): HttpError {
+  return new HttpError('relayClosing', 'The checkout is restarting. Try again in a moment.', {
+    headers: { [RETRY_AFTER_HEADER]: '2' },
+  });
 }

@@ -21,6 +21,7 @@ export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-r
 export type { CheckoutOrders } from './fulfilment/order-records.js';
 export {
   DEFAULT_APPROVAL_WINDOW_MS,
+  DEFAULT_CALLBACK_TIMEOUT_MS,
   DEFAULT_CREATE_GRACE_MS,
   DEFAULT_MAX_WATCH_MS,
   DEFAULT_WATCH_INTERVAL_MS,
@@ -30,6 +31,7 @@ export {
 } from './fulfilment/watch-settings.js';
 export {
   type CheckResult,
+  type Claimed,
   type ClaimOptions,
   type CreateAnswer,
   type CreateIntent,
@@ -51,7 +53,11 @@ export {
   type SettledEntry,
   type WatchingEntry,
 } from './journal/journal.js';
-export { JournalDriverMissingError, type OpenJournalOptions } from './journal/journal-url.js';
+export {
+  type JournalClock,
+  JournalDriverMissingError,
+  type OpenJournalOptions,
+} from './journal/journal-url.js';
 export { openJournal } from './journal/web-journal.js';
 export type {
   ClientAddressOption,
@@ -61,7 +67,10 @@ export type {
 export type { ForwardingHeader } from './limits/client-address/forwarded-for.js';
 export {
   createMemoryRateLimitStore,
+  type MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
+} from './limits/memory-rate-limit-store.js';
+export {
   type RateLimitDecision,
   type RateLimitStore,
   type SlidingWindowRule,

@@ -87,6 +87,8 @@ export const SERVICE_ERRORS = {
     code: 'idempotency_request_in_progress',
     type: 'idempotency_error',
   },
+  // A Node listener's own answer to a request whose headers or body stopped arriving.
+  requestTimeout: { status: 408, code: 'request_timeout', type: 'invalid_request_error' },
   payloadTooLarge: { status: 413, code: 'payload_too_large', type: 'invalid_request_error' },
   unsupportedMediaType: { status: 415, code: 'unsupported_media_type', type: 'invalid_request_error' },
   idempotencyKeyReused: { status: 422, code: 'idempotency_key_reused', type: 'idempotency_error' },
@@ -97,6 +99,8 @@ export const SERVICE_ERRORS = {
   tooManyPaymentRequests: { status: 429, code: 'too_many_payment_requests', type: 'rate_limit_error' },
   internalError: { status: 500, code: 'internal_error', type: 'api_error' },
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
+  // The relay is shutting down (`close()` began): try again, another process or the restarted one answers.
+  relayClosing: { status: 503, code: 'service_unavailable', type: 'api_error' },
 } as const;
 
 /** The name of one entry of SERVICE_ERRORS. */

@@ -87,20 +87,17 @@ export type PaymentSummary = z.infer<typeof paymentSummarySchema>;
 /** A merchant's reference for a checkout (contract §6): 1–64 characters of `[A-Za-z0-9_.:-]`. */
 export const REFERENCE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
-/** What the shopper is charged (contract §3 `order.amount`): a currency and whole minor units. */
-const amountSchema = z.object({
-  currency: z.string().check(z.regex(/^[a-z]{3}$/)),
-  value: z.int().check(z.gte(0)),
-});
-/** An amount as the relay answers it. */
-export type RelayAmount = z.infer<typeof amountSchema>;
+/** An amount in minor units: what the shopper is charged (contract §3 `order.amount`). */
+export const orderAmountSchema = z.object({ currency: z.string(), value: z.int().check(z.nonnegative()) });
+/** An order amount as the relay answers it. */
+export type OrderAmount = z.infer<typeof orderAmountSchema>;
 
 /**
- * The amount of an order answer. An older relay, or one in another language,
- * may send none; one that is not an amount reads as none, so the page's own
- * `amount` is shown rather than the checkout refused.
+ * `order.amount`, optional: an older relay, or one in another language, may
+ * not send it, and one that is malformed reads as none, so the checkout
+ * shows the page's amount rather than refusing the answer.
  */
-const answeredAmountSchema = z.optional(z.catch(z.optional(amountSchema), undefined));
+const answeredAmountSchema = z.optional(z.catch(z.optional(orderAmountSchema), undefined));
 
 /** The relay's answer to a create: status fields, the amount charged, the merchant's reference and the token that guards lookups. */
 export const createAnswerSchema = z.object({
@@ -112,7 +109,8 @@ export const createAnswerSchema = z.object({
     payment: paymentSummarySchema,
   }),
   lookup_token: z.string(),
-  reference: z.optional(z.catch(z.nullable(z.string().check(z.regex(REFERENCE_PATTERN))), null)),
+  /** The merchant's reference for the checkout (§6), `null` when it gave none; missing from an older relay. */
+  reference: z.optional(z.catch(z.optional(z.nullable(z.string())), undefined)),
 });
 /** The relay's answer to a create, as read. */
 export type CreateAnswer = z.infer<typeof createAnswerSchema>;

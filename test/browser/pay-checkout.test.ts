@@ -1,5 +1,6 @@
 /**
- * `<pay-checkout>` in real Chromium against the real relay and the real
+ * `<pay-checkout>` in real Chromium, Firefox and WebKit (one at a time,
+ * web-test-runner.config.mjs) against the real relay and the real
  * sandbox (test/browser/checkout-test-server.ts), loaded through the npm
  * entry (`src/index.ts`, French on demand). One `describe` per state, the
  * accessibility check first in each. The sandbox's payers never answer on
@@ -7,11 +8,13 @@
  * state depends on timing.
  */
 import { expect } from '@open-wc/testing';
-import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
+import { sendKeys } from '@web/test-runner-commands';
 import sinon from 'sinon';
+import { formatLocalNumber } from '../../src/element/checkout-form.js';
 import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
 import { CUSTOMER_NAME, LOCAL_NUMBER, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
+import { eventually } from '../fixtures/wait.js';
 import {
   armFaults,
   createOrderThroughRelay,
@@ -26,8 +29,10 @@ import {
   payerAnswers,
   realWait,
   resetFaults,
-  waitFor,
+  STATE_WAIT_MS,
+  typeKeys,
 } from './pay-checkout-harness.js';
+import { openPhoneScreen, withPhoneSetting } from './phone-settings.js';
 
 const CREATE_URL = '/api/checkout/orders';
 const LOOKUP_URL = '/api/checkout/lookup';
@@ -107,6 +112,11 @@ function setVisibility(state: 'hidden' | 'visible'): void {
   document.dispatchEvent(new Event('visibilitychange'));
 }
 
+/** What the live region says now, whitespace collapsed. */
+function announced(harness: PayCheckoutHarness): string {
+  return (harness.liveRegion.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
 function setOnline(online: boolean): void {
   Object.defineProperty(navigator, 'onLine', { configurable: true, get: () => online });
   window.dispatchEvent(new Event(online ? 'online' : 'offline'));
@@ -130,20 +140,18 @@ describe('<pay-checkout>', () => {
   it('is accessible, in light and dark, and fits a 320 px phone', async () => {
     const { el } = await mount();
     await expect(el).to.be.accessible();
-    await emulateMedia({ colorScheme: 'dark' });
-    try {
+    await withPhoneSetting(el, 'dark', async () => {
       await expect(el).to.be.accessible();
       expect(getComputedStyle(el).backgroundColor).to.equal('rgb(23, 24, 27)');
-    } finally {
-      await emulateMedia({ colorScheme: 'light' });
-    }
-    await setViewport({ width: 320, height: 640 });
+    });
+    const phone = await openPhoneScreen(320, 640);
     try {
-      expect(el.getBoundingClientRect().width).to.be.at.most(320);
-      expect(document.documentElement.scrollWidth).to.be.at.most(320);
-      await expect(el).to.be.accessible();
+      expect(phone.document.documentElement.clientWidth).to.equal(320);
+      expect(phone.element.getBoundingClientRect().width).to.be.at.most(320);
+      expect(phone.document.documentElement.scrollWidth).to.be.at.most(320);
+      expect(await phone.axeViolations()).to.deep.equal([]);
     } finally {
-      await setViewport({ width: 800, height: 600 });
+      phone.close();
     }
   });
 
@@ -260,12 +268,7 @@ describe('<pay-checkout>', () => {
       }
       expect(harness.focused).to.equal(harness.control('customer_name'));
       await expect(el).to.be.accessible();
-      await emulateMedia({ colorScheme: 'dark' });
-      try {
-        await expect(el).to.be.accessible();
-      } finally {
-        await emulateMedia({ colorScheme: 'light' });
-      }
+      await withPhoneSetting(el, 'dark', () => expect(el).to.be.accessible());
       // Fixing a field clears its message as the shopper types.
       await harness.type('customer_name', 'Ama');
       expect(harness.fieldError('customer_name')).to.equal('');
@@ -312,10 +315,10 @@ describe('<pay-checkout>', () => {
       (document.activeElement as HTMLElement | null)?.blur();
       await sendKeys({ press: 'Tab' });
       expect(harness.focused).to.equal(harness.control('customer_name'));
-      await sendKeys({ type: CUSTOMER_NAME });
+      await typeKeys(CUSTOMER_NAME);
       await sendKeys({ press: 'Tab' });
       expect(harness.focused).to.equal(harness.control('number'));
-      await sendKeys({ type: number });
+      await typeKeys(number);
       await sendKeys({ press: 'Tab' });
       expect(harness.focused).to.equal(harness.control('issuer'));
       expect(harness.control('issuer').value).to.equal('mtn');
@@ -354,12 +357,9 @@ describe('<pay-checkout>', () => {
       await expectAccessible(el, clock);
       const spinner = harness.query('.spinner') as HTMLElement;
       expect(getComputedStyle(spinner).animationName).to.equal('spin');
-      await emulateMedia({ reducedMotion: 'reduce' });
-      try {
-        expect(getComputedStyle(spinner).animationName).to.equal('none');
-      } finally {
-        await emulateMedia({ reducedMotion: 'no-preference' });
-      }
+      await withPhoneSetting(el, 'reduced-motion', () =>
+        expect(getComputedStyle(spinner).animationName).to.equal('none'),
+      );
       network.restore();
       clock.restore();
     });
@@ -398,7 +398,13 @@ describe('<pay-checkout>', () => {
       const orders = await ordersFor(number);
       expect(orders).to.have.length(1);
       expect(log.details('pay-created')).to.deep.equal([
-        { orderId: orders[0], status: 'requires_payment', paymentStatus: 'requires_action' },
+        {
+          orderId: orders[0],
+          status: 'requires_payment',
+          paymentStatus: 'requires_action',
+          amount: { currency: 'ghs', value: 5000 },
+          reference: null,
+        },
       ]);
     });
 
@@ -426,10 +432,14 @@ describe('<pay-checkout>', () => {
 
   describe('when requires_action', () => {
     it('is accessible, asks for approval, gives the network’s USSD fallback and a countdown', async () => {
-      const { el, harness } = await payAndWait(freshNumber());
+      const number = freshNumber();
+      const { el, harness } = await payAndWait(number);
       await expect(el).to.be.accessible();
       expect(harness.headingText).to.equal('Approve the prompt on your phone');
-      expect(harness.liveRegion.textContent?.trim()).to.equal('Approve the prompt on your phone');
+      // The region says where the prompt went; the heading is read as focus moves to it, not twice.
+      expect(announced(harness)).to.equal(
+        `We sent a payment request to ${formatLocalNumber(number)} (MTN). Enter your PIN on the phone to approve it.`,
+      );
       expect(harness.text).to.contain('*170#');
       expect(harness.query('[role="timer"]')?.textContent).to.match(/Time left: [56]:\d\d/);
       expect(harness.button('Use another number')).to.exist;
@@ -509,9 +519,23 @@ describe('<pay-checkout>', () => {
       const network = new NetworkWatch();
       const { el, harness, orderId } = await payAndWait(NEVER_ANSWERS);
       await network.settled();
+      const waiting = announced(harness);
+      const touched = new Set<Node>();
+      const region = harness.liveRegion;
+      const listener = new MutationObserver((records) => {
+        for (const record of records) {
+          if (record.type === 'characterData') touched.add(record.target);
+          for (const node of record.addedNodes) touched.add(node);
+        }
+      });
+      listener.observe(region, { childList: true, subtree: true, characterData: true });
       setOnline(false);
       await el.updateComplete;
       expect(harness.text).to.contain('You are offline.');
+      // Announced once, as a node of its own: the waiting message is not said again.
+      listener.disconnect();
+      expect([...touched].map((node) => node.textContent?.trim())).to.deep.equal([EN_STRINGS.offline]);
+      expect(announced(harness)).to.equal(`${waiting} ${EN_STRINGS.offline}`);
       await advance(clock, network, 30_000);
       expect(network.count('/lookup')).to.equal(1);
       await payerAnswers(orderId, 'approve');
@@ -569,7 +593,7 @@ describe('<pay-checkout>', () => {
       await expect(el).to.be.accessible();
       expect(harness.headingText).to.equal('Payment received');
       expect(harness.focused).to.equal(harness.heading);
-      expect(harness.liveRegion.textContent?.trim()).to.equal('Payment received');
+      expect(announced(harness)).to.equal('Thank you. You paid GH₵ 50.00.');
       expect(harness.shownOrderId).to.equal(orderId);
       expect(harness.text).to.contain('You paid GH₵ 50.00');
       expect(harness.query('[part~="status"] [part~="amount"]')?.textContent?.replace(/\s/g, ' ')).to.equal(
@@ -666,7 +690,8 @@ describe('<pay-checkout>', () => {
       await harness.waitForState('failed', 10_000);
       await expect(el).to.be.accessible();
       expect(harness.headingText).to.equal('Payment not completed');
-      expect(harness.text).to.contain('The payer declined the prompt. No money was taken.');
+      expect(harness.text).to.contain('You declined the prompt. No money was taken.');
+      expect(announced(harness)).to.equal('You declined the prompt. No money was taken.');
       expect(log.details('pay-failed')).to.deep.equal([
         { orderId: log.details('pay-created')[0]?.orderId, paymentStatus: 'failed', failureCode: 'declined' },
       ]);
@@ -681,6 +706,23 @@ describe('<pay-checkout>', () => {
       const keyAfter = JSON.parse(String(sessionStorage.getItem(sessionStorage.key(0) ?? ''))).idempotencyKey;
       expect(keyAfter).to.not.equal(keyBefore);
       expect(log.count('pay-submit')).to.equal(2);
+    });
+
+    it('shows the number the way it is read out after "Try again", however it was typed and sent', async () => {
+      const { harness, log } = await mount({ 'poll-interval': '2000' });
+      await harness.type('customer_name', CUSTOMER_NAME);
+      // Typed, then sent with Enter: the field is never left while the form is open.
+      const field = harness.control('number');
+      field.focus();
+      field.value = DECLINES;
+      field.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true }));
+      harness.form?.requestSubmit();
+      await harness.waitForState('requires_action');
+      await payerAnswers(String(log.details('pay-created')[0]?.orderId), 'decline');
+      await harness.waitForState('failed', 10_000);
+      harness.button('Try again').click();
+      await harness.waitForState('idle');
+      expect(harness.control('number').value).to.equal('024 400 0002');
     });
 
     it('says what to do when the wallet is short, in English and in French: top up, then try again', async () => {
@@ -705,7 +747,10 @@ describe('<pay-checkout>', () => {
       const declined = await payAndWait(freshNumber(), { locale: 'fr' });
       await payerAnswers(declined.orderId, 'decline');
       await declined.harness.waitForState('failed', 10_000);
-      expect(declined.harness.text).to.contain('Le payeur a refusé la demande.');
+      expect(declined.harness.text).to.contain('Vous avez refusé la demande.');
+      expect(announced(declined.harness)).to.equal(
+        'Vous avez refusé la demande. Aucun argent n’a été prélevé.',
+      );
       // The sandbox never expires or cancels a payment: a reload shows such an attempt's screen, as
       // stored; a reason stored by another version of the element that this one has no words for reads as none.
       const settled = [
@@ -767,6 +812,7 @@ describe('<pay-checkout>', () => {
       expect(harness.headingText).to.equal("We haven't heard back yet");
       expect(harness.shownOrderId).to.equal(orderId);
       expect(harness.text).to.contain('do not pay again');
+      expect(announced(harness)).to.equal(EN_STRINGS.timeoutBody);
       expect(log.details('pay-timeout')).to.deep.equal([{ orderId }]);
       expect(clock.countTimers()).to.equal(0);
       const creates = network.count('/orders');
@@ -894,6 +940,10 @@ describe('<pay-checkout>', () => {
       const network = new NetworkWatch();
       const reloaded = await mount();
       expect(reloaded.el.state).to.equal('requires_action');
+      // The screen still says where the prompt went.
+      expect(reloaded.harness.text).to.contain(
+        `We sent a payment request to ${formatLocalNumber(NEVER_ANSWERS)} (MTN).`,
+      );
       await network.settled();
       expect(network.count('/lookup')).to.equal(1);
       expect(network.count('/orders')).to.equal(0);
@@ -949,7 +999,7 @@ describe('<pay-checkout>', () => {
       el.addEventListener('pay-submit', (event) => event.preventDefault());
       await harness.fill(freshNumber());
       await harness.pay();
-      await waitFor(() => log.count('pay-submit') === 1, 'pay-submit');
+      await eventually('pay-submit', () => log.count('pay-submit') === 1, { timeoutMs: STATE_WAIT_MS });
       const [submitted] = log.details('pay-submit');
       return (submitted?.intent as { cart: unknown } | undefined)?.cart;
     }
@@ -1127,11 +1177,9 @@ describe('<pay-checkout>', () => {
       mounted.push(frame);
       await loaded;
       const win = frame.contentWindow as Window & typeof globalThis & { cspViolations: unknown[] };
-      await waitFor(
-        () => win.customElements.get('pay-checkout') !== undefined,
-        'the embed to register',
-        15_000,
-      );
+      await eventually('the embed to register', () => win.customElements.get('pay-checkout') !== undefined, {
+        timeoutMs: 15_000,
+      });
       const el = win.document.querySelector('pay-checkout') as PayCheckout;
       el.pollInterval = 2_000;
       const harness = new PayCheckoutHarness(el);
@@ -1148,7 +1196,9 @@ describe('<pay-checkout>', () => {
       expect(() => {
         win.document.body.innerHTML = '<b>x</b>';
       }).to.throw();
-      await waitFor(() => win.cspViolations.length > 0, 'the probe to see the eval');
+      await eventually('the probe to see the eval', () => win.cspViolations.length > 0, {
+        timeoutMs: STATE_WAIT_MS,
+      });
     });
   });
 });

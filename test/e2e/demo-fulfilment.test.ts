@@ -20,6 +20,7 @@ import type { DemoFulfilments } from '../../demo/demo-config.js';
 import { startDemoServer } from '../../demo/server/start-demo-server.js';
 import { type FulfilledOrder, openJournal } from '../../src/server/index.js';
 import { CUSTOMER_NAME, SHOPPER } from '../fixtures/checkout-data.js';
+import { eventually } from '../fixtures/wait.js';
 import { launchChromium, newDemoContext } from './helpers/browser.js';
 import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 import { DemoPage, STATE_TIMEOUT_MS } from './helpers/demo-page.js';
@@ -50,13 +51,16 @@ async function fulfilments(url: string): Promise<{ response: Response; body: Dem
   return { response, body: (await response.clone().json()) as DemoFulfilments };
 }
 
-async function waitUntilDelivered(url: string, orderId: string) {
-  for (let waited = 0; waited < 20_000; waited += 250) {
-    const found = (await fulfilments(url)).body.fulfilments.find((f) => f.order_id === orderId);
-    if (found?.delivered_at) return found;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`order ${orderId} was not delivered within 20 s`);
+/** The order's fulfilment once the demo lists it delivered (the watcher runs on real timers). */
+function delivered(url: string, orderId: string) {
+  return eventually(
+    `order ${orderId} to be delivered`,
+    async () => {
+      const found = (await fulfilments(url)).body.fulfilments.find((f) => f.order_id === orderId);
+      return found?.delivered_at ? found : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 250 },
+  );
 }
 
 describe('the demo merchant server', () => {
@@ -81,9 +85,9 @@ describe('the demo merchant server', () => {
     assert.deepEqual(pending.body.fulfilments, [
       { order_id: orderId, status: 'pending', delivered_at: null, ...forCart },
     ]);
-    const delivered = await waitUntilDelivered(server.url, orderId);
-    assert.equal(delivered.status, 'paid');
-    assert.match(delivered.delivered_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const fulfilment = await delivered(server.url, orderId);
+    assert.equal(fulfilment.status, 'paid');
+    assert.match(fulfilment.delivered_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.deepEqual(
       heard.map((order) => [order.id, order.outcome]),
       [[orderId, 'paid']],
@@ -91,7 +95,7 @@ describe('the demo merchant server', () => {
     // The panel shows the order as onPaid received it.
     const [paid] = heard;
     assert.deepEqual(
-      { reference: delivered.reference, items: delivered.items, amount: delivered.amount },
+      { reference: fulfilment.reference, items: fulfilment.items, amount: fulfilment.amount },
       {
         reference: paid?.reference,
         items: paid?.lineItems.map(({ product }) => ({ name: product.name, quantity: product.quantity })),
@@ -99,7 +103,7 @@ describe('the demo merchant server', () => {
       },
     );
     assert.deepEqual(
-      { reference: delivered.reference, items: delivered.items, amount: delivered.amount },
+      { reference: fulfilment.reference, items: fulfilment.items, amount: fulfilment.amount },
       forCart,
     );
     const text = await (await fetch(`${server.url}/api/demo/fulfilments`)).text();
@@ -173,15 +177,14 @@ describe('the demo merchant server', () => {
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    let url: string | undefined;
-    for (let waited = 0; waited < 30_000 && !url; waited += 100) {
-      url = /pay-checkout demo\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1];
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.ok(url, `no URL printed:\n${output}`);
+    const url = await eventually(
+      () => `the demo to print its URL; it printed:\n${output}`,
+      () => /pay-checkout demo\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1],
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     assert.match(output, /order journal\s+sqlite:/);
     const orderId = await createOrder(url);
-    await waitUntilDelivered(url, orderId);
+    await delivered(url, orderId);
     assert.match(output, new RegExp(`onPaid\\(${orderId}\\).*${CART_ID}`));
     const exited = once(child, 'exit');
     child.kill('SIGTERM');

@@ -19,7 +19,7 @@ import {
 } from '../../demo/server/start-demo-server.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { RUNS } from '../fixtures/property.js';
-import { HOSTILE_HOSTS, type RawAnswer, sendRaw } from '../fixtures/raw-http.js';
+import { HOSTILE_HOSTS, openRaw, parseAnswer, type RawAnswer, sendRaw } from '../fixtures/raw-http.js';
 import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 
 const CART = { items: [{ product_id: 'kente-tote', quantity: 1 }] };
@@ -213,6 +213,30 @@ describe('the demo on a public host', () => {
         const answer = await sendRaw({ port: local.port, target: '/api/checkout/lookup', host, body: '{}' });
         assert.equal(answer.status, 400, JSON.stringify(host));
         assertSecurityHeaders(answer.headers, JSON.stringify(host));
+      }
+    });
+
+    it('answers a body over 16 KiB with 413 and the security headers, before any 100 Continue', {
+      timeout: 10_000,
+    }, async () => {
+      const streamed = await fetch(`${local.url}/api/checkout/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: new Blob(['x'.repeat(2 * 1024 * 1024)]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(streamed.status, 413);
+      assertSecurityHeaders(streamed.headers, 'a streamed 2 MiB body');
+      for (const expect of ['Expect: 100-continue\r\n', '']) {
+        const connection = await openRaw(local.port);
+        connection.socket.write(
+          `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 52428800\r\n${expect}\r\n`,
+        );
+        const text = await connection.received;
+        assert.ok(!text.includes('100 Continue'), text.slice(0, 40));
+        const answer = parseAnswer(text);
+        assert.equal(answer.status, 413, expect);
+        assertSecurityHeaders(answer.headers, `a declared 50 MB body ${expect}`);
       }
     });
 

@@ -10,8 +10,10 @@
  * every delivery carries its own order's reference and amount, whatever
  * point its create was killed at.
  *
- * The processes' clock runs 20 times real time (leases of 30 s pass in 1.5 s);
- * the sandbox is served by this process, so it outlives every kill.
+ * Leases and resends run on the journal's clock (SQLite's), so they are made
+ * short here (a 3 s lease, a 5 s create grace); the processes' own clock runs
+ * 20 times real time, which the journal ignores. The sandbox is served by
+ * this process, so it outlives every kill.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,6 +59,7 @@ describe('fulfilment across crashes', () => {
       baseUrl: served.url,
       deliveriesFile,
       clock: { t0: Date.now(), speed: 20 },
+      watch: { leaseMs: 3_000, createGraceMs: 5_000 },
     };
     const killed = { 'before-create': 0, 'after-create': 0, 'in-onpaid': 0 } as Record<KillPoint, number>;
     const killedInOnPaid = new Set<string>();

@@ -15,7 +15,6 @@ import { after, describe, it } from 'node:test';
 import { SANDBOX_TEST_NUMBERS } from '../../src/sandbox/index.js';
 import {
   type CheckoutRelayEvent,
-  createCheckoutRelay,
   DEFAULT_CREATE_GRACE_MS,
   DEFAULT_MAX_WATCH_MS,
   type FulfilledOrder,
@@ -24,8 +23,8 @@ import {
 } from '../../src/server/index.js';
 import { CUSTOMER_NAME } from '../fixtures/checkout-data.js';
 import { fulfilmentStack, intentFrom } from '../fixtures/fulfilment.js';
-import { assertNoCustomerData, createRequest, LOOKUP_SECRET, priceCart, SECRET } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { assertNoCustomerData, createRequest, createTestRelay, priceCart } from '../fixtures/relay.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 import { APPROVE_AFTER_MS, sandboxFetch, sandboxWithClock } from '../fixtures/sandbox.js';
 
 /** The shop's `priceCart` with the cart's own id as the reference, and a note of the shop's. */
@@ -185,12 +184,7 @@ for (const store of ['memory:', 'sqlite:'] as const) {
 describe('relay.orders without a journal', () => {
   it('rejects, naming the journal option, rather than answer that no order exists', async () => {
     const { url } = sandboxWithClock();
-    const relay = createCheckoutRelay({
-      secretKey: SECRET,
-      baseUrl: url,
-      priceCart,
-      lookupSecret: LOOKUP_SECRET,
-    });
+    const relay = createTestRelay({ baseUrl: url });
     await assert.rejects(relay.orders.get('or_1'), /journal: await openJournal/);
     await assert.rejects(
       relay.orders.byReference('cart-1'),
@@ -206,22 +200,23 @@ describe('an order whose create answer the journal never recorded', () => {
     const journalUrl = `sqlite:${join(scratch, 'journal.db')}`;
     const { clock, sandbox, url } = sandboxWithClock();
     const relayOptions = {
-      secretKey: SECRET,
       baseUrl: url,
       priceCart: priceWithReference,
-      lookupSecret: LOOKUP_SECRET,
       rateLimit: false as const,
-      clock: clockWithoutTimers(() => clock.now),
+      clock: clockReading(() => clock.now),
+      watch: { ticks: false },
     };
+    // Both processes' journals on the test's clock, as the relay's.
+    const journalClock = { clock: { now: () => clock.now } };
     // The first process: the service creates the order, and the answer never comes back (the
     // process dies while it is on its way): its create hangs for good.
     let answered = () => {};
     const serviceAnswered = new Promise<void>((resolve) => {
       answered = resolve;
     });
-    const dying = createCheckoutRelay({
+    const dying = createTestRelay({
       ...relayOptions,
-      journal: await openJournal(journalUrl),
+      journal: await openJournal(journalUrl, journalClock),
       onPaid: () => assert.fail('the first process never delivers'),
       fetch: async (input, init) => {
         await sandboxFetch(input, init);
@@ -236,9 +231,9 @@ describe('an order whose create answer the journal never recorded', () => {
     // The next process on the same journal.
     const events: CheckoutRelayEvent[] = [];
     const delivered: FulfilledOrder[] = [];
-    const next = createCheckoutRelay({
+    const next = createTestRelay({
       ...relayOptions,
-      journal: await openJournal(journalUrl),
+      journal: await openJournal(journalUrl, journalClock),
       fetch: sandboxFetch,
       onEvent: (event) => {
         events.push(event);

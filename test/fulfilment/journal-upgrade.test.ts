@@ -15,7 +15,6 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'libsql';
 import pg from 'pg';
 import {
-  createCheckoutRelay,
   createServiceClient,
   DEFAULT_CREATE_GRACE_MS,
   type FulfilledOrder,
@@ -28,8 +27,8 @@ import {
 } from '../../src/server/journal/migrations.js';
 import { creationInputFor, lineItems } from '../fixtures/checkout-data.js';
 import { type PostgresCluster, postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
-import { LOOKUP_SECRET, priceCart, SECRET } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { createTestRelay, SECRET } from '../fixtures/relay.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 import { APPROVE_AFTER_MS, sandboxFetch, sandboxWithClock } from '../fixtures/sandbox.js';
 
 /** A row of the version-1 table, with the columns that version had. */
@@ -112,17 +111,14 @@ async function shopOnVersionOne() {
 
 /** Opens `store`'s journal with this version, runs the relay on it, and checks what it delivers. */
 async function upgradeAndDeliver(store: RawStore, shop: Awaited<ReturnType<typeof shopOnVersionOne>>) {
-  const journal = await openJournal(store.url);
+  const journal = await openJournal(store.url, { clock: { now: () => shop.clock.now } });
   assert.deepEqual(await store.versions(), [1, 2], 'migrated in place');
   const unanswered = await journal.readOrder({ idempotencyKey: 'upgrade-creating-0000001' });
   assert.deepEqual(unanswered?.lineItems, lineItems, 'the unanswered create keeps its line items');
   assert.deepEqual(unanswered?.amount, { currency: 'ghs', value: 5_000 });
   const delivered: FulfilledOrder[] = [];
-  const relay = createCheckoutRelay({
-    secretKey: SECRET,
+  const relay = createTestRelay({
     baseUrl: shop.url,
-    priceCart,
-    lookupSecret: LOOKUP_SECRET,
     fetch: sandboxFetch,
     rateLimit: false,
     journal,
@@ -132,7 +128,8 @@ async function upgradeAndDeliver(store: RawStore, shop: Awaited<ReturnType<typeo
     onFailed: (order) => {
       delivered.push(order);
     },
-    clock: clockWithoutTimers(() => shop.clock.now),
+    clock: clockReading(() => shop.clock.now),
+    watch: { ticks: false },
   });
   try {
     await relay.fulfilment?.tick();

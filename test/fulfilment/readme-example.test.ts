@@ -18,6 +18,7 @@ import { startCheckoutRelay } from '../fixtures/readme-fulfilment.js';
 import { paidCart } from '../fixtures/readme-orders.js';
 import { createRequest, intent, LOOKUP_SECRET, priceCart, SECRET } from '../fixtures/relay.js';
 import { APPROVE_AFTER_MS, serveSandbox } from '../fixtures/sandbox.js';
+import { gate, within } from '../fixtures/wait.js';
 
 const page = fileURLToPath(new URL('../../docs/fulfilment.md', import.meta.url));
 
@@ -61,6 +62,7 @@ describe('the fulfilment example of docs/fulfilment.md', () => {
     const served = await serveSandbox(createSandbox({ approveAfterMs: 200 }));
     after(() => served.close());
     const shipped: string[] = [];
+    const shippedOne = gate();
     const recorded = new Set<string>();
     const relay = await startCheckoutRelay(
       {
@@ -77,14 +79,14 @@ describe('the fulfilment example of docs/fulfilment.md', () => {
         },
         ship: async (orderId) => {
           shipped.push(orderId);
+          shippedOne.open();
         },
         alert: () => undefined,
       },
     );
     const response = await relay.create(createRequest(intent()), { clientAddress: '198.51.100.7' });
     const { order } = (await response.json()) as { order: { id: string } };
-    for (let waited = 0; waited < 15_000 && shipped.length === 0; waited += 100)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await within('onPaid to ship the order', shippedOne.promise, 15_000);
     await relay.close();
     assert.deepEqual(shipped, [order.id]);
   });

@@ -75,6 +75,14 @@ describe('checkout form', () => {
     assert.deepEqual(wrong, { ok: false, errors: { customer_name: 'nameTooLong', number: 'numberInvalid' } });
   });
 
+  it('tells the shopper before sending that a name of blank-rendering letters is no name', () => {
+    for (const blank of ['\u3164', '\uffa0', '\u115f\u1160', '\u2800', '\u{1D159}', '\u3164\u200b\u2800']) {
+      const check = checkForm(form({ customer_name: blank }), ALL, null);
+      assert.deepEqual(check, { ok: false, errors: { customer_name: 'nameInvalid' } }, JSON.stringify(blank));
+    }
+    assert.equal(checkForm(form({ customer_name: 'Ama\u3164Mensah' }), ALL, null).ok, true);
+  });
+
   it('refuses a network the page does not offer', () => {
     const check = checkForm(form({ issuer: 'at' }), allowedIssuers('mtn, telecel'), null);
     assert.deepEqual(check, { ok: false, errors: { issuer: 'issuerRequired' } });

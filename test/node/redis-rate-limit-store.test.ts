@@ -106,6 +106,16 @@ describe('the Redis rate-limit store', { skip }, () => {
     assert.equal(await client.zCard(`pay-checkout:limit:${window}`), 3);
   });
 
+  it('says when a slot is new, and gives back only the slot it is asked to', async () => {
+    const window = key('prompt:release');
+    assert.equal((await store.takeSlot(window, 'a', WINDOW, Date.now())).newSlot, true);
+    assert.equal((await store.takeSlot(window, 'a', WINDOW, Date.now())).newSlot, false);
+    assert.equal((await store.takeSlot(window, 'b', WINDOW, Date.now())).remaining, 1);
+    await store.releaseSlot?.(window, 'b');
+    assert.deepEqual(await client.zRange(`pay-checkout:limit:${window}`, 0, -1), ['a']);
+    assert.equal((await store.takeSlot(window, 'c', WINDOW, Date.now())).remaining, 1);
+  });
+
   it('is atomic: 200 takes at once from two connections leave exactly the capacity through', async () => {
     const other = createRedisRateLimitStore(await redis.connect());
     const bucket = key('create:flood');

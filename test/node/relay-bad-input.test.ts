@@ -5,10 +5,12 @@
  * socket is the point.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
-import { listen } from '../../src/server/index.js';
+import { listen, toNodeListener } from '../../src/server/index.js';
 import { INTERNATIONAL_NUMBER, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
+import { openRaw, parseAnswer } from '../fixtures/raw-http.js';
 import { CLIENT, createRequest, errorOf, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
 
 describe('createCheckoutRelay', () => {
@@ -117,6 +119,70 @@ describe('createCheckoutRelay', () => {
         assert.equal(status, 413, 'a chunked body over the wire');
       } finally {
         await server.close();
+      }
+    });
+
+    it('relay.node reads at most the relay’s 16 KiB, and its own 413 carries the CORS headers', {
+      timeout: 10_000,
+    }, async () => {
+      const origin = 'https://shop.example';
+      const relay = relayWith({ allowedOrigins: [origin] });
+      const node = await listen(relay.node);
+      try {
+        const connection = await openRaw(node.port);
+        connection.socket.write(
+          'POST /api/checkout/orders HTTP/1.1\r\nHost: pay.example\r\n' +
+            `Origin: ${origin}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${16 * 1024 + 1}\r\nExpect: 100-continue\r\n\r\n`,
+        );
+        const [first] = await once(connection.socket, 'data');
+        assert.ok(!String(first).startsWith('HTTP/1.1 100'), 'one byte over 16 KiB is not invited');
+        const answer = parseAnswer(await connection.received);
+        assert.equal(answer.status, 413);
+        assert.equal(JSON.parse(answer.body).error.code, 'payload_too_large');
+        assert.equal(answer.headers.get('access-control-allow-origin'), origin, 'the browser can read it');
+        assert.equal(answer.headers.get('cache-control'), 'no-store');
+        assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
+        // Another origin's 413 names none.
+        const other = await fetch(`${node.url}/api/checkout/orders`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+          body: 'x'.repeat(20 * 1024),
+        });
+        assert.equal(other.status, 413);
+        assert.equal(other.headers.get('access-control-allow-origin'), null);
+        await other.arrayBuffer();
+      } finally {
+        await node.close();
+      }
+    });
+
+    it('413 before any 100 Continue for a declared body over the limit: 50 MB to relay.node, 17 KiB to a listener of handle', {
+      timeout: 10_000,
+    }, async () => {
+      const relay = relayWith();
+      const node = await listen(relay.node);
+      const ofHandle = await listen(toNodeListener(relay.handle));
+      try {
+        for (const [port, length] of [
+          [node.port, 50 * 1024 * 1024],
+          [ofHandle.port, 17 * 1024],
+        ] as const) {
+          const connection = await openRaw(port);
+          connection.socket.write(
+            'POST /api/checkout/orders HTTP/1.1\r\nHost: shop.example\r\n' +
+              `Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+          );
+          const text = await connection.received;
+          assert.ok(!text.includes('100 Continue'), text.slice(0, 40));
+          const answer = parseAnswer(text);
+          assert.equal(answer.status, 413, String(length));
+          assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
+          assert.equal(answer.headers.get('cache-control'), 'no-store');
+          assert.equal(JSON.parse(answer.body).error.code, 'payload_too_large');
+        }
+      } finally {
+        await Promise.all([node.close(), ofHandle.close()]);
       }
     });
   });

@@ -5,9 +5,10 @@
  * The element's form gives the same verdicts (element-checkout-form.test.ts).
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { checkForm } from '../../src/element/checkout-form.js';
+import { listen } from '../../src/http/node/index.js';
 import { checkoutIntentSchema } from '../../src/shared/wire.js';
 import { customerPayingFrom, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 import { hostileName, RUNS } from '../fixtures/property.js';
@@ -15,6 +16,28 @@ import { createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js
 
 const { events, relayWith } = relayStack();
 const relay = relayWith({ rateLimit: false });
+
+/**
+ * Names that render as blank space: letters and symbols by category that show
+ * nothing (the Hangul fillers, the Braille blank, the musical null notehead),
+ * alone or with the invisible characters they are usually padded with.
+ */
+const BLANK_NAMES = [
+  ['Hangul fillers', '\u3164\u3164\u3164'],
+  ['a halfwidth Hangul filler', '\uffa0'],
+  ['Hangul choseong and jungseong fillers', '\u115f\u1160'],
+  ['Braille blanks', '\u2800\u2800'],
+  ['a musical null notehead', '\u{1D159}'],
+  ['musical beams and ties', '\u{1D173}\u{1D17A}'],
+  ['a Mongolian vowel separator', '\u180e'],
+  ['word joiners and invisible operators', '\u2060\u2061\u2062\u2063\u2064'],
+  ['a byte order mark and a soft hyphen', '\ufeff\u00ad'],
+  ['ideographic spaces around a filler', '\u3000\u3164\u3000'],
+  ['a grapheme joiner and Khmer inherent vowels', '\u034f\u17b4\u17b5'],
+  ['variation selectors', '\ufe0f\u{E0100}'],
+  ['tag characters', '\u{E0001}\u{E0041}\u{E007F}'],
+  ['fillers and joiners mixed', '\u3164\u200b\u2800\u200d\uffa0'],
+] as const;
 
 const REFUSED = [
   ['NUL', 'Ama\u0000Mensah'],
@@ -28,6 +51,7 @@ const REFUSED = [
   ['a lone high surrogate', 'Ama\ud800'],
   ['a lone low surrogate', '\udc00Ama'],
   ['a C1 control', 'Ama\u009b'],
+  ...BLANK_NAMES.map(([what, name]) => [`only ${what}`, name] as const),
 ] as const;
 
 const ACCEPTED = [
@@ -39,6 +63,11 @@ const ACCEPTED = [
   'أحمد',
   'क्‍षमा',
   'Ama 👋',
+  // Real letters keep a name valid whatever blank characters come with them.
+  'Ama\u3164Mensah',
+  '\u2800Kofi\u2800',
+  '김\u1160민준',
+  'Ama \u{1D159}',
 ];
 
 async function createNamed(name: string): Promise<Response> {
@@ -63,6 +92,24 @@ describe('customer names at the relay', () => {
       const response = await createNamed(name);
       assert.equal(response.status, 200, `${name}: ${await response.clone().text()}`);
     }
+  });
+
+  it('refuses names that render blank over real HTTP too, and keeps the names with letters', async () => {
+    const server = await listen(relay.node);
+    after(() => server.close());
+    const send = (name: string) =>
+      fetch(`${server.url}/api/checkout/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify(intent(customerPayingFrom(LOCAL_NUMBER, name))),
+      });
+    for (const [what, name] of BLANK_NAMES) {
+      const response = await send(name);
+      assert.equal(response.status, 400, what);
+      assert.equal((await errorOf(response)).param, 'customer_data.name', what);
+    }
+    const withLetters = await send('Ama\u3164Mensah');
+    assert.equal(withLetters.status, 200, await withLetters.clone().text());
   });
 
   it('keeps the NFC form: "Ame\\u0301lie" reaches the service as "Amélie"', async () => {

@@ -8,10 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createCheckoutRelay } from '../../src/server/index.js';
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
-import { CLIENT, createRequest, LOOKUP_SECRET, lookupRequest, priceCart, SECRET } from '../fixtures/relay.js';
+import { CLIENT, createRequest, createTestRelay, lookupRequest } from '../fixtures/relay.js';
 import { APPROVE_AFTER_MS, sandboxFetch, sandboxWithClock } from '../fixtures/sandbox.js';
 
 const CART = { items: [{ sku: 'tote', quantity: 1 }] };
@@ -19,14 +18,7 @@ const CART = { items: [{ sku: 'tote', quantity: 1 }] };
 /** A relay in front of a sandbox with a hand-moved clock; `fetch` may stand a fuller service in between. */
 function shop(fetch: typeof globalThis.fetch = sandboxFetch) {
   const served = sandboxWithClock();
-  const relay = createCheckoutRelay({
-    secretKey: SECRET,
-    baseUrl: served.url,
-    priceCart,
-    lookupSecret: LOOKUP_SECRET,
-    fetch,
-    onEvent: () => undefined,
-  });
+  const relay = createTestRelay({ baseUrl: served.url, fetch });
   /** Creates an order paying from `localNumber`; resolves to a lookup of it through the relay. */
   async function payFrom(localNumber: string) {
     const answer = await relay.create(

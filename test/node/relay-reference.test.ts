@@ -11,7 +11,7 @@ import { type CheckoutRelayEvent, openJournal } from '../../src/server/index.js'
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { lineItems } from '../fixtures/checkout-data.js';
 import { CLIENT, createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 
 const { sandbox, events, relayWith } = relayStack();
 
@@ -49,7 +49,8 @@ describe("the merchant's reference and metadata", () => {
         priceCart: () => priced as never,
         journal,
         onPaid: () => {},
-        clock: clockWithoutTimers(),
+        clock: clockReading(),
+        watch: { ticks: false },
       });
       const before = sandbox.createdOrderCount;
       events.length = 0;
@@ -104,7 +105,8 @@ describe("the merchant's reference and metadata", () => {
       priceCart: () => ({ lineItems, reference: 'cart-1', metadata }),
       journal,
       onPaid: () => {},
-      clock: clockWithoutTimers(),
+      clock: clockReading(),
+      watch: { ticks: false },
     });
     const answer = createAnswerSchema.parse(
       await (await relay.create(createRequest(intent()), CLIENT)).json(),

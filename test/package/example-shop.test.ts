@@ -220,14 +220,14 @@ export const hangAfter = (ship) => async (order) => {
     const proxy = await startFaultProxy(served.url, (_index, request) => {
       if (!firstLife || !request.path.endsWith('/orders/new')) return { kind: 'forward' };
       const key = String(request.headers['idempotency-key']);
-      if (heldKeys.has(key)) return { kind: 'hold-request' };
+      if (heldKeys.has(key)) return { kind: 'keep-request' };
       if (heldKeys.size === 0) {
-        heldKeys.set(key, 'hold-request');
-        return { kind: 'hold-request', onHeld: held.request };
+        heldKeys.set(key, 'keep-request');
+        return { kind: 'keep-request', onHeld: held.request };
       }
       if (heldKeys.size === 1) {
-        heldKeys.set(key, 'hold-answer');
-        return { kind: 'hold-answer', onHeld: held.answer };
+        heldKeys.set(key, 'keep-answer');
+        return { kind: 'keep-answer', onHeld: held.answer };
       }
       return { kind: 'forward' };
     });

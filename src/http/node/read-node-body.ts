@@ -1,36 +1,49 @@
 /**
  * Buffers a Node request's body up to a byte limit before the handler runs,
- * counting bytes as they arrive. Plain stream events with listeners shared by
- * every request, rather than `for await`: the async iterator costs more than
- * a small handler's own work.
+ * counting bytes as they arrive, within a time limit: a body that stops
+ * arriving must not hold its buffer, or its connection, for as long as the
+ * client likes. Plain stream events with listeners shared by every request,
+ * rather than `for await`: the async iterator costs more than a small
+ * handler's own work.
  */
 import type { IncomingMessage } from 'node:http';
 
 /** What {@link readNodeBody} resolves to past the limit. */
 export const TOO_LARGE = 'too-large';
 
+/** What {@link readNodeBody} resolves to when the body did not end in time. */
+export const TIMED_OUT = 'timed-out';
+
 interface BodyReading {
   maxBytes: number;
   chunks: Buffer[];
   received: number;
-  resolve: (body: Buffer | typeof TOO_LARGE) => void;
+  timer: NodeJS.Timeout | number | undefined;
+  resolve: (body: Buffer | typeof TOO_LARGE | typeof TIMED_OUT) => void;
   reject: (error: Error) => void;
 }
 
 const BODY_READING = Symbol('bodyReading');
 type ReadingMessage = IncomingMessage & { [BODY_READING]?: BodyReading };
 
-/** The whole body (undefined for GET and HEAD), or {@link TOO_LARGE} past `maxBytes`. */
+/**
+ * The whole body (undefined for GET and HEAD), {@link TOO_LARGE} past
+ * `maxBytes`, or {@link TIMED_OUT} when it has not ended `timeoutMs` after
+ * the reading began. Either way, what was buffered is let go.
+ */
 export function readNodeBody(
   incoming: IncomingMessage,
   maxBytes: number,
-): Promise<Buffer | undefined | typeof TOO_LARGE> {
+  timeoutMs: number,
+): Promise<Buffer | undefined | typeof TOO_LARGE | typeof TIMED_OUT> {
   if (incoming.method === 'GET' || incoming.method === 'HEAD') return Promise.resolve(undefined);
   // Under a framework that already read the stream, 'end' will not come again.
   if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
   if (incoming.destroyed) return Promise.reject(new Error('The request was closed before its body ended.'));
   return new Promise((resolve, reject) => {
-    (incoming as ReadingMessage)[BODY_READING] = { maxBytes, chunks: [], received: 0, resolve, reject };
+    const reading: BodyReading = { maxBytes, chunks: [], received: 0, timer: undefined, resolve, reject };
+    reading.timer = setTimeout(onBodyTimeout, timeoutMs, incoming);
+    (incoming as ReadingMessage)[BODY_READING] = reading;
     incoming.on('data', onBodyData);
     incoming.on('end', onBodyEnd);
     incoming.on('error', onBodyError);
@@ -45,6 +58,7 @@ function finishReading(incoming: ReadingMessage): BodyReading | undefined {
   incoming.off('end', onBodyEnd);
   incoming.off('error', onBodyError);
   incoming.off('close', onBodyClose);
+  clearTimeout(reading?.timer);
   return reading;
 }
 
@@ -76,4 +90,8 @@ function onBodyError(this: ReadingMessage, error: Error): void {
 
 function onBodyClose(this: ReadingMessage): void {
   finishReading(this)?.reject(new Error('The request was closed before its body ended.'));
+}
+
+function onBodyTimeout(incoming: ReadingMessage): void {
+  finishReading(incoming)?.resolve(TIMED_OUT);
 }

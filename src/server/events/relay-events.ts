@@ -17,7 +17,8 @@ export type RelayRoute = 'create' | 'lookup';
 export type RelayWarningCode =
   | 'lookup_secret_generated'
   | 'rate_limit_no_client_address'
-  | 'rate_limit_store_failed';
+  | 'rate_limit_store_failed'
+  | 'rate_limit_store_full';
 
 /** Everything `onEvent` receives. */
 export type CheckoutRelayEvent =

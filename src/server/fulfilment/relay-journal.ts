@@ -71,15 +71,14 @@ export function relayJournal(
   };
   return {
     beforeCreate: (idempotencyKey, createBody, details) => {
-      const now = settings.now();
-      const resendAt = now + settings.createGraceMs;
-      return runner.track(journal.recordIntent({ idempotencyKey, createBody, now, resendAt, details }));
+      const resendInMs = settings.createGraceMs;
+      return runner.track(journal.recordIntent({ idempotencyKey, createBody, resendInMs, details }));
     },
     created: (idempotencyKey, orderId, reading) =>
       quietly('record', async () => {
         const now = settings.now();
-        const next = nextCheckAt(settings, now, now);
-        await journal.recordCreated(idempotencyKey, { ...reading, orderId, now, nextCheckAt: next });
+        const nextCheckInMs = nextCheckAt(settings, now, now) - now;
+        await journal.recordCreated(idempotencyKey, { ...reading, orderId, nextCheckInMs });
         if (outcomeOfPaymentStatus(reading.paymentStatus) !== null) void runner.deliverNow();
       }),
     createFailed: (idempotencyKey, error) =>
@@ -90,7 +89,7 @@ export function relayJournal(
       quietly('browser_lookup', async () => {
         const outcome = outcomeOfPaymentStatus(paymentStatus);
         if (outcome === null) return;
-        if (!(await journal.settleFromBrowserLookup(orderId, paymentStatus, settings.now(), reading))) return;
+        if (!(await journal.settleFromBrowserLookup(orderId, paymentStatus, reading))) return;
         reporter.emit({ type: 'order_settled', orderId, outcome, paymentStatus, source: 'browser' });
         void runner.deliverNow();
       }),

@@ -15,12 +15,15 @@
  * those tries (contract §6), so it answers the retry as the create would have:
  * the known order, or the recorded create sent again under the same key (the
  * service replays its first answer, or creates it now: the very create the
- * earlier try meant). Without a journal the relay has no memory: the `400` stands.
+ * earlier try meant), to the same shopper only: the same key with another
+ * name, number or network is the service's `422`, whatever the cart. Without
+ * a journal the relay has no memory: the `400` stands.
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
 import { jsonResponse } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
+import { normalizeCustomerName } from '../../shared/customer-name.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
 import {
   type CheckoutIntent,
@@ -30,17 +33,19 @@ import {
   isValidIdempotencyKey,
 } from '../../shared/wire.js';
 import { orderCreatedEvent } from '../events/order-created.js';
-import { internalRefusal, type RelayRefusal } from '../events/relay-refusal.js';
+import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RecalledCreate, type RelayJournal } from '../fulfilment/relay-journal.js';
 import { chargedAmount, serviceReadingOf } from '../fulfilment/service-reading.js';
+import { isRefusedForGood } from '../fulfilment/service-trouble.js';
 import type { OrderAmount, OrderDetails } from '../journal/journal.js';
-import { takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
+import { type PromptSlot, takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
 import { checkPricedCart, lineItemsTotal, type PricedCart } from '../pricing/priced-cart.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
+import { idempotencyKeyReused } from './upstream-answer.js';
 
 /** The body the relay sends the service to create an order; the journal keeps it until the service answers. */
 type ServiceCreateBody = {
@@ -54,7 +59,8 @@ type ServiceCreateBody = {
 interface CreateContext {
   config: HandlerConfig;
   journal: RelayJournal;
-  request: Request;
+  /** What the runtime knows of the connection: its `signal` says the shopper left. */
+  connection: ConnectionInfo | undefined;
   /** The merchant-scoped key (contract §3): the same on every try of the attempt. */
   idempotencyKey: string;
 }
@@ -67,9 +73,9 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
     const priced = await price(config, intent, request);
     const idempotencyKey = await config.scopeIdempotencyKey(shopperKey);
-    const context: CreateContext = { config, journal, request, idempotencyKey };
+    const context: CreateContext = { config, journal, connection, idempotencyKey };
     if (!priced.ok) return answerRefusedCart(context, intent, priced.refusal);
-    await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
+    const slot = await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
     const { lineItems, reference, metadata } = priced.cart;
     const createBody: ServiceCreateBody = {
       execute_payment: true,
@@ -78,9 +84,28 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
       line_items: lineItems,
     };
     const details: OrderDetails = { reference, metadata, lineItems, amount: lineItemsTotal(lineItems) };
-    await recordIntent(context, createBody, details);
-    return createAndAnswer(context, createBody, details);
+    return withPromptSlot(slot, async () => {
+      await recordIntent(context, createBody, details);
+      return createAndAnswer(context, createBody, details);
+    });
   };
+}
+
+/** Runs a create that counted `slot`, and gives the slot back when the create surely sent no prompt. */
+async function withPromptSlot(slot: PromptSlot, create: () => Promise<Response>): Promise<Response> {
+  try {
+    return await create();
+  } catch (error) {
+    if (sentNoPrompt(error)) await slot.release();
+    throw error;
+  }
+}
+
+/** A create the service refused for good (`4xx`: no order exists), or one the journal stopped before the service heard of it. */
+function sentNoPrompt(error: unknown): boolean {
+  return (
+    isRefusedForGood(error) || (error instanceof RelayRefusal && error.event.type === 'journal_unavailable')
+  );
 }
 
 /** The shopper's `Idempotency-Key`; a `400` when it is missing or malformed. */
@@ -155,7 +180,7 @@ async function createAndAnswer(
   createBody: ServiceCreateBody,
   details: OrderDetails,
 ): Promise<Response> {
-  const { config, journal, request, idempotencyKey } = context;
+  const { config, journal, connection, idempotencyKey } = context;
   let answer: OrderCreateResult;
   try {
     // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
@@ -174,7 +199,7 @@ async function createAndAnswer(
     orderCreatedEvent({ order, replayed, amount, customer, details, idempotencyKey, source }),
   );
   // The order exists but its answer will not arrive: the element retries with the same key and gets it.
-  if (request.signal.aborted)
+  if (connection?.signal?.aborted)
     config.reporter.emit({ type: 'request_aborted', route: 'create', orderId: order.id });
   return answerOrder(config, order, amount, details.reference);
 }
@@ -210,23 +235,31 @@ async function answerRefusedCart(
     throw journalUnavailable(error);
   }
   if (earlier === undefined) throw refusal;
-  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier);
+  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier, refusal);
   // Written by the relay itself from a checked intent; JSON keeps it as it was.
   const createBody = earlier.createBody as ServiceCreateBody;
-  // The same key with other shopper details is not a retry of that attempt (the service would say 422).
-  if (!sameShopper(createBody, intent)) throw refusal;
+  // The same key with other shopper details is not a retry of that attempt: the service's 422.
+  if (!sameShopper(createBody, intent)) throw idempotencyKeyReused();
   // Counted under the attempt's key: free when the earlier try was counted in the window, as it was.
-  await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
-  return createAndAnswer(context, createBody, earlier.details);
+  const slot = await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
+  return withPromptSlot(slot, () => createAndAnswer(context, createBody, earlier.details));
 }
 
-/** The order an earlier try created, as the service has it now, answered as a replay of that create. */
+/**
+ * The order an earlier try created, as the service has it now, answered as a
+ * replay of that create: only to the shopper it is for, by the name and
+ * number on the service's order (its customer); `refusal` when the order
+ * shows none, as without a journal.
+ */
 async function answerKnownOrder(
   { config, journal, idempotencyKey }: CreateContext,
   intent: CheckoutIntent,
   { orderId, details }: { orderId: string; details: OrderDetails },
+  refusal: HttpError,
 ): Promise<Response> {
   const { order } = await config.client.orders.lookup(orderId);
+  if (!order.customer) throw refusal;
+  if (!isOrderOf(order.customer, intent)) throw idempotencyKeyReused();
   // A final status settles the order in the journal, as a browser's lookup does.
   await journal.lookedUp(orderId, serviceReadingOf(order));
   const amount = chargedAmount(order, details);
@@ -236,6 +269,14 @@ async function answerKnownOrder(
     orderCreatedEvent({ order, replayed: true, amount, customer, details, idempotencyKey, source: 'create' }),
   );
   return answerOrder(config, order, amount, details.reference);
+}
+
+/** True when the service's customer of an order has this intent's name and number. */
+function isOrderOf(customer: { name: string; phone_number: string }, intent: CheckoutIntent): boolean {
+  return (
+    normalizeCustomerName(customer.name) === intent.customer_data.name &&
+    customer.phone_number === intent.customer_data.phone_number
+  );
 }
 
 function sameShopper(createBody: ServiceCreateBody, intent: CheckoutIntent): boolean {

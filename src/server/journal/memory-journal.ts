@@ -1,9 +1,11 @@
 /**
  * The journal in this process's memory, for tests and demos: the same rows and
  * the same rules as the SQL stores, kept in a `Map`, and gone with the process.
+ * Its clock is this process's (or a test's): one process, one clock.
  */
 import type {
   CheckResult,
+  Claimed,
   ClaimOptions,
   CreateAnswer,
   CreateIntent,
@@ -26,6 +28,7 @@ import {
   rowToEntry,
   shortDeliveryError,
 } from './journal-row.js';
+import type { JournalClock } from './journal-url.js';
 
 const RELEASED = { lease_owner: null, lease_expires_at: null } as const;
 
@@ -40,10 +43,17 @@ function isDue(row: JournalRow, now: number): boolean {
 /** A journal held in memory; `memory:` in `openJournal`. */
 export class MemoryJournal implements Journal {
   readonly #rows = new Map<string, JournalRow>();
+  readonly #clock: JournalClock;
   #closed = false;
 
-  async recordIntent({ idempotencyKey, createBody, now, resendAt, details }: CreateIntent): Promise<void> {
+  /** A journal on `clock` (this process's by default). */
+  constructor(clock: JournalClock = { now: () => Date.now() }) {
+    this.#clock = clock;
+  }
+
+  async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent): Promise<void> {
     if (this.#open().has(idempotencyKey)) return;
+    const now = this.#clock.now();
     this.#rows.set(idempotencyKey, {
       idempotency_key: idempotencyKey,
       phase: 'creating',
@@ -52,7 +62,7 @@ export class MemoryJournal implements Journal {
       payment_status: null,
       outcome: null,
       created_at: now,
-      due_at: resendAt,
+      due_at: now + Math.round(resendInMs),
       settled_at: null,
       delivered_at: null,
       delivery_attempts: 0,
@@ -64,21 +74,18 @@ export class MemoryJournal implements Journal {
   }
 
   async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
-    const { orderId, paymentStatus, now, nextCheckAt } = answer;
+    const { orderId, paymentStatus, nextCheckInMs } = answer;
     const row = this.#open().get(idempotencyKey);
     if (row?.phase !== 'creating') return;
+    const now = this.#clock.now();
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const common = { create_body: null, order_id: orderId, payment_status: paymentStatus, ...RELEASED };
     Object.assign(
       row,
       outcome === null
-        ? {
-            ...common,
-            phase: 'watching',
-            due_at: nextCheckAt,
-            ...readChanges(row, { amount: answer.amount }),
-          }
-        : { ...common, phase: 'settled', outcome, settled_at: now, due_at: now, ...readChanges(row, answer) },
+        ? { ...common, phase: 'watching', due_at: now + Math.round(nextCheckInMs) }
+        : { ...common, phase: 'settled', outcome, settled_at: now, due_at: now },
+      readChanges(row, outcome === null ? { amount: answer.amount } : answer),
     );
   }
 
@@ -86,22 +93,25 @@ export class MemoryJournal implements Journal {
     return this.#open().get(idempotencyKey)?.phase === 'creating' && this.#rows.delete(idempotencyKey);
   }
 
-  async claimDue(owner: string, options: ClaimOptions): Promise<PendingEntry[]> {
+  async claimDue(owner: string, options: ClaimOptions): Promise<Claimed<PendingEntry>[]> {
     return claimedEntries(this.#claim(owner, options, (row) => row.phase !== 'settled'));
   }
 
-  async renewLease(idempotencyKey: string, owner: string, until: number): Promise<boolean> {
-    return this.#update(idempotencyKey, owner, () => true, { lease_expires_at: until });
+  async renewLease(idempotencyKey: string, owner: string, leaseMs: number): Promise<boolean> {
+    return this.#update(idempotencyKey, owner, () => true, {
+      lease_expires_at: this.#clock.now() + Math.round(leaseMs),
+    });
   }
 
   async recordChecked(idempotencyKey: string, owner: string, result: CheckResult) {
-    const { paymentStatus, now, nextCheckAt } = result;
+    const { paymentStatus, nextCheckInMs } = result;
+    const now = this.#clock.now();
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const row = this.#open().get(idempotencyKey);
     if (row === undefined) return false;
     const changes =
       outcome === null
-        ? { payment_status: paymentStatus, due_at: nextCheckAt }
+        ? { payment_status: paymentStatus, due_at: now + Math.round(nextCheckInMs) }
         : {
             phase: 'settled',
             payment_status: paymentStatus,
@@ -110,20 +120,21 @@ export class MemoryJournal implements Journal {
             due_at: now,
             ...readChanges(row, result),
           };
-    return this.#update(idempotencyKey, owner, (candidate) => candidate.phase === 'watching', {
+    return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', {
       ...changes,
       ...RELEASED,
     });
   }
 
-  async deferCheck(idempotencyKey: string, owner: string, dueAt: number): Promise<boolean> {
+  async deferCheck(idempotencyKey: string, owner: string, dueInMs: number): Promise<boolean> {
     return this.#update(idempotencyKey, owner, (row) => row.phase !== 'settled', {
-      due_at: dueAt,
+      due_at: this.#clock.now() + Math.round(dueInMs),
       ...RELEASED,
     });
   }
 
-  async recordExpired(idempotencyKey: string, owner: string, now: number): Promise<boolean> {
+  async recordExpired(idempotencyKey: string, owner: string): Promise<boolean> {
+    const now = this.#clock.now();
     const changes = { phase: 'settled', create_body: null, outcome: 'expired', settled_at: now, due_at: now };
     return this.#update(idempotencyKey, owner, (row) => row.phase !== 'settled', { ...changes, ...RELEASED });
   }
@@ -131,12 +142,12 @@ export class MemoryJournal implements Journal {
   async settleFromBrowserLookup(
     orderId: string,
     paymentStatus: string,
-    now: number,
     reading: ServiceReading = {},
   ): Promise<boolean> {
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const row = [...this.#open().values()].find((candidate) => candidate.order_id === orderId);
     if (outcome === null || row?.phase !== 'watching') return false;
+    const now = this.#clock.now();
     const changes = {
       phase: 'settled',
       payment_status: paymentStatus,
@@ -148,30 +159,26 @@ export class MemoryJournal implements Journal {
     return true;
   }
 
-  async claimUndelivered(owner: string, options: ClaimOptions): Promise<SettledEntry[]> {
+  async claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]> {
     const undelivered = (row: JournalRow) => row.phase === 'settled' && row.delivered_at === null;
     return claimedEntries(this.#claim(owner, options, undelivered));
   }
 
-  async markDelivered(idempotencyKey: string, owner: string, now: number): Promise<boolean> {
+  async markDelivered(idempotencyKey: string, owner: string): Promise<boolean> {
     return this.#update(idempotencyKey, owner, isUndelivered, {
-      delivered_at: now,
+      delivered_at: this.#clock.now(),
       due_at: null,
       ...RELEASED,
     });
   }
 
-  async recordDeliveryFailure(
-    idempotencyKey: string,
-    owner: string,
-    { nextAttemptAt, error }: DeliveryFailure,
-  ) {
+  async recordDeliveryFailure(idempotencyKey: string, owner: string, { retryInMs, error }: DeliveryFailure) {
     const row = this.#open().get(idempotencyKey);
     const attempts = Number(row?.delivery_attempts ?? 0) + 1;
     const changes = { delivery_attempts: attempts, last_delivery_error: shortDeliveryError(error) };
     return this.#update(idempotencyKey, owner, isUndelivered, {
       ...changes,
-      due_at: nextAttemptAt,
+      due_at: this.#clock.now() + Math.round(retryInMs),
       ...RELEASED,
     });
   }
@@ -213,7 +220,8 @@ export class MemoryJournal implements Journal {
     return true;
   }
 
-  async prune({ now, retentionMs }: { now: number; retentionMs: number }): Promise<number> {
+  async prune({ retentionMs }: { retentionMs: number }): Promise<number> {
+    const now = this.#clock.now();
     let pruned = 0;
     for (const [key, row] of this.#open()) {
       if (
@@ -243,17 +251,15 @@ export class MemoryJournal implements Journal {
     return this.#rows;
   }
 
-  #claim(
-    owner: string,
-    { now, limit, leaseMs }: ClaimOptions,
-    kind: (row: JournalRow) => boolean,
-  ): JournalRow[] {
+  #claim(owner: string, { limit, leaseMs }: ClaimOptions, kind: (row: JournalRow) => boolean): JournalRow[] {
+    const now = this.#clock.now();
     const due = [...this.#open().values()]
       .filter((row) => kind(row) && isDue(row, now))
       .sort((a, b) => Number(a.due_at) - Number(b.due_at))
       .slice(0, limit);
-    for (const row of due) Object.assign(row, { lease_owner: owner, lease_expires_at: now + leaseMs });
-    return due.map((row) => ({ ...row }));
+    for (const row of due)
+      Object.assign(row, { lease_owner: owner, lease_expires_at: now + Math.round(leaseMs) });
+    return due.map((row) => ({ ...row, claimed_at: now }));
   }
 
   #update(
