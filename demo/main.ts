@@ -27,6 +27,8 @@ import { THEME_PROPERTY_NAMES } from './page/theme.js';
 
 /** The demo's own memory of the order the phone follows, so a reload can show its prompt again. */
 const ORDER_STORAGE_KEY = 'pay-checkout-demo:order-id';
+/** The page's cart id, kept for the tab: the reference of every order that pays this cart. */
+const CART_STORAGE_KEY = 'pay-checkout-demo:cart-id';
 
 const checkout = findCheckout();
 const quantity = requireById('quantity', HTMLSelectElement);
@@ -48,6 +50,9 @@ bindCopyButton('copy-html', 'snippet-html');
 bindCopyButton('copy-css', 'snippet-css');
 startOver.addEventListener('click', async () => {
   checkout.reset();
+  // A new payment is a new cart: it must not read as a second payment of the one just paid.
+  sessionStorage.setItem(CART_STORAGE_KEY, newCartId());
+  updateCart();
   // The button hides with the new attempt: hand focus to the form rather than lose it.
   await checkout.updateComplete;
   checkout.shadowRoot?.querySelector<HTMLElement>('[name="customer_name"]')?.focus();
@@ -119,7 +124,21 @@ function currentProduct(): DemoProduct {
 }
 
 function currentCart(): DemoCart {
-  return { items: [{ product_id: currentProduct().id, quantity: Number(quantity.value) || 1 }] };
+  const items = [{ product_id: currentProduct().id, quantity: Number(quantity.value) || 1 }];
+  return { id: cartId(), items };
+}
+
+/** This tab's cart id, made on first use. */
+function cartId(): string {
+  const kept = sessionStorage.getItem(CART_STORAGE_KEY);
+  if (kept) return kept;
+  const made = newCartId();
+  sessionStorage.setItem(CART_STORAGE_KEY, made);
+  return made;
+}
+
+function newCartId(): string {
+  return `cart-${crypto.randomUUID()}`;
 }
 
 /** The amount the page shows; the server prices the same cart itself, whatever this says. */
@@ -205,7 +224,8 @@ function renderSnippets(): void {
     amount: displayedAmount(),
     currency: product.price.currency,
     locale: settings.locale,
-    cart: currentCart(),
+    // The page's cart id stays out of a snippet meant to be copied.
+    cart: { items: currentCart().items },
   });
   // The values the element really computes now, so the copied theme looks like this page.
   const style = getComputedStyle(checkout);

@@ -1,7 +1,8 @@
 /**
  * The merchant's-server view: each recent order as the demo's server sees it
- * (`GET /api/demo/fulfilments`), read every 2 s while the page is visible.
- * The list is not a live region; one polite status line announces an order
+ * (`GET /api/demo/fulfilments`), read every 2 s while the page is visible:
+ * its status, and its cart's reference, items and amount as `onPaid` gets
+ * them. The list is not a live region; one polite status line announces an order
  * only when the server's callback was delivered, so a screen reader hears
  * one short sentence per payment, not every poll.
  */
@@ -72,6 +73,7 @@ export class FulfilmentView {
         createNode('li', { className: 'fulfilment', attributes: { 'data-status': fulfilment.status } }, [
           createNode('code', { className: 'fulfilment__id' }, [fulfilment.order_id]),
           createNode('span', { className: 'fulfilment__state' }, [describeFulfilment(fulfilment, text)]),
+          createNode('span', { className: 'fulfilment__order' }, [text.orderFor(fulfilment)]),
         ]),
       ),
     );

@@ -4,6 +4,7 @@
  * switches in the header stay in English (each language names itself), and
  * code (snippets, event names, order ids) is never translated.
  */
+import { formatAmount } from '../../src/element/format-amount.js';
 import type { DemoLocale } from '../demo-config.js';
 
 /** The page's texts; functions take what they interpolate. */
@@ -61,6 +62,22 @@ export interface PageText {
   calling: (settled: string, callback: string) => string;
   delivered: (settled: string, callback: string, time: string) => string;
   heard: (what: string) => string;
+  /** What an order was for, as `onPaid` gets it: its cart's reference (or none), its items, the amount charged. */
+  orderFor: (order: OrderFor) => string;
+}
+
+/** The parts of an order the merchant's-server view shows. */
+interface OrderFor {
+  reference: string | null;
+  items: readonly { name: string; quantity: number }[];
+  amount: { currency: string; value: number } | null;
+}
+
+/** `order` in words: reference, items and amount, the amount in `locale`'s format. */
+function orderIn(locale: DemoLocale, noReference: string, order: OrderFor): string {
+  const items = order.items.map((item) => `${item.quantity} × ${item.name}`).join(', ');
+  const amount = order.amount && formatAmount(order.amount.value, order.amount.currency, locale);
+  return [order.reference ?? noReference, items, amount].filter(Boolean).join(' · ');
 }
 
 /** The keys of the texts that index.html holds in `data-text` nodes. */
@@ -90,7 +107,7 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     eventsHint: 'Every DOM event the element fires, newest last.',
     serverTitle: 'Your server',
     serverHint: 'Each order as the merchant’s server sees it: created, watched, paid, then delivered to',
-    serverHintEnd: ', even if the shopper closes the tab.',
+    serverHintEnd: ', even if the shopper closes the tab, with its cart’s reference, items and amount.',
     embedTitle: 'Embed it',
     embedHint:
       'The snippet for the settings above: one script tag with Subresource Integrity, the element, and its theme.',
@@ -123,6 +140,7 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     calling: (settled, callback) => `${settled}; calling ${callback}`,
     delivered: (settled, callback, time) => `${settled}; delivered to ${callback} at ${time} UTC`,
     heard: (what) => `Your server heard: ${what}.`,
+    orderFor: (order) => orderIn('en', 'no reference', order),
   },
   fr: {
     title: 'Démo pay-checkout : le paiement mobile money en une balise',
@@ -146,7 +164,8 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     eventsHint: 'Chaque événement DOM émis par l’élément, le plus récent en dernier.',
     serverTitle: 'Votre serveur',
     serverHint: 'Chaque commande vue par le serveur du marchand : créée, suivie, payée, puis remise à',
-    serverHintEnd: ', même si l’acheteur ferme l’onglet.',
+    serverHintEnd:
+      ', même si l’acheteur ferme l’onglet, avec la référence du panier, ses articles et le montant.',
     embedTitle: 'Intégrez-le',
     embedHint:
       'L’extrait pour les réglages ci-dessus : une balise script avec Subresource Integrity, l’élément et son thème.',
@@ -181,6 +200,7 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     calling: (settled, callback) => `${settled} ; appel de ${callback}`,
     delivered: (settled, callback, time) => `${settled} ; remise à ${callback} à ${time} UTC`,
     heard: (what) => `Votre serveur a reçu : ${what}.`,
+    orderFor: (order) => orderIn('fr', 'sans référence', order),
   },
 };
 

@@ -14,6 +14,7 @@ import type { HttpTransport } from '../http/transport.js';
 import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
 import type { RelayRoute } from './events/relay-events.js';
 import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
+import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
@@ -33,6 +34,12 @@ export interface CheckoutRelay {
   node: NodeListener;
   /** The watcher and delivery, when a journal was given; `tick()` runs a pass now. */
   fulfilment: FulfilmentRunner | undefined;
+  /**
+   * The journal's orders (contract §6), for a thank-you page or a support
+   * desk: `get(orderId)` and `byReference(reference)`. Without a journal
+   * both reject with an error that names the `journal` option.
+   */
+  orders: CheckoutOrders;
   /**
    * Stops watching, lets calls in flight finish, and closes the journal; from
    * then on creates and lookups get `503` with `Retry-After`. Nothing to do without a journal.
@@ -91,7 +98,10 @@ export function assembleCheckoutRelay(
     await fulfilment?.close();
   };
   const runner = fulfilment && { tick: fulfilment.tick, deliverNow: fulfilment.deliverNow };
-  return { create, lookup, handle, node, fulfilment: runner, close };
+  const orders = fulfilment
+    ? { get: fulfilment.orders.get, byReference: fulfilment.orders.byReference }
+    : NO_ORDERS;
+  return { create, lookup, handle, node, fulfilment: runner, orders, close };
 }
 
 /** The answer of a relay whose `close()` began: try again shortly (contract §3: a 5xx the element retries). */

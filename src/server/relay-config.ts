@@ -18,7 +18,7 @@ import {
 import type { HandlerConfig } from './handlers/handler-config.js';
 import type { TrustProxy } from './limits/client-address/client-address.js';
 import { type CheckoutRelayRateLimitOptions, resolveRelayLimits } from './limits/relay-limit-config.js';
-import type { PriceCart } from './pricing/priced-line-items.js';
+import type { PriceCart } from './pricing/priced-cart.js';
 import {
   createServiceClient,
   createServiceClientOn,
@@ -162,7 +162,8 @@ function checkedClock(options: CheckoutRelayOptions, owner: string): Clock {
   for (const [group, name] of REPLACED_BY_CLOCK) {
     const holder: unknown = options[group];
     if (isJsonObject(holder) && holder[name] !== undefined) {
-      const manualTicks = name === 'timers' ? ' To run the passes yourself, give watch: { ticks: false }.' : '';
+      const manualTicks =
+        name === 'timers' ? ' To run the passes yourself, give watch: { ticks: false }.' : '';
       throw new TypeError(
         `${owner}: ${group}.${name} is replaced by clock: give clock: { now, setTimeout, clearTimeout }, one Clock for the rate limits and the watcher.${manualTicks}`,
       );

@@ -16,8 +16,9 @@ export type { Clock } from '../shared/clock.js';
 export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
 export type { FulfilmentEvent } from './events/fulfilment-events.js';
 export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './events/relay-events.js';
-export type { FulfilledOrder } from './fulfilment/fulfilled-order.js';
+export type { CheckoutOrder, FulfilledOrder } from './fulfilment/fulfilled-order.js';
 export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
+export type { CheckoutOrders } from './fulfilment/order-records.js';
 export {
   DEFAULT_APPROVAL_WINDOW_MS,
   DEFAULT_CALLBACK_TIMEOUT_MS,
@@ -42,9 +43,13 @@ export {
   JOURNAL_PHASE,
   type Journal,
   type JournalEntry,
+  type JournalOrder,
   type JournalOutcome,
   type JournalPhase,
+  type OrderAmount,
+  type OrderDetails,
   type PendingEntry,
+  type ServiceReading,
   type SettledEntry,
   type WatchingEntry,
 } from './journal/journal.js';
@@ -87,7 +92,8 @@ export {
   DEFAULT_PROMPT_LIMIT,
 } from './limits/relay-limit-config.js';
 export { CartError, type CartErrorOptions } from './pricing/cart-error.js';
-export type { PriceCart, PricedLineItem } from './pricing/priced-line-items.js';
+export { METADATA_LIMITS, type PriceCart, type PricedCartResult } from './pricing/priced-cart.js';
+export type { PricedLineItem } from './pricing/priced-line-items.js';
 export type { CheckoutRelayOptions } from './relay-config.js';
 export {
   createServiceClient,

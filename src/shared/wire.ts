@@ -84,6 +84,9 @@ const paymentSummarySchema = z.object({
 /** A payment as the relay answers it. */
 export type PaymentSummary = z.infer<typeof paymentSummarySchema>;
 
+/** A merchant's reference for a checkout (contract §6): 1–64 characters of `[A-Za-z0-9_.:-]`. */
+export const REFERENCE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+
 /** An amount in minor units: what the shopper is charged (contract §3 `order.amount`). */
 export const orderAmountSchema = z.object({ currency: z.string(), value: z.int().check(z.nonnegative()) });
 /** An order amount as the relay answers it. */

@@ -113,7 +113,8 @@ for (const store of ['memory:', 'sqlite:'] as const) {
       const answer = createAnswerSchema.parse(await retried.json());
       assert.equal(answer.order.id, first.order.id);
       assert.equal(answer.order.payment.status, 'requires_action');
-      assert.deepEqual(Object.keys(answer), ['order', 'lookup_token']);
+      assert.deepEqual(Object.keys(answer), ['order', 'lookup_token', 'reference']);
+      assert.deepEqual(answer.order.amount, first.order.amount, 'the amount its create answered');
       const looked = await relay.lookup(
         lookupRequest({ order_id: answer.order.id, lookup_token: answer.lookup_token }),
         CLIENT,

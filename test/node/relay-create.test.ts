@@ -26,7 +26,7 @@ describe('createCheckoutRelay', () => {
   const { sandbox, sandboxUrl, events, relayWith } = relayStack();
 
   describe('the happy path', () => {
-    it('creates an order and answers only its status fields and a lookup token', async () => {
+    it('creates an order and answers only its status fields, the amount charged, the reference and a lookup token', async () => {
       events.length = 0;
       const relay = relayWith();
       const response = await relay.create(createRequest(intent()), CLIENT);
@@ -35,9 +35,12 @@ describe('createCheckoutRelay', () => {
       const text = await response.text();
       assertNoCustomerData(text);
       const answer = JSON.parse(text);
-      assert.deepEqual(Object.keys(answer).sort(), ['lookup_token', 'order']);
-      assert.deepEqual(Object.keys(answer.order).sort(), ['id', 'payment', 'status']);
+      assert.deepEqual(Object.keys(answer).sort(), ['lookup_token', 'order', 'reference']);
+      assert.deepEqual(Object.keys(answer.order).sort(), ['amount', 'id', 'payment', 'status']);
       assert.deepEqual(Object.keys(answer.order.payment), ['status']);
+      // Two totes at the catalogue's price, whatever the page said; no reference from this priceCart.
+      assert.deepEqual(answer.order.amount, { currency: 'ghs', value: 25_000 });
+      assert.equal(answer.reference, null);
       const parsed = createAnswerSchema.parse(answer);
       assert.match(parsed.order.id, /^or_/);
       assert.equal(parsed.order.status, 'requires_payment');
@@ -63,7 +66,12 @@ describe('createCheckoutRelay', () => {
       const pendingText = await pending.text();
       assertNoCustomerData(pendingText);
       assert.deepEqual(JSON.parse(pendingText), {
-        order: { id: created.order.id, status: 'requires_payment', payment: { status: 'requires_action' } },
+        order: {
+          id: created.order.id,
+          status: 'requires_payment',
+          amount: { currency: 'ghs', value: 25_000 },
+          payment: { status: 'requires_action' },
+        },
       });
       sandbox.approve(created.order.id);
       const paid = await ask();
@@ -74,6 +82,7 @@ describe('createCheckoutRelay', () => {
       assert.equal(answer.order.payment.status, 'paid');
       assert.equal(typeof answer.order.completed_at, 'string');
       assert.deepEqual(Object.keys(JSON.parse(paidText).order).sort(), [
+        'amount',
         'completed_at',
         'id',
         'payment',

@@ -55,7 +55,7 @@ describe('the relay passes on why a payment failed', () => {
       clock.now += APPROVE_AFTER_MS;
       const { order } = await lookUp();
       assert.deepEqual(order.payment, { status: 'failed', failure_code: reason });
-      assert.deepEqual(Object.keys(order).sort(), ['id', 'payment', 'status']);
+      assert.deepEqual(Object.keys(order).sort(), ['amount', 'id', 'payment', 'status']);
     });
   }
 

@@ -9,6 +9,7 @@ import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import { createAbandonment } from './abandonment.js';
 import { deliverOrder, type OrderDeliveryContext } from './order-delivery.js';
+import type { OrderRecords } from './order-records.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Settled orders claimed at once. */
@@ -22,6 +23,8 @@ const MAX_BATCHES_PER_RUN = 100;
 export interface DeliveryDeps {
   readonly settings: FulfilmentSettings;
   readonly reporter: Pick<RelayReporter, 'emit'>;
+  /** What each callback receives: the order as the journal holds it. */
+  readonly records: OrderRecords;
 }
 
 /** Where delivery stood at a moment: how many deliveries had started, and how many orders were delivered. */
@@ -48,9 +51,9 @@ export interface Delivery {
 }
 
 /** Creates the delivery of one relay process. */
-export function createDelivery({ settings, reporter }: DeliveryDeps): Delivery {
+export function createDelivery({ settings, reporter, records }: DeliveryDeps): Delivery {
   const abandonment = createAbandonment();
-  const context: OrderDeliveryContext = { settings, reporter, abandonment };
+  const context: OrderDeliveryContext = { settings, reporter, abandonment, records };
   /** Deliveries running, by the order they started in. */
   const inFlight = new Map<number, Promise<boolean>>();
   const state = { stopping: false, reserved: 0, starved: false, started: 0, delivered: 0 };

@@ -15,6 +15,7 @@
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { createDelivery, type Delivery } from './delivery.js';
+import { type CheckoutOrders, createOrderRecords } from './order-records.js';
 import { createOrderWatcher, type OrderWatcher, type WatchPass } from './order-watcher.js';
 import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
 
@@ -51,6 +52,8 @@ export interface RelayFulfilment extends FulfilmentRunner {
   track<T>(work: Promise<T>): Promise<T>;
   /** Stops the ticks, lets the work in flight end within a grace, and closes the journal; never rejects. */
   close(): Promise<void>;
+  /** `relay.orders`, read from the journal. */
+  readonly orders: CheckoutOrders;
 }
 
 /** One process's fulfilment: its parts and what is running. */
@@ -81,7 +84,8 @@ export function startFulfilment(
       if (!closed) relayReporter.emit(event);
     },
   };
-  const delivery = createDelivery({ settings, reporter });
+  const records = createOrderRecords(settings, client);
+  const delivery = createDelivery({ settings, reporter, records });
   const watcher = createOrderWatcher({
     settings,
     client,
@@ -115,6 +119,7 @@ export function startFulfilment(
       });
       return closing;
     },
+    orders: records,
   };
 }
 

@@ -12,7 +12,8 @@ import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import type { Abandonment } from './abandonment.js';
 import { type HeldLease, holdLease } from './delivery-lease.js';
-import { type FulfilledOrder, fulfilledOrderOf } from './fulfilled-order.js';
+import type { FulfilledOrder } from './fulfilled-order.js';
+import type { OrderRecords } from './order-records.js';
 import { deliveryRetryInMs } from './watch-schedule.js';
 import type { FulfilmentCallback, FulfilmentSettings, WatchTimers } from './watch-settings.js';
 
@@ -22,6 +23,8 @@ export interface OrderDeliveryContext {
   readonly reporter: Pick<RelayReporter, 'emit'>;
   /** Given when the relay closes and gives up on the deliveries still running: their outcome is ignored. */
   readonly abandonment: Abandonment;
+  /** What each callback receives: the order as the journal holds it. */
+  readonly records: OrderRecords;
 }
 
 /** First wait before the journal is asked again to mark a delivery; doubled each time, at most a second. */
@@ -46,7 +49,7 @@ export async function deliverOrder(
     // A create that never got an answer has no order the merchant ever saw:
     // no callback (the watcher reported `order_expired` without an id).
     if (entry.orderId === null || !callback) return (await markDelivered(context, entry, lease)) === 'marked';
-    const order = fulfilledOrderOf({ ...entry, orderId: entry.orderId });
+    const order = await context.records.fulfilledOrder({ ...entry, orderId: entry.orderId });
     const call = await callWithin(context, callback, order);
     if (call.kind === 'abandoned') return false;
     if (call.kind === 'failed') {

@@ -8,12 +8,14 @@
  * with one batch; once the service has answered it, four lanes of batches run
  * at once, so the round trips of one batch do not bound the rate.
  */
+import { orderCreatedEvent } from '../events/order-created.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
-import type { OrderCreateAnswer, OrderCreateInput } from '../service-client/service-schemas.js';
+import type { OrderCreateInput, OrderCreateResult } from '../service-client/service-schemas.js';
+import { chargedAmount, serviceReadingOf } from './service-reading.js';
 import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
 import {
   isPastBound,
@@ -221,7 +223,7 @@ async function resendCreate(
   createdHere: number,
 ): Promise<ServiceTrouble | undefined> {
   const { settings } = watch;
-  let answer: OrderCreateAnswer;
+  let answer: OrderCreateResult;
   try {
     answer = await watch.client.orders.create(entry.createBody as unknown as OrderCreateInput, {
       idempotencyKey: entry.idempotencyKey,
@@ -241,12 +243,25 @@ async function resendCreate(
   }
   const { order } = answer;
   await settings.journal.recordCreated(entry.idempotencyKey, {
+    ...serviceReadingOf(order),
     orderId: order.id,
-    paymentStatus: order.payment.status,
     nextCheckInMs: nextCheckIn(watch, createdHere),
   });
+  await announceResent(watch, entry, answer);
   settled(watch, order.id, order.payment.status);
   return undefined;
+}
+
+/** `order_created` for an order the watcher's resend created (or replayed): the merchant hears of every order. */
+async function announceResent(watch: Watch, entry: CreatingEntry, { order, replayed }: OrderCreateResult) {
+  const details = await watch.settings.journal.readOrder({ idempotencyKey: entry.idempotencyKey });
+  if (!details) return;
+  const customer = (entry.createBody as unknown as Required<OrderCreateInput>).customer_data;
+  const amount = chargedAmount(order, details);
+  const { idempotencyKey } = entry;
+  watch.reporter.emit(
+    orderCreatedEvent({ order, replayed, amount, customer, details, idempotencyKey, source: 'watcher' }),
+  );
 }
 
 async function lookUp(
@@ -255,9 +270,9 @@ async function lookUp(
   createdHere: number,
 ): Promise<ServiceTrouble | undefined> {
   const { settings } = watch;
-  let paymentStatus: string;
+  let reading: ReturnType<typeof serviceReadingOf>;
   try {
-    paymentStatus = (await watch.client.orders.lookup(entry.orderId)).order.payment.status;
+    reading = serviceReadingOf((await watch.client.orders.lookup(entry.orderId)).order);
   } catch (error) {
     const trouble = serviceTroubleOf(error);
     if (trouble) return trouble;
@@ -268,10 +283,10 @@ async function lookUp(
     return undefined;
   }
   const checked = await settings.journal.recordChecked(entry.idempotencyKey, settings.owner, {
-    paymentStatus,
+    ...reading,
     nextCheckInMs: nextCheckIn(watch, createdHere),
   });
-  if (checked) settled(watch, entry.orderId, paymentStatus);
+  if (checked) settled(watch, entry.orderId, reading.paymentStatus);
   return undefined;
 }
 

@@ -1,9 +1,11 @@
 /**
  * The relay's create handler (contract §3), top to bottom: checks the
  * shopper's idempotency key and intent, prices the cart on the server,
- * records the create in the journal, creates the order under the
- * merchant-scoped key, reports `order_created`, and answers status fields and
- * a lookup token only. Every refusal is thrown, for the route to answer.
+ * records the create in the journal with what it is for (the line items,
+ * the merchant's reference and metadata: contract §6), creates the order
+ * under the merchant-scoped key, reports `order_created`, and answers status
+ * fields, the amount charged, the merchant's reference and a lookup token
+ * only. Every refusal is thrown, for the route to answer.
  *
  * A cart `priceCart` refuses (a CartError) is a `400` for a new attempt. But
  * the element resends the very request of an attempt whose earlier tries went
@@ -30,12 +32,16 @@ import {
   issueParam,
   isValidIdempotencyKey,
 } from '../../shared/wire.js';
+import { orderCreatedEvent } from '../events/order-created.js';
 import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RecalledCreate, type RelayJournal } from '../fulfilment/relay-journal.js';
+import { chargedAmount, serviceReadingOf } from '../fulfilment/service-reading.js';
 import { isRefusedForGood } from '../fulfilment/service-trouble.js';
+import type { OrderAmount, OrderDetails } from '../journal/journal.js';
 import { type PromptSlot, takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
-import { checkPricedLineItems, type PricedLineItem } from '../pricing/priced-line-items.js';
+import { checkPricedCart, lineItemsTotal, type PricedCart } from '../pricing/priced-cart.js';
+import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
@@ -70,15 +76,17 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     const context: CreateContext = { config, journal, connection, idempotencyKey };
     if (!priced.ok) return answerRefusedCart(context, intent, priced.refusal);
     const slot = await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
+    const { lineItems, reference, metadata } = priced.cart;
     const createBody: ServiceCreateBody = {
       execute_payment: true,
       customer_data: intent.customer_data,
       payment_method_data: intent.payment_method_data,
-      line_items: priced.lineItems,
+      line_items: lineItems,
     };
+    const details: OrderDetails = { reference, metadata, lineItems, amount: lineItemsTotal(lineItems) };
     return withPromptSlot(slot, async () => {
-      await recordIntent(context, createBody);
-      return createAndAnswer(context, createBody);
+      await recordIntent(context, createBody, details);
+      return createAndAnswer(context, createBody, details);
     });
   };
 }
@@ -126,15 +134,16 @@ function parseIntent(body: Record<string, unknown>): CheckoutIntent {
 }
 
 /**
- * The merchant's price for the cart, or the `400` of its CartError (answered
- * by the caller, which may find an earlier try's order instead); a `500`
- * refusal (`price_cart_failed`) is thrown for anything else.
+ * The merchant's price for the cart, with their reference and metadata, or
+ * the `400` of its CartError (answered by the caller, which may find an
+ * earlier try's order instead); a `500` refusal (`price_cart_failed`, naming
+ * the field that was wrong) is thrown for anything else.
  */
 async function price(
   config: HandlerConfig,
   intent: CheckoutIntent,
   request: Request,
-): Promise<{ ok: true; lineItems: PricedLineItem[] } | { ok: false; refusal: HttpError }> {
+): Promise<{ ok: true; cart: PricedCart } | { ok: false; refusal: HttpError }> {
   let result: unknown;
   try {
     result = await config.priceCart(intent.cart ?? null, request);
@@ -147,25 +156,30 @@ async function price(
     }
     throw internalRefusal({ type: 'price_cart_failed', reason: 'priceCart threw.', error });
   }
-  const checked = checkPricedLineItems(result);
+  const checked = checkPricedCart(result);
   if (checked.ok) return checked;
-  throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason });
+  throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason, field: checked.field });
 }
 
-/** Writes the create to the journal before the service hears of it; a journal that fails refuses the create. */
+/** Writes the create and what it is for to the journal before the service hears of it; a journal that fails refuses the create. */
 async function recordIntent(
   { journal, idempotencyKey }: CreateContext,
   createBody: ServiceCreateBody,
+  details: OrderDetails,
 ): Promise<void> {
   try {
-    await journal.beforeCreate(idempotencyKey, createBody);
+    await journal.beforeCreate(idempotencyKey, createBody, details);
   } catch (error) {
     throw journalUnavailable(error);
   }
 }
 
 /** Asks the service to create `createBody` under the context's key, records and reports it, and answers the browser. */
-async function createAndAnswer(context: CreateContext, createBody: ServiceCreateBody): Promise<Response> {
+async function createAndAnswer(
+  context: CreateContext,
+  createBody: ServiceCreateBody,
+  details: OrderDetails,
+): Promise<Response> {
   const { config, journal, connection, idempotencyKey } = context;
   let answer: OrderCreateResult;
   try {
@@ -176,30 +190,32 @@ async function createAndAnswer(context: CreateContext, createBody: ServiceCreate
     await journal.createFailed(idempotencyKey, error);
     throw error;
   }
-  const { order } = answer;
-  await journal.created(idempotencyKey, order.id, order.payment.status);
-  config.reporter.emit({
-    type: 'order_created',
-    orderId: order.id,
-    orderStatus: order.status,
-    paymentStatus: order.payment.status,
-    replayed: answer.replayed,
-    lineItems: createBody.line_items,
-    customer: { ...createBody.customer_data },
-    idempotencyKey,
-  });
+  const { order, replayed } = answer;
+  await journal.created(idempotencyKey, order.id, serviceReadingOf(order));
+  const amount = chargedAmount(order, details);
+  const customer = createBody.customer_data;
+  const source = 'create';
+  config.reporter.emit(
+    orderCreatedEvent({ order, replayed, amount, customer, details, idempotencyKey, source }),
+  );
   // The order exists but its answer will not arrive: the element retries with the same key and gets it.
   if (connection?.signal?.aborted)
     config.reporter.emit({ type: 'request_aborted', route: 'create', orderId: order.id });
-  return answerOrder(config, order);
+  return answerOrder(config, order, amount, details.reference);
 }
 
 /** The browser's create answer for `order`, built field by field. */
-async function answerOrder(config: HandlerConfig, order: OrderWithPayment): Promise<Response> {
-  // Nothing else of the service's answer (customer, totals) reaches the browser.
+async function answerOrder(
+  config: HandlerConfig,
+  order: OrderWithPayment,
+  amount: OrderAmount,
+  reference: string | null,
+): Promise<Response> {
+  // Nothing else of the service's answer (customer, line items) reaches the browser.
   const created: CreateAnswer = {
-    order: { id: order.id, status: order.status, payment: paymentSummary(order.payment) },
+    order: { id: order.id, status: order.status, amount, payment: paymentSummary(order.payment) },
     lookup_token: await config.lookupTokens.sign(order.id),
+    reference,
   };
   return jsonResponse(created);
 }
@@ -219,14 +235,14 @@ async function answerRefusedCart(
     throw journalUnavailable(error);
   }
   if (earlier === undefined) throw refusal;
-  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier.orderId, refusal);
+  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier, refusal);
   // Written by the relay itself from a checked intent; JSON keeps it as it was.
   const createBody = earlier.createBody as ServiceCreateBody;
   // The same key with other shopper details is not a retry of that attempt: the service's 422.
   if (!sameShopper(createBody, intent)) throw idempotencyKeyReused();
   // Counted under the attempt's key: free when the earlier try was counted in the window, as it was.
   const slot = await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
-  return withPromptSlot(slot, () => createAndAnswer(context, createBody));
+  return withPromptSlot(slot, () => createAndAnswer(context, createBody, earlier.details));
 }
 
 /**
@@ -238,26 +254,21 @@ async function answerRefusedCart(
 async function answerKnownOrder(
   { config, journal, idempotencyKey }: CreateContext,
   intent: CheckoutIntent,
-  orderId: string,
+  { orderId, details }: { orderId: string; details: OrderDetails },
   refusal: HttpError,
 ): Promise<Response> {
   const { order } = await config.client.orders.lookup(orderId);
   if (!order.customer) throw refusal;
   if (!isOrderOf(order.customer, intent)) throw idempotencyKeyReused();
   // A final status settles the order in the journal, as a browser's lookup does.
-  await journal.lookedUp(orderId, order.payment.status);
-  config.reporter.emit({
-    type: 'order_created',
-    orderId,
-    orderStatus: order.status,
-    paymentStatus: order.payment.status,
-    replayed: true,
-    // The journal dropped the body once the order was known, and this try's cart was refused.
-    lineItems: [],
-    customer: { ...intent.customer_data },
-    idempotencyKey,
-  });
-  return answerOrder(config, order);
+  await journal.lookedUp(orderId, serviceReadingOf(order));
+  const amount = chargedAmount(order, details);
+  // The journal dropped the shopper's details once the order was known: this try's are the same shopper's.
+  const customer = intent.customer_data;
+  config.reporter.emit(
+    orderCreatedEvent({ order, replayed: true, amount, customer, details, idempotencyKey, source: 'create' }),
+  );
+  return answerOrder(config, order, amount, details.reference);
 }
 
 /** True when the service's customer of an order has this intent's name and number. */

@@ -1,7 +1,8 @@
 /**
  * The relay's lookup handler (contract §3): checks the lookup token before
  * the service is called (without it an order id reads nothing) and answers
- * status fields only; no customer data leaves the merchant's server.
+ * status fields and the amount charged only; no customer data leaves the
+ * merchant's server.
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
@@ -10,6 +11,7 @@ import { readJsonObject } from '../../http/read-json-body.js';
 import { type LookupAnswer, lookupRequestSchema } from '../../shared/wire.js';
 import { RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
+import { serviceReadingOf, serviceTotalOf } from '../fulfilment/service-reading.js';
 import { takeClientToken } from '../limits/relay-limits.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
@@ -21,7 +23,7 @@ export function lookupOrderHandler(config: HandlerConfig, journal: RelayJournal 
     const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
     const { order } = await config.client.orders.lookup(orderId);
     // A final status settles the order in the journal, and delivers it at once.
-    await journal.lookedUp(orderId, order.payment.status);
+    await journal.lookedUp(orderId, serviceReadingOf(order));
     config.reporter.emit({
       type: 'order_looked_up',
       orderId,
@@ -33,6 +35,7 @@ export function lookupOrderHandler(config: HandlerConfig, journal: RelayJournal 
         id: order.id,
         status: order.status,
         ...(order.completed_at === undefined ? {} : { completed_at: order.completed_at }),
+        amount: serviceTotalOf(order),
         payment: paymentSummary(order.payment),
       },
     };

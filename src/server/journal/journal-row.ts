@@ -35,6 +35,13 @@ export interface JournalRow {
   lease_expires_at: StoredInteger | null;
   /** Not a column: the journal's time, which a claim returns with each row it leased. */
   claimed_at?: StoredInteger;
+  /** From schema version 2: what the checkout was for (journal-order.ts), and why a payment failed. */
+  reference: string | null;
+  metadata: string | null;
+  line_items: string | null;
+  amount_currency: string | null;
+  amount_value: StoredInteger | null;
+  failure_code: string | null;
 }
 
 /** The longest failure description kept: enough to tell errors apart, too short to hold a record. */

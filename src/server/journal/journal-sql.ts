@@ -17,6 +17,11 @@ const NOW = '{now}';
 const RELEASE = 'lease_owner = NULL, lease_expires_at = NULL';
 const FREE_LEASE = `(lease_expires_at IS NULL OR lease_expires_at <= ${NOW})`;
 
+/** The service's order total from placeholders `currency` and `value`; the amount recorded stays where they are null. */
+function serviceTotal(currency: string, value: string): string {
+  return `amount_currency = COALESCE(${currency}, amount_currency), amount_value = COALESCE(${value}, amount_value)`;
+}
+
 /** The database's clock in epoch milliseconds, one value for the whole statement. */
 const DATABASE_NOW: Record<SqlDialect, string> = {
   // now() is the transaction's start: one instant for every row of the statement.
@@ -44,12 +49,16 @@ function claim(due: string, dialect: SqlDialect): string {
 
 function journalStatementsIn(dialect: SqlDialect) {
   return {
-    insertIntent: `INSERT INTO ${TABLE} (idempotency_key, phase, create_body, created_at, due_at)
-      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3) ON CONFLICT (idempotency_key) DO NOTHING`,
+    insertIntent: `INSERT INTO ${TABLE} (idempotency_key, phase, create_body, created_at, due_at,
+      reference, metadata, line_items, amount_currency, amount_value)
+      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3, $4, $5, $6, $7, $8)
+      ON CONFLICT (idempotency_key) DO NOTHING`,
     createdWatching: `UPDATE ${TABLE} SET phase = 'watching', create_body = NULL, order_id = $2,
-      payment_status = $3, due_at = ${NOW} + $4, ${RELEASE} WHERE idempotency_key = $1 AND phase = 'creating'`,
+      payment_status = $3, due_at = ${NOW} + $4, ${RELEASE},
+      ${serviceTotal('$5', '$6')} WHERE idempotency_key = $1 AND phase = 'creating'`,
     createdSettled: `UPDATE ${TABLE} SET phase = 'settled', create_body = NULL, order_id = $2,
-      payment_status = $3, outcome = $4, settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE}
+      payment_status = $3, outcome = $4, settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      failure_code = $5, ${serviceTotal('$6', '$7')}
       WHERE idempotency_key = $1 AND phase = 'creating'`,
     discardIntent: `DELETE FROM ${TABLE} WHERE idempotency_key = $1 AND phase = 'creating'`,
     claimDue: claim(`phase IN ('creating', 'watching')`, dialect),
@@ -59,7 +68,8 @@ function journalStatementsIn(dialect: SqlDialect) {
     checkedPending: `UPDATE ${TABLE} SET payment_status = $3, due_at = ${NOW} + $4, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
     checkedSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $3, outcome = $4,
-      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE}
+      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      failure_code = $5, ${serviceTotal('$6', '$7')}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
     deferCheck: `UPDATE ${TABLE} SET due_at = ${NOW} + $3, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase IN ('creating', 'watching')`,
@@ -69,7 +79,8 @@ function journalStatementsIn(dialect: SqlDialect) {
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase IN ('creating', 'watching')`,
     // Whoever holds the lease is watching an order that is already settled: its write will find nothing.
     browserSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $2, outcome = $3,
-      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE} WHERE order_id = $1 AND phase = 'watching'`,
+      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      failure_code = $4, ${serviceTotal('$5', '$6')} WHERE order_id = $1 AND phase = 'watching'`,
     markDelivered: `UPDATE ${TABLE} SET delivered_at = ${NOW}, due_at = NULL, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'settled' AND delivered_at IS NULL`,
     deliveryFailed: `UPDATE ${TABLE} SET delivery_attempts = delivery_attempts + 1, last_delivery_error = $3,
@@ -78,6 +89,11 @@ function journalStatementsIn(dialect: SqlDialect) {
     get: `SELECT * FROM ${TABLE} WHERE idempotency_key = $1`,
     listRecent: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL
       ORDER BY created_at DESC, idempotency_key DESC LIMIT $1`,
+    orderById: `SELECT * FROM ${TABLE} WHERE order_id = $1`,
+    ordersByReference: `SELECT * FROM ${TABLE} WHERE reference = $1 AND order_id IS NOT NULL
+      ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
+    recordAmount: `UPDATE ${TABLE} SET amount_currency = $2, amount_value = $3
+      WHERE idempotency_key = $1 AND amount_value IS NULL`,
     prune: `DELETE FROM ${TABLE} WHERE phase = 'settled' AND delivered_at IS NOT NULL
       AND delivered_at < ${NOW} - $1`,
   };

@@ -15,6 +15,8 @@
  * renewing, its leases run out, and another process claims the entry.
  */
 
+import type { PricedLineItem } from '../pricing/priced-line-items.js';
+
 /** Where an entry stands: being created, being watched, or settled. */
 export const JOURNAL_PHASE = {
   creating: 'creating',
@@ -90,16 +92,58 @@ export interface FulfilmentSummary {
   deliveredAt: number | null;
 }
 
+/** An amount of money: a lowercase currency code and whole minor units (spec §2). */
+export interface OrderAmount {
+  currency: string;
+  value: number;
+}
+
+/** What the checkout was for: recorded with the intent. */
+export interface OrderDetails {
+  /** The merchant's reference for the checkout, or `null` when `priceCart` gave none. */
+  reference: string | null;
+  /** The merchant's metadata; `{}` when none. */
+  metadata: Readonly<Record<string, string>>;
+  /** The line items as `priceCart` returned them. */
+  lineItems: readonly PricedLineItem[];
+  /** The service's order total once it answered, else the priced total; `null` only for an order journalled before amounts were kept. */
+  amount: OrderAmount | null;
+}
+
+/** What a read of an order at the service adds to its payment status: why it failed, and its total. */
+export interface ServiceReading {
+  /** The payment's failure code, allow-listed (`declined`, `insufficient_funds`); `null` when none. */
+  failureCode?: string | null;
+  /** The service's order total (`line_item_group.total`). */
+  amount?: OrderAmount;
+}
+
+/** One order as the journal reads it for `relay.orders` and the merchant's callbacks. */
+export interface JournalOrder extends OrderDetails {
+  idempotencyKey: string;
+  /** `null` while the create has no answer, and for a create the watcher gave up on unanswered. */
+  orderId: string | null;
+  /** `pending` until the order settles. */
+  outcome: JournalOutcome | 'pending';
+  paymentStatus: string | null;
+  failureCode: string | null;
+  createdAt: number;
+  settledAt: number | null;
+  deliveredAt: number | null;
+}
+
 /** What the relay records before it calls the service. */
 export interface CreateIntent {
   idempotencyKey: string;
   createBody: CreateRequestBody;
   /** How long the watcher leaves the create to the relay before resending it: past the relay's own create call. */
   resendInMs: number;
+  /** What the checkout is for, recorded in the same write; kept until the order is pruned. */
+  details?: OrderDetails;
 }
 
 /** What the service answered to a create (or to its replay). */
-export interface CreateAnswer {
+export interface CreateAnswer extends ServiceReading {
   orderId: string;
   paymentStatus: string;
   /** How long until the first lookup, if the status is not yet settled. */
@@ -121,7 +165,7 @@ export type Claimed<T extends JournalEntry> = T & {
 };
 
 /** What one lookup of a watched order read. */
-export interface CheckResult {
+export interface CheckResult extends ServiceReading {
   paymentStatus: string;
   /** How long until the next lookup if the status is still pending. */
   nextCheckInMs: number;
@@ -154,7 +198,7 @@ export interface Journal {
   /** Settles an entry the watcher gave up on (past the total bound) as `expired`. */
   recordExpired(idempotencyKey: string, owner: string): Promise<boolean>;
   /** Settles the order a browser lookup through the relay saw final; `false` if it was not being watched. */
-  settleFromBrowserLookup(orderId: string, paymentStatus: string): Promise<boolean>;
+  settleFromBrowserLookup(orderId: string, paymentStatus: string, reading?: ServiceReading): Promise<boolean>;
   /** Leases up to `limit` settled entries whose callback is due. */
   claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]>;
   /** Marks the callback delivered, only by the caller holding the lease; `true` exactly once per entry. */
@@ -165,6 +209,12 @@ export interface Journal {
   get(idempotencyKey: string): Promise<JournalEntry | undefined>;
   /** The newest orders first: ids, statuses and delivery times only. */
   listRecent(limit: number): Promise<FulfilmentSummary[]>;
+  /** One order with what it was for, by its order id or its key; `undefined` when the journal has none. */
+  readOrder(by: { orderId: string } | { idempotencyKey: string }): Promise<JournalOrder | undefined>;
+  /** The orders of a merchant's reference, newest first, at most `limit`; unanswered creates left out. */
+  ordersByReference(reference: string, limit: number): Promise<JournalOrder[]>;
+  /** Records the service's total of an order journalled before amounts were kept; a recorded amount stays. */
+  recordAmount(idempotencyKey: string, amount: OrderAmount): Promise<boolean>;
   /** Deletes entries delivered more than `retentionMs` ago; returns how many. */
   prune(options: { retentionMs: number }): Promise<number>;
   /** Closes the store; the journal is unusable afterwards. */

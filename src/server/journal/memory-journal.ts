@@ -13,9 +13,13 @@ import type {
   FulfilmentSummary,
   Journal,
   JournalEntry,
+  JournalOrder,
+  OrderAmount,
   PendingEntry,
+  ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
   fulfilmentSummary,
@@ -47,7 +51,7 @@ export class MemoryJournal implements Journal {
     this.#clock = clock;
   }
 
-  async recordIntent({ idempotencyKey, createBody, resendInMs }: CreateIntent): Promise<void> {
+  async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent): Promise<void> {
     if (this.#open().has(idempotencyKey)) return;
     const now = this.#clock.now();
     this.#rows.set(idempotencyKey, {
@@ -64,10 +68,13 @@ export class MemoryJournal implements Journal {
       delivery_attempts: 0,
       last_delivery_error: null,
       ...RELEASED,
+      ...detailsColumns(details),
+      failure_code: null,
     });
   }
 
-  async recordCreated(idempotencyKey: string, { orderId, paymentStatus, nextCheckInMs }: CreateAnswer) {
+  async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
+    const { orderId, paymentStatus, nextCheckInMs } = answer;
     const row = this.#open().get(idempotencyKey);
     if (row?.phase !== 'creating') return;
     const now = this.#clock.now();
@@ -78,6 +85,7 @@ export class MemoryJournal implements Journal {
       outcome === null
         ? { ...common, phase: 'watching', due_at: now + Math.round(nextCheckInMs) }
         : { ...common, phase: 'settled', outcome, settled_at: now, due_at: now },
+      readChanges(row, outcome === null ? { amount: answer.amount } : answer),
     );
   }
 
@@ -95,13 +103,23 @@ export class MemoryJournal implements Journal {
     });
   }
 
-  async recordChecked(idempotencyKey: string, owner: string, { paymentStatus, nextCheckInMs }: CheckResult) {
+  async recordChecked(idempotencyKey: string, owner: string, result: CheckResult) {
+    const { paymentStatus, nextCheckInMs } = result;
     const now = this.#clock.now();
     const outcome = outcomeOfPaymentStatus(paymentStatus);
+    const row = this.#open().get(idempotencyKey);
+    if (row === undefined) return false;
     const changes =
       outcome === null
         ? { payment_status: paymentStatus, due_at: now + Math.round(nextCheckInMs) }
-        : { phase: 'settled', payment_status: paymentStatus, outcome, settled_at: now, due_at: now };
+        : {
+            phase: 'settled',
+            payment_status: paymentStatus,
+            outcome,
+            settled_at: now,
+            due_at: now,
+            ...readChanges(row, result),
+          };
     return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', {
       ...changes,
       ...RELEASED,
@@ -121,7 +139,11 @@ export class MemoryJournal implements Journal {
     return this.#update(idempotencyKey, owner, (row) => row.phase !== 'settled', { ...changes, ...RELEASED });
   }
 
-  async settleFromBrowserLookup(orderId: string, paymentStatus: string): Promise<boolean> {
+  async settleFromBrowserLookup(
+    orderId: string,
+    paymentStatus: string,
+    reading: ServiceReading = {},
+  ): Promise<boolean> {
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const row = [...this.#open().values()].find((candidate) => candidate.order_id === orderId);
     if (outcome === null || row?.phase !== 'watching') return false;
@@ -133,7 +155,7 @@ export class MemoryJournal implements Journal {
       settled_at: now,
       due_at: now,
     };
-    Object.assign(row, changes, RELEASED);
+    Object.assign(row, changes, readChanges(row, reading), RELEASED);
     return true;
   }
 
@@ -169,12 +191,33 @@ export class MemoryJournal implements Journal {
   async listRecent(limit: number): Promise<FulfilmentSummary[]> {
     return [...this.#open().values()]
       .filter((row) => row.order_id !== null)
-      .sort(
-        (a, b) =>
-          Number(b.created_at) - Number(a.created_at) || (a.idempotency_key < b.idempotency_key ? 1 : -1),
-      )
+      .sort(newestFirst)
       .slice(0, limit)
       .map(fulfilmentSummary);
+  }
+
+  async readOrder(by: { orderId: string } | { idempotencyKey: string }): Promise<JournalOrder | undefined> {
+    const rows = this.#open();
+    const row =
+      'orderId' in by
+        ? [...rows.values()].find((candidate) => candidate.order_id === by.orderId)
+        : rows.get(by.idempotencyKey);
+    return row && rowToOrder(row);
+  }
+
+  async ordersByReference(reference: string, limit: number): Promise<JournalOrder[]> {
+    return [...this.#open().values()]
+      .filter((row) => row.reference === reference && row.order_id !== null)
+      .sort(newestFirst)
+      .slice(0, limit)
+      .map(rowToOrder);
+  }
+
+  async recordAmount(idempotencyKey: string, { currency, value }: OrderAmount): Promise<boolean> {
+    const row = this.#open().get(idempotencyKey);
+    if (row === undefined || row.amount_value !== null) return false;
+    Object.assign(row, { amount_currency: currency, amount_value: value });
+    return true;
   }
 
   async prune({ retentionMs }: { retentionMs: number }): Promise<number> {
@@ -230,6 +273,21 @@ export class MemoryJournal implements Journal {
     Object.assign(row, changes);
     return true;
   }
+}
+
+/** Newest first, as the SQL stores order: by creation time, then by key. */
+function newestFirst(a: JournalRow, b: JournalRow): number {
+  return Number(b.created_at) - Number(a.created_at) || (a.idempotency_key < b.idempotency_key ? 1 : -1);
+}
+
+/** What a service reading changes in `row`, as the SQL stores write it: a total it gave replaces the recorded one. */
+function readChanges(row: JournalRow, reading: ServiceReading): Partial<JournalRow> {
+  const columns = readingColumns(reading);
+  return {
+    failure_code: columns.failure_code,
+    amount_currency: columns.amount_currency ?? row.amount_currency,
+    amount_value: columns.amount_value ?? row.amount_value,
+  };
 }
 
 function isUndelivered(row: JournalRow): boolean {

@@ -66,6 +66,39 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
         WHERE delivered_at IS NOT NULL`,
     ],
   },
+  {
+    version: 2,
+    description: 'What was paid for and for whom: reference, metadata, line items, amount, failure code',
+    statements: [
+      // Not personal data (contract §6): kept, unlike the create body, until the row is pruned.
+      'ALTER TABLE pay_checkout_journal ADD COLUMN reference TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN metadata TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN line_items TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN amount_currency TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN amount_value BIGINT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN failure_code TEXT',
+      `CREATE INDEX pay_checkout_journal_reference ON pay_checkout_journal (reference, created_at)
+        WHERE reference IS NOT NULL`,
+      // An unanswered create still holds its body: its line items and their total are known.
+      // Orders already created kept none; their amount is read from the service when delivered.
+      {
+        sqlite: `UPDATE pay_checkout_journal SET
+          line_items = json_extract(create_body, '$.line_items'),
+          amount_currency = json_extract(create_body, '$.line_items[0].product.price.currency'),
+          amount_value = (SELECT SUM(json_extract(item.value, '$.product.price.value')
+            * json_extract(item.value, '$.product.quantity'))
+            FROM json_each(create_body, '$.line_items') AS item)
+          WHERE phase = 'creating' AND create_body IS NOT NULL`,
+        postgres: `UPDATE pay_checkout_journal SET
+          line_items = (create_body::jsonb -> 'line_items')::text,
+          amount_currency = create_body::jsonb #>> '{line_items,0,product,price,currency}',
+          amount_value = (SELECT SUM((item #>> '{product,price,value}')::bigint
+            * (item #>> '{product,quantity}')::bigint)
+            FROM jsonb_array_elements(create_body::jsonb -> 'line_items') AS item)
+          WHERE phase = 'creating' AND create_body IS NOT NULL`,
+      },
+    ],
+  },
 ];
 
 /** The newest version this library knows. */

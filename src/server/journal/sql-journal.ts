@@ -12,9 +12,12 @@ import type {
   FulfilmentSummary,
   Journal,
   JournalEntry,
+  OrderAmount,
   PendingEntry,
+  ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
   fulfilmentSummary,
@@ -93,35 +96,28 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
   };
 
   return {
-    async recordIntent({ idempotencyKey, createBody, resendInMs }: CreateIntent) {
-      await run.execute('insertIntent', [idempotencyKey, JSON.stringify(createBody), ms(resendInMs)]);
-    },
-    async recordCreated(idempotencyKey: string, { orderId, paymentStatus, nextCheckInMs }: CreateAnswer) {
-      const outcome = outcomeOfPaymentStatus(paymentStatus);
-      if (outcome === null) {
-        await erasing('createdWatching', [idempotencyKey, orderId, paymentStatus, ms(nextCheckInMs)]);
-      } else {
-        await erasing('createdSettled', [idempotencyKey, orderId, paymentStatus, outcome]);
-      }
-    },
+    ...recordingSteps(run, erasing),
     discardIntent: (idempotencyKey: string) => erasing('discardIntent', [idempotencyKey]),
     async claimDue(owner: string, { limit, leaseMs }: ClaimOptions) {
       return claimedEntries<PendingEntry>(await run.claim('claimDue', [owner, ms(leaseMs), limit]));
     },
     renewLease: (idempotencyKey: string, owner: string, leaseMs: number) =>
       changed('renewLease', [idempotencyKey, owner, ms(leaseMs)]),
-    recordChecked(idempotencyKey: string, owner: string, { paymentStatus, nextCheckInMs }: CheckResult) {
+    recordChecked(idempotencyKey: string, owner: string, result: CheckResult) {
+      const { paymentStatus, nextCheckInMs } = result;
       const outcome = outcomeOfPaymentStatus(paymentStatus);
       return outcome === null
         ? changed('checkedPending', [idempotencyKey, owner, paymentStatus, ms(nextCheckInMs)])
-        : changed('checkedSettled', [idempotencyKey, owner, paymentStatus, outcome]);
+        : changed('checkedSettled', [idempotencyKey, owner, paymentStatus, outcome, ...reading(result)]);
     },
     deferCheck: (idempotencyKey: string, owner: string, dueInMs: number) =>
       changed('deferCheck', [idempotencyKey, owner, ms(dueInMs)]),
     recordExpired: (idempotencyKey: string, owner: string) => erasing('expired', [idempotencyKey, owner]),
-    async settleFromBrowserLookup(orderId: string, paymentStatus: string) {
+    async settleFromBrowserLookup(orderId: string, paymentStatus: string, read: ServiceReading = {}) {
       const outcome = outcomeOfPaymentStatus(paymentStatus);
-      return outcome !== null && changed('browserSettled', [orderId, paymentStatus, outcome]);
+      return (
+        outcome !== null && changed('browserSettled', [orderId, paymentStatus, outcome, ...reading(read)])
+      );
     },
     async claimUndelivered(owner: string, { limit, leaseMs }: ClaimOptions) {
       return claimedEntries<SettledEntry>(await run.claim('claimUndelivered', [owner, ms(leaseMs), limit]));
@@ -130,6 +126,55 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
       changed('markDelivered', [idempotencyKey, owner]),
     recordDeliveryFailure: (idempotencyKey: string, owner: string, { retryInMs, error }: DeliveryFailure) =>
       changed('deliveryFailed', [idempotencyKey, owner, shortDeliveryError(error), ms(retryInMs)]),
+    ...reads(run),
+    prune: ({ retentionMs }: { retentionMs: number }) => run.execute('prune', [ms(retentionMs)]),
+    close: () => run.close(),
+  };
+}
+
+/** A service reading's parameters, in the order the settling statements take them: failure code, total. */
+function reading(read: ServiceReading): SqlValue[] {
+  const { failure_code, amount_currency, amount_value } = readingColumns(read);
+  return [failure_code, amount_currency, amount_value];
+}
+
+/** The intent, with what the checkout is for, and the service's answer to it. */
+function recordingSteps(
+  run: Runner,
+  erasing: (name: JournalStatementName, params: SqlValue[]) => Promise<boolean>,
+) {
+  return {
+    async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent) {
+      const { reference, metadata, line_items, amount_currency, amount_value } = detailsColumns(details);
+      await run.execute('insertIntent', [
+        ...[idempotencyKey, JSON.stringify(createBody), ms(resendInMs)],
+        ...[reference, metadata, line_items, amount_currency, amount_value],
+      ]);
+    },
+    async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
+      const { orderId, paymentStatus, nextCheckInMs } = answer;
+      const outcome = outcomeOfPaymentStatus(paymentStatus);
+      const [failureCode = null, ...total] = reading(answer);
+      if (outcome === null) {
+        const params = [idempotencyKey, orderId, paymentStatus, ms(nextCheckInMs), ...total];
+        await erasing('createdWatching', params);
+      } else {
+        await erasing('createdSettled', [
+          idempotencyKey,
+          orderId,
+          paymentStatus,
+          outcome,
+          failureCode,
+          ...total,
+        ]);
+      }
+    },
+  };
+}
+
+/** The journal's reads: entries, the demo's list, and orders with what they were for. */
+function reads(run: Runner) {
+  return {
     async get(idempotencyKey: string): Promise<JournalEntry | undefined> {
       const [row] = await run.query('get', [idempotencyKey]);
       return row && rowToEntry(row);
@@ -137,7 +182,18 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
     async listRecent(limit: number): Promise<FulfilmentSummary[]> {
       return (await run.query('listRecent', [limit])).map(fulfilmentSummary);
     },
-    prune: ({ retentionMs }: { retentionMs: number }) => run.execute('prune', [ms(retentionMs)]),
-    close: () => run.close(),
+    async readOrder(by: { orderId: string } | { idempotencyKey: string }) {
+      const [row] =
+        'orderId' in by
+          ? await run.query('orderById', [by.orderId])
+          : await run.query('get', [by.idempotencyKey]);
+      return row && rowToOrder(row);
+    },
+    async ordersByReference(reference: string, limit: number) {
+      return (await run.query('ordersByReference', [reference, limit])).map(rowToOrder);
+    },
+    async recordAmount(idempotencyKey: string, { currency, value }: OrderAmount) {
+      return (await run.execute('recordAmount', [idempotencyKey, currency, value])) > 0;
+    },
   };
 }
