@@ -78,7 +78,8 @@ async function twoOrdersWaiting(demo: DemoPage): Promise<[string, string]> {
   await demo.waitForState('requires_action');
   await demo.elementButton('Use another number').click();
   await demo.waitForState('idle');
-  await demo.checkout.getByText(EN_STRINGS.earlierRequestOpen).waitFor();
+  // The note on the form; the live region says it too.
+  await demo.checkout.locator('p', { hasText: EN_STRINGS.earlierRequestOpen }).waitFor();
   await demo.control('number').fill(SECOND_NUMBER);
   await demo.submitButton().click();
   await demo.page.waitForFunction(
