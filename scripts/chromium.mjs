@@ -1,10 +1,10 @@
 /**
  * Finds a Chromium for the browser and end-to-end tests, and installs one when
  * none is found: an explicit path from CHROMIUM_PATH, Playwright's own browser
- * when it is installed, the system's Chromium; then Playwright's installer, then
- * Debian's package when running as root. Never downloads silently elsewhere.
+ * when it is already installed, the system's Chromium; then Debian's package
+ * when running as root. No browser is ever downloaded from anywhere else.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -50,14 +50,8 @@ function locate() {
 }
 
 function tryInstall() {
-  console.error('No Chromium found; trying Playwright’s installer…');
-  const playwright = spawnSync('npx', ['--no-install', 'playwright-core', 'install', 'chromium'], {
-    stdio: 'inherit',
-    timeout: 5 * 60_000,
-  });
-  if (playwright.status === 0 && locate()) return;
   if (process.platform === 'linux' && process.getuid?.() === 0) {
-    console.error('Playwright’s installer could not install Chromium; installing Debian’s package…');
+    console.error('No Chromium found; installing Debian’s package…');
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
     execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
       stdio: 'inherit',
@@ -76,7 +70,6 @@ export function findChromium() {
   throw new Error(
     'No Chromium found and none could be installed. Install one, then run the tests again:\n' +
       '  Debian/Ubuntu:  sudo apt-get install -y chromium\n' +
-      '  elsewhere:      npx playwright install chromium\n' +
       'or point CHROMIUM_PATH at a Chromium or Chrome executable.',
   );
 }
