@@ -5,8 +5,8 @@
  * when running as root. No browser is ever downloaded from anywhere else.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
+import { explicitExecutable, isExecutable, printWhenRun } from './executable.mjs';
 
 /** Flags for a headless Chromium on a machine with a closed network and no GPU. */
 export const CHROMIUM_ARGS = [
@@ -21,15 +21,6 @@ export const CHROMIUM_ARGS = [
 
 const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-function isExecutable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function playwrightsOwnChromium() {
   try {
     const { chromium } = createRequire(import.meta.url)('playwright-core');
@@ -41,12 +32,9 @@ function playwrightsOwnChromium() {
 }
 
 function locate() {
-  const explicit = process.env.CHROMIUM_PATH;
-  if (explicit) {
-    if (isExecutable(explicit)) return explicit;
-    throw new Error(`CHROMIUM_PATH is set to ${explicit}, which is not an executable file.`);
-  }
-  return playwrightsOwnChromium() ?? SYSTEM_CHROMIUMS.find(isExecutable);
+  return (
+    explicitExecutable('CHROMIUM_PATH') ?? playwrightsOwnChromium() ?? SYSTEM_CHROMIUMS.find(isExecutable)
+  );
 }
 
 function tryInstall() {
@@ -74,11 +62,4 @@ export function findChromium() {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  try {
-    console.log(findChromium());
-  } catch (error) {
-    console.error(error.message);
-    process.exit(1);
-  }
-}
+printWhenRun(import.meta.url, findChromium);

@@ -166,6 +166,17 @@ async function upgradeAndDeliver(store: RawStore, shop: Awaited<ReturnType<typeo
   }
 }
 
+/** A shop's version-1 journal written to `store`, then upgraded and delivered from; `store` is closed after. */
+async function upgradeFromVersionOne(store: RawStore): Promise<void> {
+  const shop = await shopOnVersionOne();
+  await writeVersionOne(store, shop.rows);
+  try {
+    await upgradeAndDeliver(store, shop);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('a version-1 journal, upgraded in place', () => {
   it('on SQLite: migrates, and delivers its pending and settled orders', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-upgrade-'));
@@ -191,13 +202,7 @@ describe('a version-1 journal, upgraded in place', () => {
         ).map((row) => row.version),
       close: async () => void connection.close(),
     };
-    const shop = await shopOnVersionOne();
-    await writeVersionOne(store, shop.rows);
-    try {
-      await upgradeAndDeliver(store, shop);
-    } finally {
-      await store.close();
-    }
+    await upgradeFromVersionOne(store);
   });
 
   describe('on PostgreSQL', { skip: postgresSkipReason() }, () => {
@@ -229,13 +234,7 @@ describe('a version-1 journal, upgraded in place', () => {
           ),
         close: () => client.end(),
       };
-      const shop = await shopOnVersionOne();
-      await writeVersionOne(store, shop.rows);
-      try {
-        await upgradeAndDeliver(store, shop);
-      } finally {
-        await store.close();
-      }
+      await upgradeFromVersionOne(store);
     });
   });
 });

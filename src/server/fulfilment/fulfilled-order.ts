@@ -69,21 +69,39 @@ export function otherPaidOrderIdsOf(order: JournalOrder, sameReference: readonly
     .map((other) => other.orderId as string);
 }
 
+/**
+ * What `relay.orders` and the callbacks both tell of `order`, in their order:
+ * its own copies of the metadata and line items, so the merchant's code
+ * cannot change the journal's; `amount` as the caller copied it.
+ */
+function merchantFieldsOf<
+  Order extends JournalOrder & { orderId: string },
+  Amount extends Readonly<OrderAmount> | null,
+>(order: Order, amount: Amount, otherPaidOrderIds: string[]) {
+  return {
+    id: order.orderId,
+    outcome: order.outcome as Order['outcome'],
+    reference: order.reference,
+    metadata: { ...order.metadata },
+    lineItems: structuredClone([...order.lineItems]),
+    amount,
+    paymentStatus: order.paymentStatus,
+    failureCode: order.failureCode,
+    otherPaidOrderIds,
+  };
+}
+
 /** `order` as `relay.orders` answers it, frozen to the last line item. */
 export function checkoutOrderOf(
   order: JournalOrder & { orderId: string },
   otherPaidOrderIds: string[],
 ): CheckoutOrder {
   return deepFreeze({
-    id: order.orderId,
-    outcome: order.outcome,
-    reference: order.reference,
-    metadata: { ...order.metadata },
-    lineItems: structuredClone([...order.lineItems]),
-    amount: order.amount && { currency: order.amount.currency, value: order.amount.value },
-    paymentStatus: order.paymentStatus,
-    failureCode: order.failureCode,
-    otherPaidOrderIds,
+    ...merchantFieldsOf(
+      order,
+      order.amount && { currency: order.amount.currency, value: order.amount.value },
+      otherPaidOrderIds,
+    ),
     createdAt: order.createdAt,
     settledAt: order.settledAt,
     deliveredAt: order.deliveredAt,
@@ -100,15 +118,7 @@ export function fulfilledOrderOf(
   }: { amount: OrderAmount; attempt: number; otherPaidOrderIds: string[] },
 ): FulfilledOrder {
   return deepFreeze({
-    id: order.orderId,
-    outcome: order.outcome,
-    reference: order.reference,
-    metadata: { ...order.metadata },
-    lineItems: structuredClone([...order.lineItems]),
-    amount: { currency: amount.currency, value: amount.value },
-    paymentStatus: order.paymentStatus,
-    failureCode: order.failureCode,
-    otherPaidOrderIds,
+    ...merchantFieldsOf(order, { currency: amount.currency, value: amount.value }, otherPaidOrderIds),
     settledAt: order.settledAt,
     attempt,
   });
