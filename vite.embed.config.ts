@@ -47,8 +47,39 @@ function minifyElementTemplates(): Plugin {
   };
 }
 
+/**
+ * Drops what of Lit this bundle can never use: the global hooks of
+ * `@lit/polyfill-support`, for browsers without native Shadow DOM (none of
+ * them runs an ES2022 bundle); the version registries that Lit's development
+ * build reads to warn of two copies of Lit on a page (the embed always
+ * brings its own); and the message of the error a `CSSResult` built without
+ * Lit's private token throws (only Lit builds one here, with the token).
+ * Each is replaced by `void 0` padded to its length, so no code moves and
+ * the source map stays exact (`map: null`). 154 B gzip in all.
+ */
+function dropUnusedLitParts(): Plugin {
+  const unused = [
+    /\b\w+\.(?:reactiveElement|litHtml|litElement)PolyfillSupport\b/g,
+    /\(\w+\.(?:reactiveElement|litHtml|litElement)Versions\s*\?\?=\s*\[\]\)\.push\([^)]*\)/g,
+    /"CSSResult is not constructable[^"]*"/g,
+  ];
+  return {
+    name: 'pay-checkout:drop-unused-lit-parts',
+    transform: {
+      filter: { id: /\/node_modules\/(?:lit-html|lit-element|@lit\/reactive-element)\/[^/]+\.js$/ },
+      handler(code) {
+        const dropped = unused.reduce(
+          (text, part) => text.replace(part, (found) => 'void 0'.padEnd(found.length)),
+          code,
+        );
+        return dropped === code ? null : { code: dropped, map: null };
+      },
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [minifyElementStyles(), minifyElementTemplates()],
+  plugins: [minifyElementStyles(), minifyElementTemplates(), dropUnusedLitParts()],
   build: {
     outDir: 'dist',
     emptyOutDir: false,

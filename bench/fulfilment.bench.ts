@@ -25,8 +25,7 @@ import { type CheckoutRelay, createCheckoutRelay, type Journal, openJournal } fr
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { creationInput } from '../test/fixtures/checkout-data.js';
 import { startPostgres } from '../test/fixtures/postgres.js';
-import { createRequest, intent, LOOKUP_SECRET, priceCart, SECRET } from '../test/fixtures/relay.js';
-import { clockWithoutTimers } from '../test/fixtures/relay-clock.js';
+import { createRequest, createTestRelay, intent } from '../test/fixtures/relay.js';
 import { mountSandbox, sandboxFetch } from '../test/fixtures/sandbox.js';
 import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
 
@@ -79,16 +78,15 @@ function summary({ times, cpuMicroseconds }: CreateTimes) {
 /** A relay on an in-process sandbox whose payer never answers, with `journal` (or none), not watching. */
 function createRelay(journal?: Journal): CheckoutRelay {
   const url = mountSandbox(createSandbox({ approveAfterMs: 24 * 3_600_000 }));
-  return createCheckoutRelay({
-    secretKey: SECRET,
-    baseUrl: url,
-    priceCart,
-    lookupSecret: LOOKUP_SECRET,
-    fetch: sandboxFetch,
-    rateLimit: false,
-    onEvent: () => undefined,
-    ...(journal ? { journal, onPaid: () => undefined, clock: clockWithoutTimers() } : {}),
-  });
+  return createTestRelay(
+    {
+      baseUrl: url,
+      fetch: sandboxFetch,
+      rateLimit: false,
+      ...(journal ? { journal, onPaid: () => undefined, watch: { ticks: false } } : {}),
+    },
+    createCheckoutRelay,
+  );
 }
 
 /**
@@ -125,18 +123,13 @@ async function measureCreates(scratch: string, postgresUrl: string) {
 }
 
 /** Fills `journal` with `ids` as watched orders, as the relay's creates would have. */
-async function recordPending(journal: Journal, ids: readonly string[], now: number) {
+async function recordPending(journal: Journal, ids: readonly string[]) {
   for (const [index, orderId] of ids.entries()) {
     const idempotencyKey = `bench-watch-${String(index).padStart(6, '0')}-0123456789`;
-    await journal.recordIntent({ idempotencyKey, createBody: creationInput, now, resendAt: now + 60_000 });
+    await journal.recordIntent({ idempotencyKey, createBody: creationInput, resendInMs: 60_000 });
     // Spread over one interval, as orders created over time would be.
-    const nextCheckAt = now + Math.floor((index / ids.length) * INTERVAL_MS);
-    await journal.recordCreated(idempotencyKey, {
-      orderId,
-      paymentStatus: 'requires_action',
-      now,
-      nextCheckAt,
-    });
+    const nextCheckInMs = Math.floor((index / ids.length) * INTERVAL_MS);
+    await journal.recordCreated(idempotencyKey, { orderId, paymentStatus: 'requires_action', nextCheckInMs });
   }
 }
 
@@ -146,7 +139,7 @@ async function measureWatching(journalUrl: string, seconds: number) {
   });
   try {
     const journal = await openJournal(journalUrl);
-    await recordPending(journal, sandbox.info, Date.now());
+    await recordPending(journal, sandbox.info);
     let lookups = 0;
     const recordChecked = journal.recordChecked.bind(journal);
     journal.recordChecked = (...args) => {
@@ -158,16 +151,10 @@ async function measureWatching(journalUrl: string, seconds: number) {
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     // The Node entry's transport (undici) over loopback, the relay's own timers: as in production.
-    const relay = createCheckoutRelay({
-      secretKey: SECRET,
-      baseUrl: sandbox.url,
-      priceCart,
-      lookupSecret: LOOKUP_SECRET,
-      onEvent: () => undefined,
-      journal,
-      onPaid: () => undefined,
-      watch: { intervalMs: INTERVAL_MS },
-    });
+    const relay = createTestRelay(
+      { baseUrl: sandbox.url, journal, onPaid: () => undefined, watch: { intervalMs: INTERVAL_MS } },
+      createCheckoutRelay,
+    );
     let peakRss = 0;
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);

@@ -14,6 +14,7 @@ import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import { createCheckoutRelay, createLookupTokens, listen, toNodeListener } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
+import { createTestRelay, LOOKUP_SECRET } from '../test/fixtures/relay.js';
 import {
   type ChildServer,
   isMainModule,
@@ -27,7 +28,6 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WARM_UP_SECONDS = 4;
 const CONNECTION_LEVELS = [10, 100, 500] as const;
-const LOOKUP_SECRET = 'load-bench-lookup-secret-0123456789';
 /** Child-process starter: a sandbox holding one order (its payer slow to answer), whose id it reports. */
 export async function serveLoadSandbox(): Promise<StartedServer<{ orderId: string }>> {
   const sandbox = createSandbox({ approveAfterMs: 3_600_000 });
@@ -42,17 +42,17 @@ export async function serveLoadRelay(options: {
   orderId: string;
   nodeFetch: boolean;
 }): Promise<StartedServer<{ lookupToken: string }>> {
-  const relay = createCheckoutRelay({
-    secretKey: SANDBOX_KEYS.secret,
-    baseUrl: options.sandboxUrl,
-    lookupSecret: LOOKUP_SECRET,
-    priceCart: priceAnyCart,
-    // Every create here is for one number: the prompt limit's cost is measured in rate-limit.bench.ts.
-    rateLimit: { create: UNLIMITED, lookup: UNLIMITED, promptsPerNumber: false },
-    onEvent: () => undefined,
-    // No fetch option: the Node entry's default, undici's transport.
-    ...(options.nodeFetch ? {} : { fetch: globalThis.fetch }),
-  });
+  const relay = createTestRelay(
+    {
+      baseUrl: options.sandboxUrl,
+      priceCart: priceAnyCart,
+      // Every create here is for one number: the prompt limit's cost is measured in rate-limit.bench.ts.
+      rateLimit: { create: UNLIMITED, lookup: UNLIMITED, promptsPerNumber: false },
+      // No fetch option: the Node entry's default, undici's transport.
+      ...(options.nodeFetch ? {} : { fetch: globalThis.fetch }),
+    },
+    createCheckoutRelay,
+  );
   const server = await listen(relay.node);
   return {
     url: server.url,

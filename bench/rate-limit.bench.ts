@@ -16,7 +16,6 @@
  * with the neighbours; CPU per operation moves less.
  */
 import {
-  createCheckoutRelay,
   createMemoryRateLimitStore,
   createRedisRateLimitStore,
   type RateLimitStore,
@@ -25,12 +24,10 @@ import { customerPayingFrom, UNLIMITED } from '../test/fixtures/checkout-data.js
 import { startRedis } from '../test/fixtures/redis.js';
 import {
   createRequest,
+  createTestRelay,
   inProcessSandbox,
   intent,
-  LOOKUP_SECRET,
   lookupRequest,
-  priceCart,
-  SECRET,
 } from '../test/fixtures/relay.js';
 import { sandboxFetch } from '../test/fixtures/sandbox.js';
 import { writeResults } from './lib.js';
@@ -95,13 +92,9 @@ async function measureStore(store: RateLimitStore, run: string) {
 /** A relay with `store`, in front of an in-process sandbox, limits on but never refusing. */
 function relayOn(store: RateLimitStore) {
   const { url } = inProcessSandbox();
-  return createCheckoutRelay({
-    secretKey: SECRET,
+  return createTestRelay({
     baseUrl: url,
     fetch: sandboxFetch,
-    priceCart,
-    lookupSecret: LOOKUP_SECRET,
-    onEvent: () => undefined,
     rateLimit: { store, create: UNLIMITED, lookup: UNLIMITED },
   });
 }

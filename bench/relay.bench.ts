@@ -36,6 +36,7 @@ import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import { createCheckoutRelay, createLookupTokens, listen, toNodeListener } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
+import { createTestRelay, LOOKUP_SECRET } from '../test/fixtures/relay.js';
 import { cpuOf, withCpuReport } from './cpu-report.js';
 import {
   type ChildServer,
@@ -53,7 +54,6 @@ const WARM_UP_SECONDS = 1;
 /** Seconds of full-speed load each path gets before it is measured, so JIT warm-up is not measured. */
 const PRIME_SECONDS = 3;
 const CONNECTIONS = 100;
-const LOOKUP_SECRET = 'bench-lookup-secret-0123456789abcdef';
 /**
  * Orders the lookups go round, one per request: at the relay's rate each is
  * looked up again only seconds later, past the relay's 2 s of sharing and its
@@ -92,17 +92,17 @@ export async function serveRelay({
   sandboxUrl: string;
   transport: (typeof RELAYS)[number];
 }): Promise<StartedServer> {
-  const relay = createCheckoutRelay({
-    secretKey: SANDBOX_KEYS.secret,
-    baseUrl: sandboxUrl,
-    lookupSecret: LOOKUP_SECRET,
-    priceCart: priceAnyCart,
-    // Every create here is for one number: the prompt limit's cost is measured in rate-limit.bench.ts.
-    rateLimit: { create: UNLIMITED, lookup: UNLIMITED, promptsPerNumber: false },
-    onEvent: () => undefined,
-    // No fetch option is the default on Node, undici's transport; the global fetch is given explicitly.
-    ...(transport === 'relayGlobalFetch' ? { fetch: globalThis.fetch } : {}),
-  });
+  const relay = createTestRelay(
+    {
+      baseUrl: sandboxUrl,
+      priceCart: priceAnyCart,
+      // Every create here is for one number: the prompt limit's cost is measured in rate-limit.bench.ts.
+      rateLimit: { create: UNLIMITED, lookup: UNLIMITED, promptsPerNumber: false },
+      // No fetch option is the default on Node, undici's transport; the global fetch is given explicitly.
+      ...(transport === 'relayGlobalFetch' ? { fetch: globalThis.fetch } : {}),
+    },
+    createCheckoutRelay,
+  );
   const server = await listen(withCpuReport(relay.node));
   return { url: server.url, close: server.close };
 }

@@ -20,10 +20,11 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
+import { createSandbox } from '../src/sandbox/index.js';
 import { createCheckoutRelay, listen, type NodeListener, toNodeListener } from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { priceAnyCart, UNLIMITED_PROMPTS } from '../test/fixtures/checkout-data.js';
+import { createTestRelay } from '../test/fixtures/relay.js';
 import { payAsShopper, payingNumber } from '../test/fixtures/simulated-shopper.js';
 import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
 
@@ -39,7 +40,6 @@ const GROWTH_LIMIT_BYTES = 1024 * 1024;
 const RELAY_CACHE_SIZE = 10_000;
 /** Rounds of use over the filled caches before the soak starts; see serveSoakRelay. */
 const RELAY_CHURN_ROUNDS = 3;
-const LOOKUP_SECRET = 'soak-lookup-secret-0123456789abcdef';
 const MEMORY_PATH = '/__soak/memory';
 const ADDRESS_HEADER = 'x-soak-shopper-address';
 
@@ -88,20 +88,20 @@ export async function serveSoakSandbox({ cap }: { cap: number }): Promise<Starte
 
 /** Child-process starter: the relay in front of the sandbox, its bounded caches filled to their caps. */
 export async function serveSoakRelay({ sandboxUrl }: { sandboxUrl: string }): Promise<StartedServer> {
-  const relay = createCheckoutRelay({
-    secretKey: SANDBOX_KEYS.secret,
-    baseUrl: sandboxUrl,
-    priceCart: priceAnyCart,
-    lookupSecret: LOOKUP_SECRET,
-    // Shoppers carry their (simulated) address: the product's per-address limits apply as they are.
-    // The simulated shoppers reuse SANDBOX_CAP numbers, each about once a minute: far past the
-    // per-number prompt limit, which is the relay's own tests' to check, not this soak's.
-    rateLimit: {
-      clientAddress: (request) => request.headers.get(ADDRESS_HEADER) ?? undefined,
-      promptsPerNumber: UNLIMITED_PROMPTS,
+  const relay = createTestRelay(
+    {
+      baseUrl: sandboxUrl,
+      priceCart: priceAnyCart,
+      // Shoppers carry their (simulated) address: the product's per-address limits apply as they are.
+      // The simulated shoppers reuse SANDBOX_CAP numbers, each about once a minute: far past the
+      // per-number prompt limit, which is the relay's own tests' to check, not this soak's.
+      rateLimit: {
+        clientAddress: (request) => request.headers.get(ADDRESS_HEADER) ?? undefined,
+        promptsPerNumber: UNLIMITED_PROMPTS,
+      },
     },
-    onEvent: () => undefined,
-  });
+    createCheckoutRelay,
+  );
   // A lookup with a well-formed token for an unknown order: the relay remembers its HMAC (and a rate
   // bucket for its address) and answers 403 without calling the service. 10,000 fill both caches;
   // three more rounds over the same ids churn them (each use moves an entry to the back of its

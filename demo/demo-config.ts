@@ -16,7 +16,11 @@ export const DEMO_CONFIG_PATH = '/api/demo/config';
 /** The merchant's-server view reads each order as the server sees it here (contract §6). */
 export const DEMO_FULFILMENTS_PATH = '/api/demo/fulfilments';
 
-/** What `GET /api/demo/fulfilments` answers: newest first, order ids and statuses only. */
+/**
+ * What `GET /api/demo/fulfilments` answers: newest first, each order's id and
+ * status, and what it was for as the server's callback receives it (the
+ * cart's reference, its items and the amount charged). Nothing personal.
+ */
 export interface DemoFulfilments {
   fulfilments: {
     order_id: string;
@@ -24,6 +28,12 @@ export interface DemoFulfilments {
     status: 'pending' | 'paid' | 'failed' | 'expired';
     /** When the server's callback returned (ISO 8601), or null while it is owed. */
     delivered_at: string | null;
+    /** The page's cart id, the order's reference; null for a cart sent without one. */
+    reference: string | null;
+    /** The line items charged: product names and quantities. */
+    items: { name: string; quantity: number }[];
+    /** What the shopper is charged, in minor units; null only for an order of an older journal. */
+    amount: { currency: string; value: number } | null;
   }[];
 }
 
@@ -44,6 +54,8 @@ export interface DemoProduct {
 
 /** The cart the page sends as the element's `cart` property; the server prices it. */
 export interface DemoCart {
+  /** The page's own cart id (`cart-…`, kept for the tab): the reference of every order paying it. */
+  id?: string;
   items: { product_id: string; quantity: number }[];
 }
 

@@ -2,7 +2,8 @@
  * The sales demo page: a product priced by the server, `<pay-checkout>`, the
  * payer's phone, the live event log, theme and language switches and the
  * embed snippet for the current settings. Every node is built with
- * `createElement`/`textContent`, so the page runs under Trusted Types.
+ * `createElement`/`textContent`, so the page runs under Trusted Types. The
+ * language switch moves the whole page, not only the checkout.
  */
 import { onPayEvent } from './page/event-capture.js';
 import '../src/index.js';
@@ -19,12 +20,15 @@ import {
 import { EventLog } from './page/event-log.js';
 import { FulfilmentView } from './page/fulfilment-view.js';
 import { type PageSettings, readPageSettings, writePageSettings } from './page/page-settings.js';
+import { applyPageText, PAGE_TEXT } from './page/page-text.js';
 import { PhoneMockup } from './page/phone-mockup.js';
 import { createSandboxControls } from './page/sandbox-controls.js';
 import { THEME_PROPERTY_NAMES } from './page/theme.js';
 
 /** The demo's own memory of the order the phone follows, so a reload can show its prompt again. */
 const ORDER_STORAGE_KEY = 'pay-checkout-demo:order-id';
+/** The page's cart id, kept for the tab: the reference of every order that pays this cart. */
+const CART_STORAGE_KEY = 'pay-checkout-demo:cart-id';
 
 const checkout = findCheckout();
 const quantity = requireById('quantity', HTMLSelectElement);
@@ -46,6 +50,9 @@ bindCopyButton('copy-html', 'snippet-html');
 bindCopyButton('copy-css', 'snippet-css');
 startOver.addEventListener('click', async () => {
   checkout.reset();
+  // A new payment is a new cart: it must not read as a second payment of the one just paid.
+  sessionStorage.setItem(CART_STORAGE_KEY, newCartId());
+  updateCart();
   // The button hides with the new attempt: hand focus to the form rather than lose it.
   await checkout.updateComplete;
   checkout.shadowRoot?.querySelector<HTMLElement>('[name="customer_name"]')?.focus();
@@ -59,6 +66,7 @@ void loadConfig();
 new FulfilmentView(
   requireById('fulfilment-list', HTMLOListElement),
   requireById('fulfilment-status', HTMLElement),
+  () => PAGE_TEXT[settings.locale],
 ).start();
 
 function findCheckout(): HTMLElementTagNameMap['pay-checkout'] {
@@ -73,7 +81,8 @@ async function loadConfig(): Promise<void> {
     if (!response.ok) throw new Error(`The demo server answered ${response.status}.`);
     config = (await response.json()) as DemoConfig;
   } catch {
-    shopNote.textContent = 'The demo server could not be reached: reload the page once it runs (npm start).';
+    shopNote.dataset.text = 'shopUnreachable';
+    shopNote.textContent = PAGE_TEXT[settings.locale].shopUnreachable;
     shopNote.classList.add('shop__note--error');
     return;
   }
@@ -85,11 +94,7 @@ async function loadConfig(): Promise<void> {
     ),
   );
   requireById('merchant-name', HTMLElement).textContent = config.merchantName;
-  requireById('mode-badge', HTMLElement).textContent =
-    config.mode === 'sandbox' ? 'sandbox · test mode' : 'connected to the payments service';
-  requireById('approve-delay-cell', HTMLElement).textContent = config.sandbox
-    ? `approves after ${config.sandbox.approveAfterMs / 1000} s (or at once with the phone’s Approve)`
-    : 'approves on their phone';
+  renderConfigText();
   phone = new PhoneMockup(
     {
       root: requireById('phone', HTMLElement),
@@ -119,7 +124,21 @@ function currentProduct(): DemoProduct {
 }
 
 function currentCart(): DemoCart {
-  return { items: [{ product_id: currentProduct().id, quantity: Number(quantity.value) || 1 }] };
+  const items = [{ product_id: currentProduct().id, quantity: Number(quantity.value) || 1 }];
+  return { id: cartId(), items };
+}
+
+/** This tab's cart id, made on first use. */
+function cartId(): string {
+  const kept = sessionStorage.getItem(CART_STORAGE_KEY);
+  if (kept) return kept;
+  const made = newCartId();
+  sessionStorage.setItem(CART_STORAGE_KEY, made);
+  return made;
+}
+
+function newCartId(): string {
+  return `cart-${crypto.randomUUID()}`;
 }
 
 /** The amount the page shows; the server prices the same cart itself, whatever this says. */
@@ -141,17 +160,29 @@ function renderProductText(): void {
   const price = requireById('product-price', HTMLDataElement);
   requireById('product-name', HTMLElement).textContent = text.name;
   requireById('product-description', HTMLElement).textContent = text.description;
-  requireById('price-label', HTMLElement).textContent = settings.locale === 'fr' ? 'Prix' : 'Price';
-  requireById('quantity-label', HTMLElement).textContent = settings.locale === 'fr' ? 'Quantité' : 'Quantity';
   price.value = String(product.price.value);
   price.textContent = formatAmount(product.price.value, product.price.currency, settings.locale);
+}
+
+/** The words that depend on what the demo server said: its mode and its payer's delay. */
+function renderConfigText(): void {
+  const text = PAGE_TEXT[settings.locale];
+  const sandbox = config?.sandbox;
+  requireById('mode-badge', HTMLElement).textContent =
+    config?.mode === 'service' ? text.modeService : text.modeSandbox;
+  requireById('approve-delay-cell', HTMLElement).textContent = !config
+    ? text.approvesSoon
+    : sandbox
+      ? text.approvesAfter(sandbox.approveAfterMs / 1000)
+      : text.approvesOnPhone;
 }
 
 function applySettings(): void {
   const root = document.documentElement;
   root.dataset.theme = settings.theme;
   root.dataset.brand = settings.brand;
-  requireById('shop', HTMLElement).lang = settings.locale;
+  applyPageText(settings.locale);
+  renderConfigText();
   checkout.setAttribute('locale', settings.locale);
   if (settings.pollTimeout !== undefined) checkout.setAttribute('poll-timeout', String(settings.pollTimeout));
   if (settings.pollInterval !== undefined)
@@ -193,7 +224,8 @@ function renderSnippets(): void {
     amount: displayedAmount(),
     currency: product.price.currency,
     locale: settings.locale,
-    cart: currentCart(),
+    // The page's cart id stays out of a snippet meant to be copied.
+    cart: { items: currentCart().items },
   });
   // The values the element really computes now, so the copied theme looks like this page.
   const style = getComputedStyle(checkout);
@@ -218,19 +250,19 @@ function bindCopyButton(buttonId: string, codeId: string): void {
     const text = requireById(codeId, HTMLElement).dataset.text ?? '';
     try {
       await navigator.clipboard.writeText(text);
-      status.textContent = 'Copied to the clipboard.';
+      status.textContent = PAGE_TEXT[settings.locale].copied;
     } catch {
       // No clipboard permission: select the text so Ctrl-C copies it.
       const selection = getSelection();
       selection?.selectAllChildren(requireById(codeId, HTMLElement));
-      status.textContent = 'Selected: press Ctrl-C (⌘-C) to copy.';
+      status.textContent = PAGE_TEXT[settings.locale].selected;
     }
   });
 }
 
 function handlePayEvent(event: CustomEvent<unknown>): void {
   log.add(event.type, event.detail);
-  const detail = event.detail as { orderId?: string; state?: string } | null;
+  const detail = event.detail as { orderId?: string; state?: string; failureCode?: string } | null;
   switch (event.type) {
     case 'pay-created':
     case 'pay-requires-action':
@@ -243,7 +275,7 @@ function handlePayEvent(event: CustomEvent<unknown>): void {
       if (detail?.orderId) phone?.showOutcome(detail.orderId, 'paid');
       break;
     case 'pay-failed':
-      if (detail?.orderId) phone?.showOutcome(detail.orderId, 'failed');
+      if (detail?.orderId) phone?.showOutcome(detail.orderId, 'failed', detail.failureCode);
       break;
     case 'pay-timeout':
       if (detail?.orderId) phone?.noteTimeout(detail.orderId);

@@ -37,8 +37,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       },
       onFulfilled: (order) => {
         const callback = { paid: 'onPaid', failed: 'onFailed', expired: 'onExpired' }[order.outcome];
+        const amount = `${order.amount.currency.toUpperCase()} ${(order.amount.value / 100).toFixed(2)}`;
         console.log(
-          `  ${new Date().toISOString().slice(11, 19)}  ${callback}(${order.id}): the merchant's server heard`,
+          `  ${new Date().toISOString().slice(11, 19)}  ${callback}(${order.id}): the merchant's server heard, ${order.reference ?? 'no reference'}, ${amount}`,
         );
       },
     });

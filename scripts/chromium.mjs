@@ -1,12 +1,12 @@
 /**
  * Finds a Chromium for the browser and end-to-end tests, and installs one when
  * none is found: an explicit path from CHROMIUM_PATH, Playwright's own browser
- * when it is installed, the system's Chromium; then Playwright's installer, then
- * Debian's package when running as root. Never downloads silently elsewhere.
+ * when it is already installed, the system's Chromium; then Debian's package
+ * when running as root. No browser is ever downloaded from anywhere else.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { explicitExecutable, isExecutable, printWhenRun } from './executable.mjs';
 
 /** Flags for a headless Chromium on a machine with a closed network and no GPU. */
 export const CHROMIUM_ARGS = [
@@ -21,15 +21,6 @@ export const CHROMIUM_ARGS = [
 
 const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-function isExecutable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function playwrightsOwnChromium() {
   try {
     const { chromium } = createRequire(import.meta.url)('playwright-core');
@@ -41,23 +32,14 @@ function playwrightsOwnChromium() {
 }
 
 function locate() {
-  const explicit = process.env.CHROMIUM_PATH;
-  if (explicit) {
-    if (isExecutable(explicit)) return explicit;
-    throw new Error(`CHROMIUM_PATH is set to ${explicit}, which is not an executable file.`);
-  }
-  return playwrightsOwnChromium() ?? SYSTEM_CHROMIUMS.find(isExecutable);
+  return (
+    explicitExecutable('CHROMIUM_PATH') ?? playwrightsOwnChromium() ?? SYSTEM_CHROMIUMS.find(isExecutable)
+  );
 }
 
 function tryInstall() {
-  console.error('No Chromium found; trying Playwright’s installer…');
-  const playwright = spawnSync('npx', ['--no-install', 'playwright-core', 'install', 'chromium'], {
-    stdio: 'inherit',
-    timeout: 5 * 60_000,
-  });
-  if (playwright.status === 0 && locate()) return;
   if (process.platform === 'linux' && process.getuid?.() === 0) {
-    console.error('Playwright’s installer could not install Chromium; installing Debian’s package…');
+    console.error('No Chromium found; installing Debian’s package…');
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
     execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
       stdio: 'inherit',
@@ -76,16 +58,8 @@ export function findChromium() {
   throw new Error(
     'No Chromium found and none could be installed. Install one, then run the tests again:\n' +
       '  Debian/Ubuntu:  sudo apt-get install -y chromium\n' +
-      '  elsewhere:      npx playwright install chromium\n' +
       'or point CHROMIUM_PATH at a Chromium or Chrome executable.',
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  try {
-    console.log(findChromium());
-  } catch (error) {
-    console.error(error.message);
-    process.exit(1);
-  }
-}
+printWhenRun(import.meta.url, findChromium);

@@ -4,27 +4,13 @@
  * WebDriver BiDi by puppeteer-core, so no geckodriver is needed and nothing is
  * downloaded: a missing Firefox is an error that says what to install.
  */
-import { accessSync, constants } from 'node:fs';
+import { explicitExecutable, isExecutable, printWhenRun } from './executable.mjs';
 
 const SYSTEM_FIREFOXES = ['/usr/bin/firefox-esr', '/usr/bin/firefox'];
 
-function isExecutable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The path of a Firefox to drive; throws with what to run when there is none. */
 export function findFirefox() {
-  const explicit = process.env.FIREFOX_PATH;
-  if (explicit) {
-    if (isExecutable(explicit)) return explicit;
-    throw new Error(`FIREFOX_PATH is set to ${explicit}, which is not an executable file.`);
-  }
-  const found = SYSTEM_FIREFOXES.find(isExecutable);
+  const found = explicitExecutable('FIREFOX_PATH') ?? SYSTEM_FIREFOXES.find(isExecutable);
   if (found) return found;
   throw new Error(
     'No Firefox found. Install one, then run the tests again:\n' +
@@ -33,11 +19,4 @@ export function findFirefox() {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  try {
-    console.log(findFirefox());
-  } catch (error) {
-    console.error(error.message);
-    process.exit(1);
-  }
-}
+printWhenRun(import.meta.url, findFirefox);

@@ -1,5 +1,5 @@
 /**
- * Minifies the stylesheet text of the element's Lit `css` templates. A
+ * Minifies the stylesheet text of the element's `*.styles.ts` modules. A
  * JavaScript minifier leaves template text alone, so without this every
  * space and comment of the stylesheet reaches each shopper: the embed pays
  * for it against its gzip budget, and an app that bundles the npm modules
@@ -12,8 +12,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** A `css` tagged template without `${…}` (tsc writes `css \`…\``): the only kind whose text is all CSS. */
-const STATIC_CSS_TEMPLATE = /\bcss\s*`([^`$\\]*)`/g;
+/** A stylesheet: `unsafeCSS(\`…\`)` of a template without `${…}`, whose text is all CSS. */
+const STATIC_CSS_TEMPLATE = /\bunsafeCSS\(\s*`([^`$\\]*)`\s*\)/g;
 
 /** A quoted string in CSS, whose spaces are its content. */
 const QUOTED = /("[^"]*"|'[^']*')/;
@@ -43,13 +43,13 @@ export function minifyCss(text) {
 }
 
 /**
- * A styles module with its `css` templates minified, or null when the module
- * does not end with its template. Shorter text moves whatever follows it, so
+ * A styles module with its stylesheets minified, or null when the module
+ * does not end with its stylesheet. Shorter text moves whatever follows it, so
  * only then does no code move and its source map stay exact.
  */
 export function minifyStylesModule(code) {
-  if (!/`;?\s*(\/\/# sourceMappingURL=\S+\s*)?$/.test(code)) return null;
-  return code.replace(STATIC_CSS_TEMPLATE, (_, css) => `css\`${minifyCss(css)}\``);
+  if (!/`\)?;?\s*(\/\/# sourceMappingURL=\S+\s*)?$/.test(code)) return null;
+  return code.replace(STATIC_CSS_TEMPLATE, (_, css) => `unsafeCSS(\`${minifyCss(css)}\`)`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -61,7 +61,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const path = join(folder, name);
     const minified = minifyStylesModule(readFileSync(path, 'utf8'));
     if (minified === null)
-      throw new Error(`${path} does not end with its css template; its source map would break.`);
+      throw new Error(`${path} does not end with its stylesheet; its source map would break.`);
     writeFileSync(path, minified);
   }
 }

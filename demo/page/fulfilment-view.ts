@@ -1,12 +1,14 @@
 /**
  * The merchant's-server view: each recent order as the demo's server sees it
- * (`GET /api/demo/fulfilments`), read every 2 s while the page is visible.
- * The list is not a live region; one polite status line announces an order
+ * (`GET /api/demo/fulfilments`), read every 2 s while the page is visible:
+ * its status, and its cart's reference, items and amount as `onPaid` gets
+ * them. The list is not a live region; one polite status line announces an order
  * only when the server's callback was delivered, so a screen reader hears
  * one short sentence per payment, not every poll.
  */
 import { DEMO_FULFILMENTS_PATH, type DemoFulfilments } from '../demo-config.js';
 import { createNode } from './dom.js';
+import type { PageText } from './page-text.js';
 
 /** How often the view reads the server's orders. */
 const REFRESH_MS = 2_000;
@@ -19,26 +21,29 @@ const CALLBACK_OF: Record<Exclude<Fulfilment['status'], 'pending'>, string> = {
   expired: 'onExpired',
 };
 
-/** What the server knows of one order, in words. */
-export function describeFulfilment(fulfilment: Fulfilment): string {
-  if (fulfilment.status === 'pending') return 'Created; the server is watching it';
-  const settled = { paid: 'Paid', failed: 'Failed', expired: 'Expired' }[fulfilment.status];
+/** What the server knows of one order, in the page's words. */
+export function describeFulfilment(fulfilment: Fulfilment, text: PageText): string {
+  if (fulfilment.status === 'pending') return text.watching;
+  const settled = text.settled[fulfilment.status];
   const callback = CALLBACK_OF[fulfilment.status];
-  if (fulfilment.delivered_at === null) return `${settled}; calling ${callback}`;
-  return `${settled}; delivered to ${callback} at ${fulfilment.delivered_at.slice(11, 19)} UTC`;
+  if (fulfilment.delivered_at === null) return text.calling(settled, callback);
+  return text.delivered(settled, callback, fulfilment.delivered_at.slice(11, 19));
 }
 
 /** The view, bound to its list and its status line. */
 export class FulfilmentView {
   readonly #list: HTMLOListElement;
   readonly #status: HTMLElement;
+  readonly #text: () => PageText;
   /** Orders already delivered when last read: only new deliveries are announced. */
   #delivered: Set<string> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(list: HTMLOListElement, status: HTMLElement) {
+  /** `text` is read at each render: the page may switch language. */
+  constructor(list: HTMLOListElement, status: HTMLElement, text: () => PageText) {
     this.#list = list;
     this.#status = status;
+    this.#text = text;
   }
 
   /** Reads now, then every 2 s while the page is visible. */
@@ -62,11 +67,13 @@ export class FulfilmentView {
   }
 
   #render(fulfilments: Fulfilment[]): void {
+    const text = this.#text();
     this.#list.replaceChildren(
       ...fulfilments.map((fulfilment) =>
         createNode('li', { className: 'fulfilment', attributes: { 'data-status': fulfilment.status } }, [
           createNode('code', { className: 'fulfilment__id' }, [fulfilment.order_id]),
-          createNode('span', { className: 'fulfilment__state' }, [describeFulfilment(fulfilment)]),
+          createNode('span', { className: 'fulfilment__state' }, [describeFulfilment(fulfilment, text)]),
+          createNode('span', { className: 'fulfilment__order' }, [text.orderFor(fulfilment)]),
         ]),
       ),
     );
@@ -76,6 +83,6 @@ export class FulfilmentView {
       : [];
     this.#delivered = new Set([...(this.#delivered ?? []), ...delivered]);
     const newest = fresh[0];
-    if (newest) this.#status.textContent = `Your server heard: ${describeFulfilment(newest)}.`;
+    if (newest) this.#status.textContent = text.heard(describeFulfilment(newest, text));
   }
 }

@@ -9,7 +9,7 @@ import type { PaymentPromptJson } from '../../src/sandbox/index.js';
 import { classifyPaymentStatus } from '../../src/shared/service-contract.js';
 import type { DemoLocale } from '../demo-config.js';
 import { createNode } from './dom.js';
-import { PHONE_STRINGS, type PhoneStrings } from './phone-strings.js';
+import { PHONE_STRINGS, type PhoneFailure, type PhoneStrings } from './phone-strings.js';
 import { carrierName, type SandboxControls, walletName } from './sandbox-controls.js';
 
 /** What the phone screen shows. */
@@ -48,6 +48,8 @@ export class PhoneMockup {
   #orderId: string | undefined;
   #prompt: PaymentPromptJson | undefined;
   #answering: 'approve' | 'decline' | undefined;
+  /** Why the payment failed, once it did. */
+  #failure: PhoneFailure = 'other';
   #timedOut = false;
   #load: AbortController | undefined;
 
@@ -80,6 +82,7 @@ export class PhoneMockup {
     this.#orderId = undefined;
     this.#prompt = undefined;
     this.#answering = undefined;
+    this.#failure = 'other';
     this.#timedOut = false;
     this.#screen = this.#controls ? 'home' : 'service';
     this.#render(false);
@@ -95,6 +98,7 @@ export class PhoneMockup {
     this.#orderId = orderId;
     this.#prompt = undefined;
     this.#answering = undefined;
+    this.#failure = 'other';
     this.#timedOut = false;
     this.#screen = 'loading';
     this.#render(false);
@@ -110,13 +114,18 @@ export class PhoneMockup {
     this.#render(false);
   }
 
-  /** The payment of `orderId` ended: the phone shows the wallet's confirmation. */
-  showOutcome(orderId: string, outcome: 'paid' | 'failed'): void {
+  /**
+   * The payment of `orderId` ended: the phone shows the wallet's confirmation,
+   * and for a failure what happened (`failureCode`, contract §3), when known.
+   */
+  showOutcome(orderId: string, outcome: 'paid' | 'failed', failureCode?: string): void {
     if (!this.#controls) return;
     if (this.#orderId !== orderId) {
       this.#orderId = orderId;
+      this.#failure = 'other';
       void this.#refreshPrompt(orderId);
     }
+    if (failureCode === 'declined' || failureCode === 'insufficient_funds') this.#failure = failureCode;
     this.#answering = undefined;
     this.#screen = outcome;
     this.#render(false);
@@ -150,6 +159,7 @@ export class PhoneMockup {
       await this.#controls[action](orderId);
       if (this.#orderId !== orderId) return;
       this.#screen = action === 'approve' ? 'paid' : 'failed';
+      if (action === 'decline') this.#failure = 'declined';
     } catch {
       if (this.#orderId !== orderId) return;
       // Most often the payer of the sandbox answered first: show what the payment became.
@@ -169,10 +179,15 @@ export class PhoneMockup {
     this.#nodes.clock.textContent = `${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')}`;
   }
 
-  /** Draws the current screen; `moveFocus` after the visitor acted on the phone, so focus is not lost. */
+  /**
+   * Draws the current screen; `moveFocus` after the visitor acted on the
+   * phone. Focus inside the old screen (the Decline just pressed, say) moves
+   * to the new one too, whatever redrew it, rather than fall to the page's body.
+   */
   #render(moveFocus: boolean): void {
     const strings = PHONE_STRINGS[this.#locale];
     const { root, screen, network } = this.#nodes;
+    const focusWasHere = screen.contains(document.activeElement);
     root.dataset.screen = this.#screen;
     root.lang = this.#locale;
     if (this.#prompt) root.dataset.issuer = this.#prompt.issuer;
@@ -180,7 +195,7 @@ export class PhoneMockup {
     network.textContent = this.#prompt ? carrierName(this.#prompt.issuer) : '';
     screen.setAttribute('aria-label', strings.screenLabel);
     screen.replaceChildren(this.#screenContent(strings));
-    if (moveFocus) {
+    if (moveFocus || focusWasHere) {
       const target =
         screen.querySelector<HTMLElement>('button:not([disabled])') ?? screen.querySelector('h3');
       target?.focus();
@@ -201,8 +216,10 @@ export class PhoneMockup {
         return this.#promptCard(strings);
       case 'paid':
         return this.#outcome('paid', strings.paidTitle, strings.paidBody(this.#amount(), this.#merchant()));
-      case 'failed':
-        return this.#outcome('failed', strings.failedTitle, strings.failedBody);
+      case 'failed': {
+        const failed = strings.failed[this.#failure];
+        return this.#outcome('failed', failed.title, failed.body);
+      }
       default:
         throw new Error(`Unknown phone screen: ${String(this.#screen)}`);
     }

@@ -20,11 +20,14 @@ export interface PhoneStrings {
   paidTitle: string;
   /** `amount` is '' until the prompt is read. */
   paidBody: (amount: string, merchant: string) => string;
-  failedTitle: string;
-  failedBody: string;
+  /** Why the payment failed, as the wallet tells its owner: what happened, and that no money moved. */
+  failed: Record<PhoneFailure, { title: string; body: string }>;
   unreachable: string;
   screenLabel: string;
 }
+
+/** What the wallet says of a failed payment: the payer's own decline, an empty wallet, or anything else. */
+export type PhoneFailure = 'declined' | 'insufficient_funds' | 'other';
 
 /** The phone's texts per language. */
 export const PHONE_STRINGS: Readonly<Record<DemoLocale, PhoneStrings>> = {
@@ -47,8 +50,14 @@ export const PHONE_STRINGS: Readonly<Record<DemoLocale, PhoneStrings>> = {
     paidTitle: 'Payment sent',
     paidBody: (amount, merchant) =>
       sentence(amount ? `You paid ${amount} to ${merchant}` : `You paid ${merchant}`),
-    failedTitle: 'Payment declined',
-    failedBody: 'No money left your wallet.',
+    failed: {
+      declined: { title: 'Payment declined', body: 'You declined this request. No money left your wallet.' },
+      insufficient_funds: {
+        title: 'Not enough money',
+        body: 'Your wallet could not cover this payment. No money left it.',
+      },
+      other: { title: 'Payment not made', body: 'No money left your wallet.' },
+    },
     unreachable: 'The phone could not reach the sandbox. Try again.',
     screenLabel: 'Phone screen',
   },
@@ -71,8 +80,17 @@ export const PHONE_STRINGS: Readonly<Record<DemoLocale, PhoneStrings>> = {
     paidTitle: 'Paiement envoyé',
     paidBody: (amount, merchant) =>
       sentence(amount ? `Vous avez payé ${amount} à ${merchant}` : `Vous avez payé ${merchant}`),
-    failedTitle: 'Paiement refusé',
-    failedBody: 'Aucun argent n’a quitté votre portefeuille.',
+    failed: {
+      declined: {
+        title: 'Paiement refusé',
+        body: 'Vous avez refusé cette demande. Aucun argent n’a quitté votre portefeuille.',
+      },
+      insufficient_funds: {
+        title: 'Solde insuffisant',
+        body: 'Votre portefeuille ne couvre pas ce paiement. Aucun argent n’en est sorti.',
+      },
+      other: { title: 'Paiement non effectué', body: 'Aucun argent n’a quitté votre portefeuille.' },
+    },
     unreachable: 'Le téléphone n’a pas pu joindre le bac à sable. Réessayez.',
     screenLabel: 'Écran du téléphone',
   },

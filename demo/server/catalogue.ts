@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { PricedLineItem } from '../../src/server/index.js';
+import { REFERENCE_PATTERN } from '../../src/shared/wire.js';
 import type { DemoProduct } from '../demo-config.js';
 
 /** Most units of one product a single cart may hold. */
@@ -31,6 +32,11 @@ export const DEMO_CATALOGUE: readonly DemoProduct[] = [
 ];
 
 const cartSchema = z.object({
+  id: z.optional(
+    z
+      .string('Give the cart id as text.')
+      .check(z.regex(REFERENCE_PATTERN, 'This cart id is not one the page makes.')),
+  ),
   items: z
     .array(
       z.object({
@@ -58,10 +64,13 @@ export interface CartProblem {
 }
 
 /**
- * Prices a cart from the catalogue. Returns the line items to charge, or the
- * first problem found: not a cart, an unknown product, a bad quantity, a product listed twice.
+ * Prices a cart from the catalogue. Returns the line items to charge and the
+ * cart's id as the reference, or the first problem found: not a cart, an
+ * unknown product, a bad quantity, a product listed twice.
  */
-export function priceDemoCart(cart: unknown): { lineItems: PricedLineItem[] } | { problem: CartProblem } {
+export function priceDemoCart(
+  cart: unknown,
+): { lineItems: PricedLineItem[]; reference: string | null } | { problem: CartProblem } {
   const parsed = cartSchema.safeParse(cart);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -85,5 +94,5 @@ export function priceDemoCart(cart: unknown): { lineItems: PricedLineItem[] } | 
       product: { name: product.text.en.name, price: { ...product.price }, quantity: item.quantity },
     });
   }
-  return { lineItems };
+  return { lineItems, reference: parsed.data.id ?? null };
 }

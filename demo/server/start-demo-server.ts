@@ -219,7 +219,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     priceCart: (cart: unknown) => {
       const priced = priceDemoCart(cart);
       if ('problem' in priced) throw new CartError(priced.problem.message, { param: priced.problem.param });
-      return priced.lineItems;
+      return priced;
     },
     lookupSecret,
     onEvent: options.onRelayEvent ?? (() => undefined),

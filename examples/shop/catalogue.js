@@ -6,11 +6,14 @@ const PRODUCTS = new Map([
   ['adinkra-scarf', { name: 'Adinkra scarf', pesewas: 4_000 }],
 ]);
 
-/** The relay's priceCart: the page's `{ items: [{ product_id, quantity }] }`, priced here. */
+/** The relay's priceCart: the page's `{ id, items: [{ product_id, quantity }] }`, priced here. */
 export function priceCart(cart) {
-  const items = Array.isArray(cart?.items) ? cart.items : [];
+  if (!/^cart-[0-9a-f-]{36}$/.test(cart?.id)) {
+    throw new CartError('This cart has expired: reload the page.', { param: 'cart.id' });
+  }
+  const items = Array.isArray(cart.items) ? cart.items : [];
   if (items.length === 0) throw new CartError('Your cart is empty.');
-  return items.map(({ product_id, quantity }, index) => {
+  const lineItems = items.map(({ product_id, quantity }, index) => {
     const product = PRODUCTS.get(product_id);
     if (!product) {
       throw new CartError('This product is not sold here.', { param: `cart.items[${index}].product_id` });
@@ -21,4 +24,6 @@ export function priceCart(cart) {
     const price = { currency: 'ghs', value: product.pesewas };
     return { type: 'product', product: { name: product.name, price, quantity } };
   });
+  // The cart id is the reference: onPaid ships it, and it links every attempt to pay this cart.
+  return { lineItems, reference: cart.id };
 }

@@ -1,22 +1,37 @@
 import { mkdirSync } from 'node:fs';
 import Database from 'libsql';
 
-// The shop's own database, beside the relay's journal: what the warehouse ships.
+// The shop's own database, beside the relay's journal: what the warehouse ships, one parcel a cart.
 mkdirSync('.data', { recursive: true });
 const database = new Database('.data/shop.db');
 database.exec(`CREATE TABLE IF NOT EXISTS shipments (
-  order_id TEXT PRIMARY KEY,
+  cart_id TEXT PRIMARY KEY NOT NULL,
+  order_id TEXT NOT NULL UNIQUE,
+  items TEXT NOT NULL,
+  amount INTEGER NOT NULL,
   paid_at INTEGER NOT NULL
 )`);
-// onPaid is called at least once: a repeat call for the same order must add nothing.
-const addShipment = database.prepare(
-  'INSERT INTO shipments (order_id, paid_at) VALUES (?, ?) ON CONFLICT (order_id) DO NOTHING',
-);
+// onPaid is called at least once, and one cart can be paid twice: a repeat adds nothing.
+const addShipment = database.prepare(`INSERT INTO shipments (cart_id, order_id, items, amount, paid_at)
+  VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`);
+const shipmentOf = database.prepare('SELECT order_id FROM shipments WHERE cart_id = ?');
 
-/** The relay's onPaid: one shipment for the paid order, however many times it is called. */
+/** The relay's onPaid: one shipment per cart, with what was paid for, however often it is called. */
 export function shipOnce(order) {
-  const { changes } = addShipment.run(order.id, order.settledAt);
-  if (Number(changes) === 1) console.log(`Shipment recorded for order ${order.id}`);
+  const items = order.lineItems.map(({ product }) => ({ name: product.name, quantity: product.quantity }));
+  const { changes } = addShipment.run(
+    order.reference,
+    order.id,
+    JSON.stringify(items),
+    order.amount.value,
+    order.settledAt,
+  );
+  if (Number(changes) === 1) {
+    console.log(`Shipment recorded for order ${order.id}, cart ${order.reference}`);
+  } else if (shipmentOf.get(order.reference)?.order_id !== order.id) {
+    // The shopper paid this cart with a second number too: ship once, give this one back.
+    console.log(`Refund order ${order.id}: cart ${order.reference} was paid by another order`);
+  }
 }
 
 /** Closes the shop's database, when the server stops. */

@@ -5,6 +5,7 @@
  * a merchant must change.
  */
 import { ORDER_ID_PATTERN } from '../shared/service-contract.js';
+import { REFERENCE_PATTERN } from '../shared/wire.js';
 import type { RelayAnswer } from './relay-probe.js';
 
 type Json = Record<string, unknown>;
@@ -76,6 +77,26 @@ function extraFields(object: Json, allowed: readonly string[], prefix: string): 
 /** A code such as `declined`: never free text, which could carry anything. */
 const FAILURE_CODE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
+/**
+ * Problems of an `order.amount`, when the answer has one: `{ currency, value }`
+ * in minor units and nothing else. A relay from before amounts were answered
+ * sends none, and the element then shows the page's amount: that is no fault.
+ */
+function amountProblems(order: Json): string[] {
+  if (!('amount' in order)) return [];
+  const amount = order.amount;
+  if (!isObject(amount)) return ['order.amount is not an object { currency, value }'];
+  const problems: string[] = [];
+  if (typeof amount.currency !== 'string' || !/^[a-z]{3}$/.test(amount.currency)) {
+    problems.push('order.amount.currency is not a lowercase three-letter code such as "ghs"');
+  }
+  if (!Number.isInteger(amount.value) || (amount.value as number) < 0) {
+    problems.push('order.amount.value is not a whole number of minor units');
+  }
+  problems.push(...extraFields(amount, ['currency', 'value'], 'order.amount.'));
+  return problems;
+}
+
 /** Problems of an `order` object of a create or lookup answer; `allowed` are its permitted fields. */
 function orderProblems(order: unknown, allowed: readonly string[]): string[] {
   if (!isObject(order)) return ['no "order" object'];
@@ -96,26 +117,31 @@ function orderProblems(order: unknown, allowed: readonly string[]): string[] {
     }
     problems.push(...extraFields(payment, ['status', 'failure_code'], 'order.payment.'));
   }
+  problems.push(...amountProblems(order));
   problems.push(...extraFields(order, allowed, 'order.'));
   return problems;
 }
 
-/** Problems of a create answer, `{ order: { id, status, payment: { status } }, lookup_token }`. */
+/** Problems of a create answer, `{ order: { id, status, amount?, payment: { status } }, lookup_token, reference? }`. */
 export function createAnswerProblems(json: unknown): string[] {
   if (!isObject(json)) return ['the body is not a JSON object'];
-  const problems = orderProblems(json.order, ['id', 'status', 'payment']);
+  const problems = orderProblems(json.order, ['id', 'status', 'amount', 'payment']);
   const token = json.lookup_token;
   if (typeof token !== 'string' || token.length === 0 || token.length > 256) {
     problems.push('lookup_token is not a string of 1–256 characters');
   }
-  problems.push(...extraFields(json, ['order', 'lookup_token'], ''));
+  const { reference } = json;
+  if ('reference' in json && reference !== null && !REFERENCE_PATTERN.test(String(reference))) {
+    problems.push('reference is neither null nor 1–64 characters of A-Z, a-z, 0-9, _ . : and -');
+  }
+  problems.push(...extraFields(json, ['order', 'lookup_token', 'reference'], ''));
   return problems;
 }
 
-/** Problems of a lookup answer: `{ order: { id, status, completed_at?, payment: { status, failure_code? } } }` only. */
+/** Problems of a lookup answer: `{ order: { id, status, completed_at?, amount?, payment: { status, failure_code? } } }` only. */
 export function lookupAnswerProblems(json: unknown, orderId: string): string[] {
   if (!isObject(json)) return ['the body is not a JSON object'];
-  const problems = orderProblems(json.order, ['id', 'status', 'completed_at', 'payment']);
+  const problems = orderProblems(json.order, ['id', 'status', 'completed_at', 'amount', 'payment']);
   if (isObject(json.order) && json.order.id !== orderId) {
     problems.push(`order.id is ${JSON.stringify(json.order.id)}, not the order looked up (${orderId})`);
   }

@@ -1,10 +1,17 @@
 /**
  * Keeps the current checkout attempt in `sessionStorage` (contract §2,
  * `persist="session"`), so a reload resumes it with the same idempotency key
- * and never offers a fresh form after `paid`. Storage that is missing, full
- * or forbidden (private modes, sandboxed frames) degrades to no persistence.
+ * and never offers a fresh form after `paid`; beside it, the checkout's other
+ * orders still open, so a reload keeps watching them. Storage that is
+ * missing, full or forbidden (private modes, sandboxed frames) degrades to
+ * no persistence.
  */
-import { type Checkout, type CheckoutAttempt, isStoredAttempt } from './checkout-attempt.js';
+import {
+  type Checkout,
+  type CheckoutAttempt,
+  type CreatedAttempt,
+  isStoredAttempt,
+} from './checkout-attempt.js';
 
 /** The storage calls the store uses; `sessionStorage` in the browser, a map in tests. */
 export type AttemptStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
@@ -25,14 +32,7 @@ export class AttemptStore {
    * create the relay refused for good created nothing: it is forgotten.
    */
   load(): CheckoutAttempt | undefined {
-    const key = this.#key();
-    let stored: unknown;
-    try {
-      // Nothing stored reads as `null`, which no attempt is.
-      stored = key === undefined ? null : JSON.parse(this.#storage?.getItem(key) || 'null');
-    } catch {
-      // Storage that throws on access, or a value that is not JSON.
-    }
+    const stored = this.#read('');
     if (!isStoredAttempt(stored)) return undefined;
     if (stored.phase !== 'draft' || stored.state.status !== 'error' || stored.state.retryable) return stored;
     this.forget();
@@ -49,24 +49,54 @@ export class AttemptStore {
       if (checkout.state.status !== 'error' || checkout.state.cause !== 'config') this.forget();
       return;
     }
-    const key = this.#key();
-    try {
-      if (key !== undefined) this.#storage?.setItem(key, JSON.stringify(storedForm(checkout)));
-    } catch {
-      // Quota or privacy settings: the checkout still works, only a reload forgets.
-    }
+    this.#write('', storedForm(checkout));
   }
 
   /** Drops the stored attempt (`reset()`, a new attempt). */
   forget(): void {
+    this.#write('');
+  }
+
+  /** The checkout's other open orders a reload left behind (contract §2), each one storage can trust. */
+  loadOthers(): CreatedAttempt[] {
+    const stored = this.#read(OTHERS);
+    return Array.isArray(stored)
+      ? stored.filter((order): order is CreatedAttempt => isStoredAttempt(order) && order.phase === 'created')
+      : [];
+  }
+
+  /** Stores the checkout's other open orders beside its attempt; none forgets them. */
+  saveOthers(orders: CreatedAttempt[]): void {
+    this.#write(OTHERS, orders.length ? orders.map(withoutNumber) : undefined);
+  }
+
+  /** What is stored under the checkout's key and `suffix`, as JSON; `null` when nothing is. */
+  #read(suffix: string): unknown {
     const key = this.#key();
     try {
-      if (key !== undefined) this.#storage?.removeItem(key);
+      // Nothing stored reads as `null`, which no attempt is.
+      return key === undefined ? null : JSON.parse(this.#storage?.getItem(key + suffix) || 'null');
     } catch {
-      // Nothing stored, nothing to forget.
+      // Storage that throws on access, or a value that is not JSON.
+      return null;
+    }
+  }
+
+  /** Stores `value` under the checkout's key and `suffix`; undefined removes it. */
+  #write(suffix: string, value?: unknown): void {
+    const key = this.#key();
+    if (key === undefined) return;
+    try {
+      if (value === undefined) this.#storage?.removeItem(key + suffix);
+      else this.#storage?.setItem(key + suffix, JSON.stringify(value));
+    } catch {
+      // Quota or privacy settings: the checkout still works, only a reload forgets.
     }
   }
 }
+
+/** The suffix of the key the other open orders are stored under, beside the attempt. */
+const OTHERS = ':others';
 
 /**
  * The storage key of a checkout: one per create URL and element `id`, so two
@@ -79,7 +109,8 @@ export function attemptStorageKey(createUrl: string, elementId: string): string 
 /** `sessionStorage`, or undefined where it is missing or access throws. */
 export function sessionStorageIfAvailable(): AttemptStorage | undefined {
   try {
-    return typeof sessionStorage === 'undefined' ? undefined : sessionStorage;
+    // Where it is missing (Node), naming it throws too.
+    return sessionStorage;
   } catch {
     return undefined;
   }
@@ -87,11 +118,16 @@ export function sessionStorageIfAvailable(): AttemptStorage | undefined {
 
 /**
  * What storage keeps of an attempt (contract §2: key, order id, token,
- * state): once the order exists, the shopper's number stays in memory only,
- * for the "approve on your phone" screen; a reload shows that screen without it.
+ * state). While the payer decides, the number the prompt went to stays, so
+ * the "approve on your phone" screen says it again after a reload; once the
+ * payment is settled no screen shows it, and storage drops it.
  */
 function storedForm(attempt: CheckoutAttempt): CheckoutAttempt {
-  if (attempt.phase === 'draft' || !('localNumber' in attempt)) return attempt;
-  const { localNumber: _inMemoryOnly, ...kept } = attempt;
+  return attempt.phase === 'settled' ? withoutNumber(attempt) : attempt;
+}
+
+/** An attempt without the number its prompt went to: the checkout's other orders are shown by id only. */
+function withoutNumber<T extends CheckoutAttempt>(attempt: T): Omit<T, 'localNumber'> {
+  const { localNumber: _notShown, ...kept } = attempt as T & { localNumber?: string };
   return kept;
 }

@@ -13,18 +13,19 @@ import { readCreateAnswer, readErrorBody, readLookupAnswer } from './wire-guards
 export class CheckoutRequestError extends Error {
   override name = 'CheckoutRequestError';
 
-  constructor(
-    /** HTTP status: 0 when there was no answer, 2xx for an answer we cannot read. */
-    readonly status: number,
-    /** The relay's `error.code`, or `network_error` / `invalid_answer` / `http_<status>`. */
-    readonly code: string,
-    message: string,
-    /** The input field a `400` names, dotted: `customer_data.name`. */
-    readonly param?: string,
-    /** From `Retry-After`, when the relay sent one. */
-    readonly retryAfterMs?: number,
-  ) {
+  /** HTTP status: 0 when there was no answer, 2xx for an answer we cannot read. */
+  declare readonly status: number;
+  /** The relay's `error.code`, or `network_error` / `invalid_answer` / `http_<status>`. */
+  declare readonly code: string;
+  /** The input field a `400` names, dotted: `customer_data.name`. */
+  declare readonly param?: string;
+  /** From `Retry-After`, when the relay sent one. */
+  declare readonly retryAfterMs?: number;
+
+  // Assigned, not declared as parameter properties, which would emit each field twice.
+  constructor(status: number, code: string, message: string, param?: string, retryAfterMs?: number) {
     super(message);
+    Object.assign(this, { status, code, param, retryAfterMs });
   }
 
   /** Set when earlier tries of the same create failed or went unanswered first: one of them may have reached the service. */

@@ -12,7 +12,8 @@ import {
   type Issuer,
   type PaymentFailureCode,
 } from '../shared/service-contract.js';
-import type { CheckoutIntent } from '../shared/wire.js';
+import type { CheckoutIntent, OrderAmount } from '../shared/wire.js';
+import { cartFingerprint } from './cart-fingerprint.js';
 import { createBody } from './checkout-form.js';
 import type {
   CHECKOUT_STATE,
@@ -21,7 +22,9 @@ import type {
   ErrorState,
   MachineState,
 } from './checkout-machine.js';
+import { DEFAULT_CURRENCY } from './defaults.js';
 import type { PayCheckoutEventName } from './events.js';
+import { readAmount } from './wire-guards.js';
 
 /** What every phase of an attempt keeps. */
 export interface AttemptBasics {
@@ -30,9 +33,17 @@ export interface AttemptBasics {
   idempotencyKey: string;
   /** When the shopper first submitted (ms since the epoch). */
   startedAt: number;
-  /** What the shopper was shown, for the receipt. */
+  /**
+   * The amount the shopper is shown, in minor units, and its currency: the
+   * page's when the attempt starts, the relay's `order.amount` once an
+   * answer carries it (contract §2, "The amount the shopper sees").
+   */
   amount?: number;
   currency?: string;
+  /** The merchant's reference for the checkout, from the create answer; null when it gave none. */
+  reference?: string | null;
+  /** The fingerprint of the cart the attempt was made for (`cartFingerprint`); none after `resume()`. */
+  cart?: number;
   /** Events already fired for this attempt: each fires at most once, reloads included. */
   fired: PayCheckoutEventName[];
 }
@@ -138,17 +149,8 @@ function isPhaseState<Phase extends CheckoutPhase>(phase: Phase, state: unknown)
  * given, is a TypeError: a state and its attempt never disagree.
  */
 export function checkoutIn(state: MachineState, attempt: AttemptFacts | undefined): Checkout {
-  switch (attempt?.phase) {
-    case 'draft':
-      if (isPhaseState('draft', state)) return { ...attempt, state };
-      break;
-    case 'created':
-      if (isPhaseState('created', state)) return { ...attempt, state };
-      break;
-    case 'settled':
-      if (isPhaseState('settled', state)) return { ...attempt, state };
-      break;
-  }
+  // The state checked against the attempt's own phase makes the pair one of `Checkout`'s.
+  if (attempt && isPhaseState(attempt.phase, state)) return { ...attempt, state } as Checkout;
   if (isPhaseState('none', state)) return { phase: 'none', state };
   throw new TypeError(`No ${state.status} checkout with ${attempt?.phase ?? 'no'} attempt`);
 }
@@ -224,7 +226,30 @@ export function draftAttempt(
   if (body === undefined) return 'invalid_cart';
   const { issuer, number } = intent.payment_method_data.mobile_money;
   const basics = attemptBasics(now, settings);
-  return { ...basics, phase: 'draft', body, issuer, localNumber: number };
+  return { ...basics, phase: 'draft', body, issuer, localNumber: number, cart: cartFingerprint(intent.cart) };
+}
+
+/** The attempt with the amount an answer says the shopper is charged (`order.amount`); as it was when the answer has none. */
+export function withChargedAmount<Attempt extends AttemptBasics>(attempt: Attempt, amount: unknown): Attempt {
+  const charged = readAmount(amount);
+  return charged ? { ...attempt, amount: charged.value, currency: charged.currency } : attempt;
+}
+
+/**
+ * What `pay-created` and `pay-paid` say of an attempt beyond its order: the
+ * amount charged (the relay's once answered, else the page's; null when
+ * neither is whole) and the merchant's reference (null when none).
+ */
+export function chargeOf({ amount, currency, reference }: AttemptBasics): {
+  amount: OrderAmount | null;
+  reference: string | null;
+} {
+  return {
+    amount: Number.isSafeInteger(amount)
+      ? { currency: currency || DEFAULT_CURRENCY, value: amount as number }
+      : null,
+    reference: reference ?? null,
+  };
 }
 
 /**

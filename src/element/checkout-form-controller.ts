@@ -118,18 +118,24 @@ export class CheckoutFormController implements ReactiveController {
     try {
       const { customer_data } = JSON.parse(body) as CheckoutIntent;
       this.values = { customer_name: customer_data.name, number: formatLocalNumber(localNumber), issuer };
-      this.#edited.add('customer_name').add('number').add('issuer');
+      for (const field of FIELD_ORDER) this.#edited.add(field);
     } catch {
       // Not an intent: the form keeps the prefills.
     }
   }
 
-  /** The intent to send; or undefined, with every invalid field marked and the first one focused. */
+  /**
+   * The intent to send, the number now shown the way it is read out (the
+   * form comes back after "Try again"); or undefined, with every invalid
+   * field marked and the first one focused.
+   */
   check(cart: unknown): CheckoutIntent | undefined {
     const check = checkForm(this.values, this.#allowedIssuers, cart);
     this.#setErrors(check.ok ? {} : check.errors);
-    if (check.ok) return check.intent;
-    this.focus(FIELD_ORDER.find((field) => check.errors[field]));
+    if (!check.ok) return void this.focus(FIELD_ORDER.find((field) => check.errors[field]));
+    const { number } = check.intent.payment_method_data.mobile_money;
+    this.#set({ ...this.values, number: formatLocalNumber(number) });
+    return check.intent;
   }
 
   /** The relay refused `field` (`400` with `param`, or the prompt limit), whatever the form thought of it: marked and focused. */

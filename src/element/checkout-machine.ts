@@ -71,6 +71,12 @@ export type CheckoutEvent =
   | { type: 'resume' }
   /** A new attempt: `reset()`, "Try again" after `failed`, "Use another number"; not while a create is in flight. */
   | { type: 'restart' }
+  /**
+   * Another order of the checkout, one the shopper moved on from, was paid
+   * first (contract §2, "One checkout, at most one payment"): its receipt.
+   * Not while a create is in flight, whose order must be known first.
+   */
+  | { type: 'other_paid'; paymentStatus: string }
   /** The element is set up in a way it must refuse, such as a secret key. */
   | { type: 'misconfigured' };
 
@@ -88,8 +94,8 @@ type Target = CheckoutState | typeof BY_PAYMENT_STATUS | typeof RETRY;
 
 /**
  * What each state does with each event; an event missing from a state's row
- * leaves the state as it is. `restart`, `resume` and `misconfigured` apply
- * everywhere and are handled before the table.
+ * leaves the state as it is. `misconfigured` and the events of `ANYWHERE`
+ * apply everywhere and are looked up before the table.
  */
 const TRANSITIONS: Record<CheckoutState, Partial<Record<CheckoutEvent['type'], Target>>> = {
   idle: { submit: 'submitting' },
@@ -103,6 +109,13 @@ const TRANSITIONS: Record<CheckoutState, Partial<Record<CheckoutEvent['type'], T
   // Final for the attempt: only a new attempt leaves them.
   paid: {},
   failed: {},
+};
+
+/** The events every state but `submitting` takes, wherever the checkout stands. */
+const ANYWHERE: Partial<Record<CheckoutEvent['type'], CheckoutState>> = {
+  restart: 'idle',
+  resume: 'requires_action',
+  other_paid: 'paid',
 };
 
 /**
@@ -142,12 +155,8 @@ export function transition(state: MachineState, event: CheckoutEvent): MachineSt
   const status: unknown = state?.status;
   if (!isCheckoutState(status)) throw new TypeError(`Unknown checkout state: ${String(status)}`);
   if (event.type === 'misconfigured') return { status: 'error', cause: 'config', retryable: false };
-  if (event.type === 'restart' || event.type === 'resume') {
-    // A create in flight may already have sent a prompt to the payer's phone:
-    // leaving it for another attempt could let them approve two orders.
-    if (status === 'submitting') return state;
-    return enter(event.type === 'restart' ? 'idle' : 'requires_action', state, event);
-  }
-  const target = TRANSITIONS[status][event.type];
+  // A create in flight may already have sent a prompt to the payer's phone:
+  // leaving it for another attempt could let them approve two orders.
+  const target = (status !== 'submitting' && ANYWHERE[event.type]) || TRANSITIONS[status][event.type];
   return target ? enter(target, state, event) : state;
 }

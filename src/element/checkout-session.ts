@@ -1,30 +1,36 @@
 /**
  * One checkout, without the DOM or Lit: it moves the state machine, keeps
  * the attempt with its state as one value (a `Checkout`) and in storage,
- * and applies what its create run (`create-run.ts`) and its poller
- * (`poll-controller.ts`) report. The element owns a session, hands it the
+ * and applies what its create run (`create-run.ts`), its poller
+ * (`poll-controller.ts`) and the lookups of its other open orders
+ * (`other-orders.ts`) report. The element owns a session, hands it the
  * shopper's actions and renders what it reports through its host. Lit's
  * `Task` is the model: a status held with its value, an `AbortController`
  * per run, only the latest run writes.
  */
 import { classifyPaymentStatus, ORDER_ID_PATTERN, paymentFailureCode } from '../shared/service-contract.js';
-import type { CheckoutIntent, LookupAnswer } from '../shared/wire.js';
+import type { CheckoutIntent, LookupAnswer, LookupRequest } from '../shared/wire.js';
 import { AttemptStore } from './attempt-store.js';
+import { cartFingerprint } from './cart-fingerprint.js';
 import { createOrder, lookupOrder, type RequestOptions } from './checkout-api.js';
 import {
   type AttemptFacts,
   attemptBasics,
   type Checkout,
   type CheckoutAttempt,
+  type CreatedAttempt,
+  chargeOf,
   checkoutIn,
   createdAttempt,
   draftAttempt,
   firstFiring,
   settledAttempt,
+  withChargedAmount,
 } from './checkout-attempt.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
 import { CreateRun } from './create-run.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
+import { OtherOrders } from './other-orders.js';
 import { type Connection, PollController } from './poll-controller.js';
 import {
   type CheckoutEnvironment,
@@ -49,6 +55,8 @@ export class CheckoutSession {
   readonly #env: CheckoutEnvironment;
   readonly #create: CreateRun;
   readonly #poll: PollController;
+  /** The checkout's earlier orders still open, watched until they settle (contract §2). */
+  readonly #others: OtherOrders;
 
   /** `settings` is read each time it is needed (the element itself): attributes change at any time. */
   constructor(settings: CheckoutSettings, host: CheckoutSessionHost, environment: CheckoutEnvironment) {
@@ -56,13 +64,26 @@ export class CheckoutSession {
     this.#host = host;
     this.#env = environment;
     this.#store = new AttemptStore(environment.storage, () => host.storageKey());
+    const lookup = (request: LookupRequest, signal: AbortSignal) =>
+      lookupOrder(settings.lookupUrl, request, this.#request(signal));
     this.#create = new CreateRun({
       create: ({ body, idempotencyKey }, signal) =>
         createOrder(settings.createUrl, body, idempotencyKey, this.#request(signal)),
-      onCreated: (draft, { order, lookup_token }) => {
-        const paymentStatus = order.payment.status;
-        const created = createdAttempt(draft, order.id, lookup_token, this.#deadline());
-        this.#fire('pay-created', { orderId: order.id, status: order.status, paymentStatus }, created);
+      onCreated: (draft, { order, lookup_token, reference }) => {
+        const { id: orderId, status, payment } = order;
+        const created = withChargedAmount(
+          // Read as the schema reads it: anything but a string is no reference.
+          {
+            ...createdAttempt(draft, orderId, lookup_token, this.#deadline()),
+            reference: typeof reference === 'string' ? reference : null,
+          },
+          order.amount,
+        );
+        this.#fire(
+          'pay-created',
+          { orderId, status, paymentStatus: payment.status, ...chargeOf(created) },
+          created,
+        );
         this.#reached(order, 'created', created);
       },
       onFieldRefused: (field, refusal) => {
@@ -78,7 +99,7 @@ export class CheckoutSession {
     });
     this.#poll = new PollController(
       {
-        lookup: (request, signal) => lookupOrder(settings.lookupUrl, request, this.#request(signal)),
+        lookup,
         onAnswer: (order) => this.#reached(order, 'polled', this.attempt),
         onGiveUp: ({ code, message }) => {
           // The order exists, so the error screen tells the shopper not to pay again.
@@ -93,6 +114,18 @@ export class CheckoutSession {
         onChange: () => host.requestUpdate(),
       },
       environment,
+    );
+    this.#others = new OtherOrders(
+      {
+        lookup,
+        onSettled: (other, order) => this.#otherSettled(other, order),
+        onChange: () => {
+          this.#store.saveOthers([...this.#others.keys()]);
+          host.requestUpdate();
+        },
+      },
+      environment,
+      settings,
     );
   }
 
@@ -110,6 +143,11 @@ export class CheckoutSession {
   /** How the lookups are getting through. */
   get connection(): Connection {
     return this.#poll.connection;
+  }
+
+  /** True while another order of the checkout is still open: its prompt may still reach the payer. */
+  get othersOpen(): boolean {
+    return this.#others.size > 0;
   }
 
   /** Whole seconds left for the payer to approve, never negative. */
@@ -132,10 +170,13 @@ export class CheckoutSession {
   /** Picks up the attempt a reload left behind (contract §2, `persist="session"`). No events: nothing new happened. */
   restore(): void {
     this.#checkout = this.#store.load() ?? this.#checkout;
+    for (const other of this.#store.loadOthers()) this.#others.add(other);
   }
 
-  /** Carries on with the attempt in hand: resends its create, or polls its order. */
+  /** Carries on with the attempt in hand (resends its create, or polls its order) and watches the other open orders. */
   carryOn(): void {
+    if (this.#refusal) return;
+    this.#others.run(true);
     const { status } = this.#checkout.state;
     if (status === 'submitting' && !this.#create.running) void this.#sendCreate();
     if (status === 'requires_action') this.#waitForPayer();
@@ -167,17 +208,37 @@ export class CheckoutSession {
   }
 
   /**
-   * A new attempt with a new key; the stored one is forgotten. Out of a
-   * refusal too (`reset()`): the page may have fixed its setup. False
-   * (nothing done) while a create is in flight.
+   * A new attempt with a new key; the stored one is forgotten. In the same
+   * checkout ("Use another number", "Try again" after `failed`), an order
+   * still waiting for its payer is watched on with the others (contract §2);
+   * otherwise (`reset()`, a new cart) they are all forgotten. Out of a
+   * refusal too: the page may have fixed its setup. False (nothing done)
+   * while a create is in flight.
    */
-  restart(): boolean {
-    if (this.#checkout.state.status === 'submitting') return false;
+  restart(sameCheckout?: boolean): boolean {
+    const checkout = this.#checkout;
+    if (checkout.state.status === 'submitting') return false;
     this.#refusal = undefined;
-    this.#stopWork();
+    if (!sameCheckout) this.#others.clear();
+    else if (checkout.phase === 'created') this.#others.add(checkout);
     this.#store.forget(); // Even on a fresh form, where the move changes nothing.
+    // Leaving `requires_action` stops its poll; nothing else runs outside `submitting`.
     this.#move({ type: 'restart' }, undefined);
     return true;
+  }
+
+  /**
+   * The page set its cart (contract §2): a settled checkout made for another
+   * cart is dropped, for a fresh form; one that may still be paid is kept.
+   * True when dropped.
+   */
+  cartSet(cart: unknown): boolean {
+    const checkout = this.#checkout;
+    // Failed, it is settled only once no other order of the checkout may still be paid.
+    const settled = checkout.phase === 'settled' && (checkout.state.status === 'paid' || !this.othersOpen);
+    return (
+      settled && checkout.cart !== undefined && checkout.cart !== cartFingerprint(cart) && this.restart()
+    );
   }
 
   /** Follows an order created elsewhere, as a new attempt; a `TypeError` for a malformed id or token. */
@@ -187,7 +248,8 @@ export class CheckoutSession {
     }
     if (this.#refusal || this.#checkout.state.status === 'submitting') return;
     if (!this.#settings.lookupUrl) return void this.refuse('missing_url');
-    this.#stopWork();
+    // No create runs outside `submitting`; the checkout's other orders are still watched.
+    this.#poll.stop();
     const basics = attemptBasics(this.#env.now(), this.#settings);
     this.#move({ type: 'resume' }, createdAttempt(basics, orderId, lookupToken, this.#deadline()));
     this.#waitForPayer();
@@ -226,19 +288,20 @@ export class CheckoutSession {
   /** A payment status from a create or a lookup of `created`: a final one settles it as the machine moves. */
   #reached(
     order: LookupAnswer['order'],
-    type: 'created' | 'polled',
+    type: 'created' | 'polled' | 'other_paid',
     created: AttemptFacts | undefined,
   ): void {
-    // Only a created attempt is polled.
+    // Only a created attempt is polled, the checkout's own or another of its orders.
     if (created?.phase !== 'created') return;
     const { id: orderId, payment } = order;
     const paymentStatus = payment.status;
     const outcome = classifyPaymentStatus(paymentStatus);
     // Only a reason the checkout has words for is kept, whatever the relay sent.
     const failureCode = paymentFailureCode(payment.failure_code);
-    const attempt = outcome === 'pending' ? created : settledAttempt(created, paymentStatus, failureCode);
+    const charged = withChargedAmount(created, order.amount);
+    const attempt = outcome === 'pending' ? charged : settledAttempt(charged, paymentStatus, failureCode);
     this.#move({ type, paymentStatus }, attempt);
-    if (outcome === 'paid') this.#fire('pay-paid', { orderId, order });
+    if (outcome === 'paid') this.#fire('pay-paid', { orderId, order, ...chargeOf(attempt) });
     else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus, failureCode });
     else this.#waitForPayer();
   }
@@ -260,9 +323,31 @@ export class CheckoutSession {
     if (!this.#poll.running) this.#poll.start(checkout, this.#settings.pollInterval);
   }
 
+  /**
+   * Another order of the checkout settled (contract §2): a failed one is
+   * only forgotten; the first paid wins. Its receipt replaces the screen,
+   * `pay-paid` fires once for it, and the order on screen, if still
+   * waiting, is watched with the others, so the receipt tells the shopper
+   * to decline its prompt. While a create is in flight, whose order must be
+   * known first, the next lookup brings it again: true, keep watching. A
+   * second paid order is not shown.
+   */
+  #otherSettled(other: CreatedAttempt, order: LookupAnswer['order']): boolean {
+    const current = this.#checkout;
+    const { status } = current.state;
+    if (status === 'submitting') return true;
+    if (status !== 'paid' && classifyPaymentStatus(order.payment.status) === 'paid') {
+      if (current.phase === 'created') this.#others.add(current);
+      this.#reached(order, 'other_paid', other);
+    }
+    return false;
+  }
+
+  /** Stops every request and timer: off the page, a refusal, another checkout. */
   #stopWork(): void {
     this.#create.stop();
     this.#poll.stop();
+    this.#others.run(false);
   }
 
   /** Moves the machine, with `attempt` (the current one, a new one or none) in its new state; stores it, tells the host. True on a change. */

@@ -4,7 +4,7 @@
  * and typed for `addEventListener` through `HTMLElementEventMap`.
  */
 import type { PaymentFailureCode } from '../shared/service-contract.js';
-import type { CheckoutIntent, LookupAnswer } from '../shared/wire.js';
+import type { CheckoutIntent, LookupAnswer, OrderAmount } from '../shared/wire.js';
 import type { CheckoutState } from './checkout-machine.js';
 
 /** `pay-submit`: before the create call; cancel it to send nothing. */
@@ -18,6 +18,14 @@ export interface PayCreatedDetail {
   orderId: string;
   status: string;
   paymentStatus: string;
+  /**
+   * What the shopper is charged: the relay's `order.amount`; the page's
+   * `amount` and `currency` when the relay's answer has none (an older
+   * relay); null when neither gave a whole amount.
+   */
+  amount: OrderAmount | null;
+  /** The merchant's reference for the checkout, from the relay; null when it gave none. */
+  reference: string | null;
 }
 
 /** `pay-requires-action`: the payment waits for the payer. */
@@ -30,6 +38,15 @@ export interface PayPaidDetail {
   orderId: string;
   /** The order as the relay last described it. */
   order: LookupAnswer['order'];
+  /**
+   * What the shopper was charged: the relay's `order.amount`, from this
+   * answer or an earlier one of the order; the page's `amount` and
+   * `currency` when no answer had it (an older relay); null when neither
+   * gave a whole amount.
+   */
+  amount: OrderAmount | null;
+  /** The merchant's reference for the checkout, from the create answer; null when it gave none or the order was resumed. */
+  reference: string | null;
 }
 
 /** `pay-failed`: a terminal failure status (`failed`, `cancelled`, `expired`). */

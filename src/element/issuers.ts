@@ -24,12 +24,7 @@ export const ISSUER_DISPLAY: Readonly<Record<Issuer, IssuerDisplay>> = {
  * service's order; every network when the list is empty or names none we know.
  */
 export function allowedIssuers(list: string | undefined): Issuer[] {
-  const wanted = new Set(
-    (list ?? '')
-      .split(',')
-      .map((name) => name.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  const wanted = new Set((list ?? '').split(',').map((name) => name.trim().toLowerCase()));
   const allowed = ISSUERS.filter((issuer) => wanted.has(issuer));
   return allowed.length > 0 ? allowed : [...ISSUERS];
 }

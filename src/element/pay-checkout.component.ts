@@ -1,4 +1,4 @@
-import { LitElement, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { LitElement, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { systemClock } from '../shared/clock.js';
 import { attemptStorageKey, sessionStorageIfAvailable } from './attempt-store.js';
 import { CheckoutFormController } from './checkout-form-controller.js';
@@ -38,9 +38,9 @@ function cartFromAttribute(text: string | null): unknown {
  * @summary Mobile-money checkout (MTN, Telecel, AT) for Ghana.
  *
  * @fires pay-submit - Before the create call; cancelable. `detail: { intent }`.
- * @fires pay-created - The order exists. `detail: { orderId, status, paymentStatus }`.
+ * @fires pay-created - The order exists. `detail: { orderId, status, paymentStatus, amount, reference }` (`amount` the relay's, else the page's).
  * @fires pay-requires-action - The payment waits for the payer. `detail: { orderId }`.
- * @fires pay-paid - The payment is paid. `detail: { orderId, order }`.
+ * @fires pay-paid - The payment is paid, once per checkout: the first of its orders paid. `detail: { orderId, order, amount, reference }`.
  * @fires pay-failed - The payment failed for good. `detail: { orderId, paymentStatus, failureCode }`.
  * @fires pay-timeout - `poll-timeout` passed without an outcome. `detail: { orderId }`.
  * @fires pay-error - A retryable or configuration error, or a refused cart (`cart_rejected`). `detail: { code, message, retryable }`.
@@ -111,9 +111,6 @@ export class PayCheckout extends LitElement {
     { ...systemClock, ...browserPage, storage: sessionStorageIfAvailable() },
   );
 
-  /** Set after "Use another number": the earlier prompt may still reach the old phone. */
-  #earlierRequestOpen = false;
-
   /** Where the relay's create endpoint is (contract §3). Required. */
   declare createUrl: string;
   /** Where the relay's lookup endpoint is (contract §3). Required. */
@@ -174,8 +171,10 @@ export class PayCheckout extends LitElement {
     return loading.then(() => super.scheduleUpdate());
   }
 
-  protected override willUpdate(): void {
+  protected override willUpdate(changed: PropertyValues<this>): void {
     if (!this.hasUpdated) this.#restore();
+    // A settled checkout belongs to its cart (contract §2): a new one gets a fresh form. No cart set, nothing dropped.
+    if (changed.has('cart') && this.cart != null) this.#session.cartSet(this.cart);
     // `state` is read-only: a write by the page is undone here (an equal value changes nothing).
     this.state = this.#session.state.status;
     // The contract has the element refuse a key however it arrives, set
@@ -189,14 +188,13 @@ export class PayCheckout extends LitElement {
   }
 
   readonly #onUseAnotherNumber = (): void => {
-    if (!this.#session.restart()) return;
-    this.#earlierRequestOpen = true;
-    this.#form.focus('number');
+    // The same checkout: the order left waiting is watched on (contract §2).
+    if (this.#session.restart(true)) this.#form.focus('number');
   };
 
   /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
   readonly #onTryAgain = (): void => {
-    if (this.#session.state.status === 'failed') this.#session.restart();
+    if (this.#session.state.status === 'failed') this.#session.restart(true);
     else void this.submit();
     // A fresh form (a new attempt, or a create that cannot work again): the shopper starts at its heading.
     if (this.#session.state.status === 'idle') this.#form.focus('heading');
@@ -206,8 +204,6 @@ export class PayCheckout extends LitElement {
   #onStateChange(): void {
     const { status } = this.#session.state;
     this.state = status;
-    // The note about an earlier prompt belongs to the form it was shown on ("Use another number" sets it again).
-    this.#earlierRequestOpen = false;
     if (status === 'idle') this.#form.clearErrors();
     // A result arriving while the shopper reads elsewhere on the page does
     // not pull them back; focus lost with a button that re-rendered away counts as here.
@@ -253,7 +249,6 @@ export class PayCheckout extends LitElement {
   reset(): void {
     if (this.#refuseExposedKey() || !this.#session.restart()) return;
     this.#form.reset();
-    this.#earlierRequestOpen = false;
     this.#form.focus(this.matches(':focus-within') ? 'heading' : undefined);
   }
 
@@ -272,7 +267,6 @@ export class PayCheckout extends LitElement {
       amount: formatAmount(this.amount, this.currency || DEFAULT_CURRENCY, locale),
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
-      earlierRequestOpen: this.#earlierRequestOpen,
       onUseAnotherNumber: this.#onUseAnotherNumber,
       onTryAgain: this.#onTryAgain,
     });

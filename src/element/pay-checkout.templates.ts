@@ -22,37 +22,75 @@ export interface CheckoutView {
   text: PayCheckoutStrings;
   /** The locale the texts and amounts are in. */
   locale: string;
-  session: Pick<CheckoutSession, 'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain'>;
+  session: Pick<
+    CheckoutSession,
+    'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain' | 'othersOpen'
+  >;
   form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onSubmit' | 'onInput' | 'onBlur'>;
   /** The amount the page shows now, formatted; '' when it gave none. */
   amount: string;
   /** The networks offered. */
   issuers: Issuer[];
   disabled: boolean;
-  /** Set after "Use another number": the earlier prompt may still reach the old phone. */
-  earlierRequestOpen: boolean;
+  /** "Use another number", on the waiting and timeout screens. */
   onUseAnotherNumber(): void;
   /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
   onTryAgain(): void;
 }
 
-/** The whole shadow tree: the live region and the current screen. */
+/**
+ * The whole shadow tree: the live region and the current screen. The region
+ * says what a screen asks the shopper to act on, never its heading (read as
+ * focus moves to it); the offline note is a part of its own, so coming and
+ * going it never makes the region say the rest again.
+ */
 export function renderCheckout(view: CheckoutView): TemplateResult {
-  const { state } = view.session;
-  // A cart refusal is announced in the merchant's words too: the heading alone says nothing of what to fix.
+  const { session, text } = view;
+  const { status } = session.state;
+  // A note the shopper must act on is a part of its own: the offline note, and on the receipt, while
+  // another order of the checkout is open, to decline its prompt (contract §2).
+  const note =
+    status === 'requires_action' && session.connection === 'offline'
+      ? text.offline
+      : status === 'paid' && session.othersOpen && text.declineOtherRequest;
   return html`
     <div lang=${view.locale}>
-      <div class="visually-hidden" role="status" aria-live="polite">${titleOf(state.status, view.text)} ${state.status === 'error' ? state.message : undefined}</div>
+      <div class="visually-hidden" role="status" aria-live="polite">${messageOf(view)}${note ? ` ${note}` : ''}</div>
       ${renderScreen(view)}
     </div>
   `;
 }
 
-/** Each state's heading, which the live region also announces; for `submitting`, what is under way. */
-export function titleOf(state: CheckoutState, text: PayCheckoutStrings): string {
+/** What each state asks the shopper to know or do: the line under its heading, and what the live region says. */
+function messageOf(view: CheckoutView): string | undefined {
+  const { text, session } = view;
+  const { state, attempt } = session;
+  switch (state.status) {
+    case 'idle':
+      return view.session.othersOpen ? text.earlierRequestOpen : '';
+    case 'submitting':
+      return text.submitting;
+    case 'requires_action': {
+      const { issuer, localNumber } = attempt?.phase === 'created' ? attempt : {};
+      return text.requiresActionBody(
+        localNumber ? formatLocalNumber(localNumber) : '',
+        issuer ? ISSUER_DISPLAY[issuer].name : '',
+      );
+    }
+    case 'paid':
+      return text.paidBody(chargedAmount(view));
+    case 'failed':
+      return text.failedReason(failureReason(attempt));
+    case 'timeout':
+      return text.timeoutBody;
+    case 'error':
+      return errorMessage(text, state);
+  }
+}
+
+/** The heading of each state after the form. */
+function titleOf(state: StatusState, text: PayCheckoutStrings): string {
   return {
-    idle: '',
-    submitting: text.submitting,
     requires_action: text.requiresActionTitle,
     paid: text.paidTitle,
     failed: text.failedTitle,
@@ -60,6 +98,9 @@ export function titleOf(state: CheckoutState, text: PayCheckoutStrings): string 
     error: text.errorTitle,
   }[state];
 }
+
+/** A state after the form, shown on a status panel. */
+type StatusState = Exclude<CheckoutState, 'idle' | 'submitting'>;
 
 /** The form while nothing is sent or the create is on its way; a status panel with a heading after. */
 function renderScreen(view: CheckoutView): TemplateResult {
@@ -81,7 +122,7 @@ function renderForm(view: CheckoutView): TemplateResult {
     <form part="form" novalidate aria-labelledby="heading" @submit=${form.onSubmit}>
       <h2 id="heading" tabindex="-1">${text.formTitle}</h2>
       ${amount ? html`<p class="amount" part="amount"><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
-      ${view.earlierRequestOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
+      ${view.session.othersOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
       <fieldset ?disabled=${view.disabled}>
         ${renderInput(view, 'customer_name', submitting)}
         ${renderInput(view, 'number', submitting)}
@@ -160,42 +201,51 @@ function renderFieldError(
 /** What a state after the form says under its heading. */
 function renderStatusBody(view: CheckoutView): TemplateResult {
   const { text } = view;
-  const { state, attempt } = view.session;
+  const { state } = view.session;
   switch (state.status) {
     case 'requires_action':
       return renderRequiresAction(view);
-    case 'paid': {
-      const amount = formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, view.locale);
-      return html`<p>${text.paidBody(amount)}</p>${renderOrder(view, amount)}`;
-    }
+    case 'paid':
+      // Another order of the checkout may still prompt the payer (contract §2): they decline it.
+      return html`
+        <p>${messageOf(view)}</p>
+        ${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}
+      `;
     case 'failed':
       return html`
-        <p>${text.failedReason(failureReason(attempt))}</p>
-        ${renderButton(text.tryAgain, view.onTryAgain)}
+        <p>${messageOf(view)}</p>
+        ${renderOrder(view)}${renderButton(text.tryAgain, view.onTryAgain)}
       `;
     case 'timeout':
+      // Never a dead end (contract §2): check again, another number, or the network's USSD menu.
       return html`
-        <p>${text.timeoutBody}</p>
-        ${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
+        <p>${messageOf(view)}</p>
+        ${renderUssdFallback(view)}${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
+        ${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, true)}
       `;
     case 'error':
       return renderError(view, state);
     default:
-      throw new Error(`<pay-checkout> cannot render the state ${state.status}.`);
+      throw new TypeError(`Unknown checkout state: ${state.status}`);
   }
 }
 
-function renderRequiresAction({ session, text, onUseAnotherNumber }: CheckoutView): TemplateResult {
-  const { attempt, connection } = session;
-  const { issuer, localNumber } = attempt?.phase === 'created' ? attempt : {};
-  const network = issuer && ISSUER_DISPLAY[issuer];
+function renderRequiresAction(view: CheckoutView): TemplateResult {
+  const { session, text } = view;
+  const { connection } = session;
   return html`
-    <p>${text.requiresActionBody(localNumber ? formatLocalNumber(localNumber) : '', network ? network.name : '')}</p>
-    ${network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing}
+    <p>${messageOf(view)}</p>
+    ${renderUssdFallback(view)}
     <p class="countdown" role="timer">${text.timeLeft(formatCountdown(session.secondsLeft))}</p>
     ${connection === 'ok' ? nothing : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
-    ${renderButton(text.useAnotherNumber, onUseAnotherNumber, true)}
+    ${renderOrder(view)}${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, true)}
   `;
+}
+
+/** The network's USSD menu, where the payer approves when no prompt reaches the phone; nothing when the network is unknown. */
+function renderUssdFallback({ session: { attempt }, text }: CheckoutView): TemplateResult | typeof nothing {
+  const network = attempt?.phase === 'created' && attempt.issuer && ISSUER_DISPLAY[attempt.issuer];
+  return network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing;
 }
 
 /**
@@ -204,20 +254,9 @@ function renderRequiresAction({ session, text, onUseAnotherNumber }: CheckoutVie
  * own message (as text, never markup) and "Try again"; a create is sent
  * again under the same key when that may work, else the shopper starts over.
  */
-function renderError(
-  view: CheckoutView,
-  { cause, retryable, message: cartMessage }: ErrorState,
-): TemplateResult {
+function renderError(view: CheckoutView, { cause }: ErrorState): TemplateResult {
   const { text } = view;
   const lookup = cause === 'lookup';
-  const message =
-    cause === 'cart'
-      ? cartMessage
-      : lookup
-        ? text.errorLookup
-        : retryable
-          ? text.errorRetryable
-          : text.errorConfiguration;
   const action =
     cause === 'config'
       ? nothing
@@ -225,19 +264,40 @@ function renderError(
         ? renderButton(text.checkAgain, view.session.checkAgain)
         : renderButton(text.tryAgain, view.onTryAgain);
   return html`
-    <p part="error">${message}</p>
+    <p part="error">${messageOf(view)}</p>
     ${lookup ? renderOrder(view) : nothing}${action}
   `;
 }
 
-function renderOrder({ session: { attempt }, text }: CheckoutView, amount = ''): TemplateResult {
+/** An error's message: the merchant's own words for a refused cart (as text, never markup), else ours. */
+function errorMessage(
+  text: PayCheckoutStrings,
+  { cause, retryable, message }: ErrorState,
+): string | undefined {
+  if (cause === 'cart') return message;
+  if (cause === 'lookup') return text.errorLookup;
+  return retryable ? text.errorRetryable : text.errorConfiguration;
+}
+
+/** The order and the amount charged, on every screen once the order exists. */
+function renderOrder(view: CheckoutView): TemplateResult {
+  const { attempt } = view.session;
+  const amount = chargedAmount(view);
   return html`
     <dl>
-      <dt>${text.orderLabel}</dt>
+      <dt>${view.text.orderLabel}</dt>
       <dd>${attempt?.phase === 'draft' ? '' : attempt?.orderId}</dd>
-      ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+      ${amount ? html`<dt>${view.text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
     </dl>
   `;
+}
+
+/**
+ * The amount the shopper is charged, formatted (contract §2): the relay's
+ * once an answer carried it, else the page's as the attempt began.
+ */
+function chargedAmount({ session: { attempt }, locale }: CheckoutView): string {
+  return formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, locale);
 }
 
 function renderButton(label: string, onClick: () => void, secondary = false): TemplateResult {

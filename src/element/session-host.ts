@@ -32,7 +32,7 @@ export interface CheckoutSettings {
   pollInterval: number;
   /** `poll-timeout`, ms; POLL_TIMEOUT_DEFAULT_MS when not a positive number. */
   pollTimeout: number;
-  /** Kept with the attempt for its receipt. */
+  /** The page's amount: what an attempt shows until the relay answers the one it charges. */
   amount: number | undefined;
   currency: string;
 }

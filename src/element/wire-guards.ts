@@ -5,10 +5,12 @@
  * the same verdicts as `createAnswerSchema`, `lookupAnswerSchema` and
  * `errorBodySchema` (they pass answers through with any extra fields, where
  * zod would strip them). Why not zod itself: zod/mini's core alone is 4.5 KiB
- * gzip, and the embed's whole budget is 16 KiB.
+ * gzip, and the embed's whole budget is 18 KiB. `order.amount` and
+ * `reference` are optional (an older relay sends neither): the session reads
+ * them with `readAmount` and a type check, never refusing an answer for them.
  */
 import { type ErrorBody, ORDER_ID_PATTERN } from '../shared/service-contract.js';
-import type { CreateAnswer, LookupAnswer } from '../shared/wire.js';
+import type { CreateAnswer, LookupAnswer, OrderAmount } from '../shared/wire.js';
 
 type Json = Record<string, unknown>;
 
@@ -56,5 +58,19 @@ export function readErrorBody(json: unknown): ErrorBody['error'] | undefined {
     isString(error.type) &&
     (error.param === undefined || isString(error.param))
     ? (error as ErrorBody['error'])
+    : undefined;
+}
+
+/**
+ * `order.amount` when it is one (`{ currency, value }`, a whole number of
+ * minor units), else undefined, as `orderAmountSchema` reads it: an answer
+ * without it, or with one malformed, shows the page's amount.
+ */
+export function readAmount(amount: unknown): OrderAmount | undefined {
+  return isObject(amount) &&
+    isString(amount.currency) &&
+    Number.isSafeInteger(amount.value) &&
+    (amount.value as number) >= 0
+    ? (amount as OrderAmount)
     : undefined;
 }

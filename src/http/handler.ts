@@ -7,6 +7,12 @@
 export interface ConnectionInfo {
   /** The peer's address (the TCP peer on Node), for per-client limits. */
   clientAddress?: string;
+  /**
+   * Aborted when the client goes away before its answer (the Node listener
+   * gives it). Handlers read this, never `request.signal`: on Deno the mere
+   * reading of `request.signal` prints a warning once the answer is sent.
+   */
+  signal?: AbortSignal;
 }
 
 /** A web-standard handler; `connection` is given by runtimes that know it (the Node listener does). */

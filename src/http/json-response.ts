@@ -3,11 +3,16 @@
  * none may be sniffed into anything but JSON.
  */
 
-/** The headers of every JSON answer: the security headers of every answer, errors included (contract §7). */
-export const JSON_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'application/json; charset=utf-8',
+/** The security headers of every answer, errors and preflights included (contract §7). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
+};
+
+/** The headers of every JSON answer: its type and the security headers. */
+export const JSON_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json; charset=utf-8',
+  ...SECURITY_HEADERS,
 };
 
 /** A JSON answer with `no-store`; `headers` are added to (or replace) the JSON ones. */

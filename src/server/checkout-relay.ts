@@ -11,11 +11,14 @@ import { HttpError } from '../http/http-error.js';
 import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
+import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
+import type { RelayRoute } from './events/relay-events.js';
 import {
   type FulfilmentRunner,
   type RelayFulfilment,
   startFulfilment,
 } from './fulfilment/fulfilment-runner.js';
+import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
@@ -36,7 +39,16 @@ export interface CheckoutRelay {
   node: NodeListener;
   /** The watcher and delivery, when a journal was given; `tick()` runs a pass now. */
   fulfilment: FulfilmentRunner | undefined;
-  /** Stops watching, lets calls in flight finish, and closes the journal; nothing to do without one. */
+  /**
+   * The journal's orders (contract §6), for a thank-you page or a support
+   * desk: `get(orderId)` and `byReference(reference)`. Without a journal
+   * both reject with an error that names the `journal` option.
+   */
+  orders: CheckoutOrders;
+  /**
+   * Stops watching, lets calls in flight finish, and closes the journal; from
+   * then on creates and lookups get `503` with `Retry-After`. Nothing to do without a journal.
+   */
   close(): Promise<void>;
 }
 
@@ -71,8 +83,16 @@ export function assembleCheckoutRelay(
   const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter, lookups);
   tracking.by = fulfilment;
   const journal = settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : NO_JOURNAL;
-  const create = route(config, 'create', createOrderHandler(config, journal));
-  const lookup = route(config, 'lookup', lookupOrderHandler(config, lookups, journal));
+  let closing = false;
+  // Once close() began the journal is going: a clear 503 the element retries, never a 500 from a closed journal.
+  const whileOpen =
+    (name: RelayRoute, serve: WebHandler): WebHandler =>
+    (request, connection) =>
+      closing && request.method === 'POST'
+        ? answerThrow(config, name, request, relayClosing())
+        : serve(request, connection);
+  const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal)));
+  const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, lookups, journal)));
   const handle: WebHandler = (request, connection) => {
     let path: string;
     try {
@@ -86,9 +106,25 @@ export function assembleCheckoutRelay(
     const message = 'No such checkout route: POST …/orders to create, …/lookup to look up.';
     return answerThrow(config, 'unknown', request, new HttpError('resourceNotFound', message));
   };
-  // The listener's own cap sits above the relay's, so the relay's 413 (with CORS headers) is the one seen.
-  const node = toNodeListener(handle, { maxBodyBytes: RELAY_MAX_BODY_BYTES * 4 });
-  const close = async () => fulfilment?.close();
+  // The listener reads no more than the relay would; its own answers (413, 408) carry the CORS headers.
+  const node = toNodeListener(handle, {
+    maxBodyBytes: RELAY_MAX_BODY_BYTES,
+    errorHeaders: (request) => config.cors.headersFor(request),
+  });
+  const close = async () => {
+    closing = fulfilment !== undefined;
+    await fulfilment?.close();
+  };
   const runner = fulfilment && { tick: fulfilment.tick, deliverNow: fulfilment.deliverNow };
-  return { create, lookup, handle, node, fulfilment: runner, close };
+  const orders = fulfilment
+    ? { get: fulfilment.orders.get, byReference: fulfilment.orders.byReference }
+    : NO_ORDERS;
+  return { create, lookup, handle, node, fulfilment: runner, orders, close };
+}
+
+/** The answer of a relay whose `close()` began: try again shortly (contract §3: a 5xx the element retries). */
+function relayClosing(): HttpError {
+  return new HttpError('relayClosing', 'The checkout is restarting. Try again in a moment.', {
+    headers: { [RETRY_AFTER_HEADER]: '2' },
+  });
 }

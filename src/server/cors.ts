@@ -5,6 +5,7 @@
  */
 
 import { errorResponse } from '../http/http-error.js';
+import { SECURITY_HEADERS } from '../http/json-response.js';
 import { IDEMPOTENCY_KEY_HEADER, RETRY_AFTER_HEADER } from '../shared/service-contract.js';
 
 /** How long a browser may cache a preflight answer, in seconds. */
@@ -53,6 +54,7 @@ export function createCorsPolicy(allowedOrigins: readonly string[] = []): CorsPo
       return new Response(null, {
         status: 204,
         headers: {
+          ...SECURITY_HEADERS,
           ...vary,
           'access-control-allow-origin': origin,
           'access-control-allow-methods': 'POST',

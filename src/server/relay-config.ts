@@ -18,7 +18,7 @@ import {
 import type { HandlerConfig } from './handlers/handler-config.js';
 import type { TrustProxy } from './limits/client-address/client-address.js';
 import { type CheckoutRelayRateLimitOptions, resolveRelayLimits } from './limits/relay-limit-config.js';
-import type { PriceCart } from './pricing/priced-line-items.js';
+import type { PriceCart } from './pricing/priced-cart.js';
 import {
   createServiceClient,
   createServiceClientOn,
@@ -68,8 +68,8 @@ export interface CheckoutRelayOptions extends FulfilmentOptions {
   /**
    * The clock of the rate limits and the watcher: the time (epoch ms), and
    * the timers the watcher's passes are scheduled on. Default the system's.
-   * A test gives one it moves by hand; a clock whose timers never fire runs
-   * no pass but those `relay.fulfilment.tick()` runs (a cron job).
+   * A test gives one it moves by hand; with `watch: { ticks: false }` the
+   * relay runs no pass but those `relay.fulfilment.tick()` runs (a cron job).
    */
   clock?: Clock;
 }
@@ -162,8 +162,10 @@ function checkedClock(options: CheckoutRelayOptions, owner: string): Clock {
   for (const [group, name] of REPLACED_BY_CLOCK) {
     const holder: unknown = options[group];
     if (isJsonObject(holder) && holder[name] !== undefined) {
+      const manualTicks =
+        name === 'timers' ? ' To run the passes yourself, give watch: { ticks: false }.' : '';
       throw new TypeError(
-        `${owner}: ${group}.${name} is replaced by clock: give clock: { now, setTimeout, clearTimeout }, one Clock for the rate limits and the watcher.`,
+        `${owner}: ${group}.${name} is replaced by clock: give clock: { now, setTimeout, clearTimeout }, one Clock for the rate limits and the watcher.${manualTicks}`,
       );
     }
   }

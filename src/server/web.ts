@@ -16,10 +16,12 @@ export type { Clock } from '../shared/clock.js';
 export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
 export type { FulfilmentEvent } from './events/fulfilment-events.js';
 export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './events/relay-events.js';
-export type { FulfilledOrder } from './fulfilment/fulfilled-order.js';
+export type { CheckoutOrder, FulfilledOrder } from './fulfilment/fulfilled-order.js';
 export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
+export type { CheckoutOrders } from './fulfilment/order-records.js';
 export {
   DEFAULT_APPROVAL_WINDOW_MS,
+  DEFAULT_CALLBACK_TIMEOUT_MS,
   DEFAULT_CREATE_GRACE_MS,
   DEFAULT_MAX_WATCH_MS,
   DEFAULT_WATCH_INTERVAL_MS,
@@ -29,6 +31,7 @@ export {
 } from './fulfilment/watch-settings.js';
 export {
   type CheckResult,
+  type Claimed,
   type ClaimOptions,
   type CreateAnswer,
   type CreateIntent,
@@ -40,13 +43,21 @@ export {
   JOURNAL_PHASE,
   type Journal,
   type JournalEntry,
+  type JournalOrder,
   type JournalOutcome,
   type JournalPhase,
+  type OrderAmount,
+  type OrderDetails,
   type PendingEntry,
+  type ServiceReading,
   type SettledEntry,
   type WatchingEntry,
 } from './journal/journal.js';
-export { JournalDriverMissingError, type OpenJournalOptions } from './journal/journal-url.js';
+export {
+  type JournalClock,
+  JournalDriverMissingError,
+  type OpenJournalOptions,
+} from './journal/journal-url.js';
 export { openJournal } from './journal/web-journal.js';
 export type {
   ClientAddressOption,
@@ -56,7 +67,10 @@ export type {
 export type { ForwardingHeader } from './limits/client-address/forwarded-for.js';
 export {
   createMemoryRateLimitStore,
+  type MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
+} from './limits/memory-rate-limit-store.js';
+export {
   type RateLimitDecision,
   type RateLimitStore,
   type SlidingWindowRule,
@@ -78,7 +92,8 @@ export {
   DEFAULT_PROMPT_LIMIT,
 } from './limits/relay-limit-config.js';
 export { CartError, type CartErrorOptions } from './pricing/cart-error.js';
-export type { PriceCart, PricedLineItem } from './pricing/priced-line-items.js';
+export { METADATA_LIMITS, type PriceCart, type PricedCartResult } from './pricing/priced-cart.js';
+export type { PricedLineItem } from './pricing/priced-line-items.js';
 export type { CheckoutRelayOptions } from './relay-config.js';
 export {
   createServiceClient,

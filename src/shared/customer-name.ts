@@ -47,6 +47,6 @@ export function hasVisibleCharacter(name: string): boolean {
 export function customerNameProblem(name: string): CustomerNameProblem | undefined {
   if (name === '') return 'required';
   if (name.length > CUSTOMER_NAME_MAX_LENGTH) return 'tooLong';
-  if (!hasOnlyShowableCharacters(name) || !hasVisibleCharacter(name)) return 'invalid';
+  if (FORBIDDEN.test(name) || !VISIBLE.test(name)) return 'invalid';
   return undefined;
 }

@@ -30,12 +30,14 @@ export interface GhanaMobileNumber {
  * unless it is a number of one of the known mobile-money prefixes.
  */
 export function parseGhanaMobileNumber(input: string): GhanaMobileNumber | null {
-  const compact = input.replace(/[\s\-.()]/g, '');
-  const match = /^(?:\+233|233|0)(\d{9})$/.exec(compact);
-  if (!match) return null;
-  const local = `0${match[1]}`;
-  if (!PREFIX_TO_ISSUER.has(local.slice(0, 3))) return null;
-  return { local, international: `+233${match[1]}` };
+  const local = localDigits(input);
+  if (!/^0\d{9}$/.test(local) || !PREFIX_TO_ISSUER.has(local.slice(0, 3))) return null;
+  return { local, international: `+233${local.slice(1)}` };
+}
+
+/** What a shopper typed without separators, `+233` or `233` read as the local `0`: `+233 24 1…` → `0241…`. */
+function localDigits(input: string): string {
+  return input.replace(/[\s\-.()]/g, '').replace(/^(?:\+233|233)/, '0');
 }
 
 /** A customer's `phone_number` in international form, `+233XXXXXXXXX` (spec §2). */
@@ -54,7 +56,5 @@ export function isLocalMobileNumber(number: string): boolean {
  * digits are typed; undefined for an unknown prefix.
  */
 export function detectIssuer(input: string): Issuer | undefined {
-  const compact = input.replace(/[\s\-.()]/g, '');
-  const local = compact.replace(/^(?:\+233|233)/, '0');
-  return PREFIX_TO_ISSUER.get(local.slice(0, 3));
+  return PREFIX_TO_ISSUER.get(localDigits(input).slice(0, 3));
 }

@@ -59,19 +59,26 @@ export const PAYMENT_STATUS = {
   expired: 'expired',
 } as const;
 
-const TERMINAL_FAILURE_STATUSES: ReadonlySet<string> = new Set([
-  PAYMENT_STATUS.failed,
-  PAYMENT_STATUS.cancelled,
-  PAYMENT_STATUS.expired,
-]);
+/** One of the PAYMENT_STATUS values. */
+type PaymentStatus = (typeof PAYMENT_STATUS)[keyof typeof PAYMENT_STATUS];
+
+/**
+ * The terminal failures, written out rather than read from PAYMENT_STATUS:
+ * the browser bundle, which only classifies, then carries no table.
+ */
+const TERMINAL_FAILURE_STATUSES: readonly string[] = [
+  'failed',
+  'cancelled',
+  'expired',
+] satisfies PaymentStatus[];
 
 /** What a poller should make of a payment status it read. */
 export type PaymentOutcome = 'paid' | 'failed' | 'pending';
 
 /** Classifies a payment status string; unknown values keep the poll going. */
 export function classifyPaymentStatus(status: string): PaymentOutcome {
-  if (status === PAYMENT_STATUS.paid) return 'paid';
-  if (TERMINAL_FAILURE_STATUSES.has(status)) return 'failed';
+  if (status === ('paid' satisfies PaymentStatus)) return 'paid';
+  if (TERMINAL_FAILURE_STATUSES.includes(status)) return 'failed';
   return 'pending';
 }
 
@@ -99,6 +106,8 @@ export const SERVICE_ERRORS = {
   tooManyPaymentRequests: { status: 429, code: 'too_many_payment_requests', type: 'rate_limit_error' },
   internalError: { status: 500, code: 'internal_error', type: 'api_error' },
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
+  // The relay is shutting down (`close()` began): try again, another process or the restarted one answers.
+  relayClosing: { status: 503, code: 'service_unavailable', type: 'api_error' },
 } as const;
 
 /** The name of one entry of SERVICE_ERRORS. */

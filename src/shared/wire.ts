@@ -84,15 +84,33 @@ const paymentSummarySchema = z.object({
 /** A payment as the relay answers it. */
 export type PaymentSummary = z.infer<typeof paymentSummarySchema>;
 
-/** The relay's answer to a create: status fields and the token that guards lookups. */
+/** A merchant's reference for a checkout (contract §6): 1–64 characters of `[A-Za-z0-9_.:-]`. */
+export const REFERENCE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** An amount in minor units: what the shopper is charged (contract §3 `order.amount`). */
+export const orderAmountSchema = z.object({ currency: z.string(), value: z.int().check(z.nonnegative()) });
+/** An order amount as the relay answers it. */
+export type OrderAmount = z.infer<typeof orderAmountSchema>;
+
+/**
+ * `order.amount`, optional: an older relay, or one in another language, may
+ * not send it, and one that is malformed reads as none, so the checkout
+ * shows the page's amount rather than refusing the answer.
+ */
+const answeredAmountSchema = z.optional(z.catch(z.optional(orderAmountSchema), undefined));
+
+/** The relay's answer to a create: status fields, the amount charged, the merchant's reference and the token that guards lookups. */
 export const createAnswerSchema = z.object({
   order: z.object({
     // The id goes into storage and every lookup: only an id of the service's form (contract §3) is kept.
     id: z.string().check(z.regex(ORDER_ID_PATTERN)),
     status: z.string(),
+    amount: answeredAmountSchema,
     payment: paymentSummarySchema,
   }),
   lookup_token: z.string(),
+  /** The merchant's reference for the checkout (§6), `null` when it gave none; missing from an older relay. */
+  reference: z.optional(z.catch(z.optional(z.nullable(z.string())), undefined)),
 });
 /** The relay's answer to a create, as read. */
 export type CreateAnswer = z.infer<typeof createAnswerSchema>;
@@ -113,6 +131,7 @@ export const lookupAnswerSchema = z.object({
     id: z.string(),
     status: z.string(),
     completed_at: z.optional(z.string()),
+    amount: answeredAmountSchema,
     payment: paymentSummarySchema,
   }),
 });

@@ -3,7 +3,7 @@
  * read, so a mistake stops the dev server at start with a message that says
  * what to give, never at the first checkout.
  */
-import type { PriceCart } from '../server/pricing/priced-line-items.js';
+import type { PriceCart } from '../server/pricing/priced-cart.js';
 import type { CheckoutRelayOptions } from '../server/relay-config.js';
 
 /** The embedded sandbox's settings (contract §4). */

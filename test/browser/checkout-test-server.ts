@@ -6,7 +6,8 @@
  * - `/api/checkout/orders`, `/api/checkout/lookup`: the relay;
  * - `/sandbox/*`: the sandbox, for its control surface (`/sandbox/_sandbox/payments/approve`…);
  * - `/test-server/*`: what only tests need: counting orders and creates, arming
- *   faults that break the real wire, and a page served under a strict CSP.
+ *   faults that break the real wire, making the relay's answers carry an
+ *   amount and a reference (`charged`), and a page served under a strict CSP.
  *
  * Not a test file: web-test-runner.config.mjs imports it.
  */
@@ -25,6 +26,7 @@ import {
 } from '../../src/server/node.js';
 import { priceAnyCart, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
 import { embedBundleCode } from '../fixtures/embed-bundle.js';
+import { createTestRelay } from '../fixtures/relay.js';
 import { clockAhead } from '../fixtures/relay-clock.js';
 
 /**
@@ -67,6 +69,18 @@ export interface Faults {
   blankNextCreateName: number;
 }
 
+/**
+ * What a relay of contract §3 adds to its answers: `order.amount` on creates
+ * and lookups, `reference` on creates. Set, the test server puts them into
+ * the real relay's answers (over any it sent), so the element can be tested
+ * with a relay that charges something else than the page says, and with
+ * one that sends neither (an older relay, or one in another language).
+ */
+export interface Charged {
+  amount: { currency: string; value: number };
+  reference: string | null;
+}
+
 interface TestServer {
   sandbox: Sandbox;
   sandboxUrl: string;
@@ -75,6 +89,8 @@ interface TestServer {
   creates: CreateRecord[];
   lookups: number;
   faults: Faults;
+  /** Null: the relay's answers as they are. */
+  charged: Charged | null;
   close(): Promise<void>;
 }
 
@@ -98,16 +114,16 @@ async function startTestServer(): Promise<TestServer> {
   // The test runner must be able to exit while the sandbox still listens.
   running.server.unref();
   const sandboxUrl = `${running.url}/sandbox`;
-  const relay = createCheckoutRelay({
-    secretKey: SANDBOX_KEYS.secret,
-    baseUrl: sandboxUrl,
-    priceCart,
-    lookupSecret: 'browser-tests-lookup-secret-0123456789',
-    // Every test creates from 127.0.0.1: the per-client limits would be hit, and are the relay's to test.
-    rateLimit: false,
-    onEvent: () => undefined,
-    clock: relayTime.clock,
-  });
+  const relay = createTestRelay(
+    {
+      baseUrl: sandboxUrl,
+      priceCart,
+      // Every test creates from 127.0.0.1: the per-client limits would be hit, and are the relay's to test.
+      rateLimit: false,
+      clock: relayTime.clock,
+    },
+    createCheckoutRelay,
+  );
   const state: TestServer = {
     sandbox,
     sandboxUrl,
@@ -116,6 +132,7 @@ async function startTestServer(): Promise<TestServer> {
     creates: [],
     lookups: 0,
     faults: { ...NO_FAULTS },
+    charged: null,
     close: () => running.close(),
   };
   process.once('exit', () => void running.close());
@@ -213,7 +230,7 @@ async function serveRelay(context: Context, state: TestServer): Promise<void> {
     body: context.method === 'GET' || context.method === 'HEAD' ? undefined : body,
   });
   const response = await state.relay.handle(request, { clientAddress: '127.0.0.1' });
-  const text = await response.text();
+  const text = withCharged(await response.text(), response.ok && state.charged, isCreate);
   if (record) record.status = response.status;
   if (record && faults.dropCreateAnswers > 0) {
     faults.dropCreateAnswers--;
@@ -229,6 +246,15 @@ async function serveRelay(context: Context, state: TestServer): Promise<void> {
     if (!/^(?:content-length|connection|transfer-encoding)$/i.test(name)) context.set(name, value);
   });
   context.body = text;
+}
+
+/** The relay's answer with `charged`'s amount (and, for a create, its reference); as it was when none is set. */
+function withCharged(text: string, charged: Charged | false | null, isCreate: boolean): string {
+  if (!charged) return text;
+  const answer = JSON.parse(text);
+  answer.order.amount = charged.amount;
+  if (isCreate) answer.reference = charged.reference;
+  return JSON.stringify(answer);
 }
 
 async function json(context: Context, value: unknown): Promise<void> {
@@ -277,8 +303,12 @@ async function serveTestRoute(context: Context, state: TestServer): Promise<void
       }
       return json(context, state.faults);
     }
+    case 'charged':
+      state.charged = JSON.parse((await readBody(context.req)) || 'null') as Charged | null;
+      return json(context, state.charged);
     case 'reset':
       state.faults = { ...NO_FAULTS };
+      state.charged = null;
       return json(context, state.faults);
     case 'csp':
       context.set('Content-Security-Policy', STRICT_CSP);

@@ -9,29 +9,25 @@ import type { CheckoutState } from '../../src/element/checkout-machine.js';
 import { PAY_CHECKOUT_EVENT_NAMES, type PayCheckoutEventName } from '../../src/element/events.js';
 import type { PayCheckout } from '../../src/element/pay-checkout.component.js';
 import { CUSTOMER_NAME } from '../fixtures/checkout-data.js';
+import { eventually } from '../fixtures/wait.js';
 import type { CreateRecord, Faults } from './checkout-test-server.js';
 
 // Captured before any test installs fake timers: waiting for the real network needs real time.
 const realSetTimeout = window.setTimeout.bind(window);
 const realFetch = window.fetch.bind(window);
 
-/** Waits real milliseconds, whatever clock a test has installed. */
+/**
+ * Waits real milliseconds, whatever clock a test has installed: only for a
+ * window in which nothing may happen (no request, no event), never for
+ * something to happen; a slow machine can only hide a bug there, never fail
+ * a correct element.
+ */
 export function realWait(ms: number): Promise<void> {
   return new Promise((resolve) => realSetTimeout(resolve, ms));
 }
 
-/** Waits (in real time) until `condition` holds; fails with `what` after about `timeoutMs`. */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 8_000,
-): Promise<void> {
-  for (let waited = 0; waited <= timeoutMs; waited += 20) {
-    if (await condition()) return;
-    await realWait(20);
-  }
-  throw new Error(`Timed out waiting for ${what}.`);
-}
+/** How long the harness polls for a state (test/fixtures/wait.ts) before failing: under the test's 15 s. */
+export const STATE_WAIT_MS = 8_000;
 
 /** The element that has focus, looking into shadow roots. */
 function deepActiveElement(): Element | null {
@@ -54,7 +50,9 @@ export async function typeKeys(text: string): Promise<void> {
   for (const key of text) {
     expected += key;
     await sendKeys({ press: key });
-    await waitFor(() => field.value === expected, `the field to show "${expected}" after the key ${key}`);
+    await eventually(`the field to show "${expected}" after the key ${key}`, () => field.value === expected, {
+      timeoutMs: STATE_WAIT_MS,
+    });
   }
 }
 
@@ -292,10 +290,12 @@ export class PayCheckoutHarness {
 
   /** Waits (real time) until the element is in `state`. */
   async waitForState(state: CheckoutState, timeoutMs?: number): Promise<void> {
-    await waitFor(
-      () => this.element.state === state,
+    await eventually(
       `state ${state} (now ${this.element.state}: ${this.text})`,
-      timeoutMs,
+      () => this.element.state === state,
+      {
+        timeoutMs: timeoutMs ?? STATE_WAIT_MS,
+      },
     );
     await this.element.updateComplete;
   }
@@ -342,7 +342,8 @@ export class NetworkWatch {
 
   /** Waits until no request is in flight, then lets the element react. */
   async settled(): Promise<void> {
-    await waitFor(() => this.#inFlight === 0, 'the network to settle');
+    await eventually('the network to settle', () => this.#inFlight === 0, { timeoutMs: STATE_WAIT_MS });
+    // The answers are whole in memory (read above): a few ms cover the element's microtasks and render.
     await realWait(5);
   }
 

@@ -10,9 +10,11 @@
 import { expect } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import sinon from 'sinon';
+import { formatLocalNumber } from '../../src/element/checkout-form.js';
 import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
 import { CUSTOMER_NAME, LOCAL_NUMBER, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
+import { eventually } from '../fixtures/wait.js';
 import {
   armFaults,
   createOrderThroughRelay,
@@ -27,8 +29,8 @@ import {
   payerAnswers,
   realWait,
   resetFaults,
+  STATE_WAIT_MS,
   typeKeys,
-  waitFor,
 } from './pay-checkout-harness.js';
 import { openPhoneScreen, withPhoneSetting } from './phone-settings.js';
 
@@ -108,6 +110,11 @@ async function expectAccessible(el: Element, clock?: sinon.SinonFakeTimers): Pro
 function setVisibility(state: 'hidden' | 'visible'): void {
   Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
   document.dispatchEvent(new Event('visibilitychange'));
+}
+
+/** What the live region says now, whitespace collapsed. */
+function announced(harness: PayCheckoutHarness): string {
+  return (harness.liveRegion.textContent ?? '').replace(/\s+/g, ' ').trim();
 }
 
 function setOnline(online: boolean): void {
@@ -391,7 +398,13 @@ describe('<pay-checkout>', () => {
       const orders = await ordersFor(number);
       expect(orders).to.have.length(1);
       expect(log.details('pay-created')).to.deep.equal([
-        { orderId: orders[0], status: 'requires_payment', paymentStatus: 'requires_action' },
+        {
+          orderId: orders[0],
+          status: 'requires_payment',
+          paymentStatus: 'requires_action',
+          amount: { currency: 'ghs', value: 5000 },
+          reference: null,
+        },
       ]);
     });
 
@@ -419,10 +432,14 @@ describe('<pay-checkout>', () => {
 
   describe('when requires_action', () => {
     it('is accessible, asks for approval, gives the network’s USSD fallback and a countdown', async () => {
-      const { el, harness } = await payAndWait(freshNumber());
+      const number = freshNumber();
+      const { el, harness } = await payAndWait(number);
       await expect(el).to.be.accessible();
       expect(harness.headingText).to.equal('Approve the prompt on your phone');
-      expect(harness.liveRegion.textContent?.trim()).to.equal('Approve the prompt on your phone');
+      // The region says where the prompt went; the heading is read as focus moves to it, not twice.
+      expect(announced(harness)).to.equal(
+        `We sent a payment request to ${formatLocalNumber(number)} (MTN). Enter your PIN on the phone to approve it.`,
+      );
       expect(harness.text).to.contain('*170#');
       expect(harness.query('[role="timer"]')?.textContent).to.match(/Time left: [56]:\d\d/);
       expect(harness.button('Use another number')).to.exist;
@@ -502,9 +519,23 @@ describe('<pay-checkout>', () => {
       const network = new NetworkWatch();
       const { el, harness, orderId } = await payAndWait(NEVER_ANSWERS);
       await network.settled();
+      const waiting = announced(harness);
+      const touched = new Set<Node>();
+      const region = harness.liveRegion;
+      const listener = new MutationObserver((records) => {
+        for (const record of records) {
+          if (record.type === 'characterData') touched.add(record.target);
+          for (const node of record.addedNodes) touched.add(node);
+        }
+      });
+      listener.observe(region, { childList: true, subtree: true, characterData: true });
       setOnline(false);
       await el.updateComplete;
       expect(harness.text).to.contain('You are offline.');
+      // Announced once, as a node of its own: the waiting message is not said again.
+      listener.disconnect();
+      expect([...touched].map((node) => node.textContent?.trim())).to.deep.equal([EN_STRINGS.offline]);
+      expect(announced(harness)).to.equal(`${waiting} ${EN_STRINGS.offline}`);
       await advance(clock, network, 30_000);
       expect(network.count('/lookup')).to.equal(1);
       await payerAnswers(orderId, 'approve');
@@ -562,7 +593,7 @@ describe('<pay-checkout>', () => {
       await expect(el).to.be.accessible();
       expect(harness.headingText).to.equal('Payment received');
       expect(harness.focused).to.equal(harness.heading);
-      expect(harness.liveRegion.textContent?.trim()).to.equal('Payment received');
+      expect(announced(harness)).to.equal('Thank you. You paid GH₵ 50.00.');
       expect(harness.shownOrderId).to.equal(orderId);
       expect(harness.text).to.contain('You paid GH₵ 50.00');
       expect(harness.query('[part~="status"] [part~="amount"]')?.textContent?.replace(/\s/g, ' ')).to.equal(
@@ -659,7 +690,8 @@ describe('<pay-checkout>', () => {
       await harness.waitForState('failed', 10_000);
       await expect(el).to.be.accessible();
       expect(harness.headingText).to.equal('Payment not completed');
-      expect(harness.text).to.contain('The payer declined the prompt. No money was taken.');
+      expect(harness.text).to.contain('You declined the prompt. No money was taken.');
+      expect(announced(harness)).to.equal('You declined the prompt. No money was taken.');
       expect(log.details('pay-failed')).to.deep.equal([
         { orderId: log.details('pay-created')[0]?.orderId, paymentStatus: 'failed', failureCode: 'declined' },
       ]);
@@ -674,6 +706,23 @@ describe('<pay-checkout>', () => {
       const keyAfter = JSON.parse(String(sessionStorage.getItem(sessionStorage.key(0) ?? ''))).idempotencyKey;
       expect(keyAfter).to.not.equal(keyBefore);
       expect(log.count('pay-submit')).to.equal(2);
+    });
+
+    it('shows the number the way it is read out after "Try again", however it was typed and sent', async () => {
+      const { harness, log } = await mount({ 'poll-interval': '2000' });
+      await harness.type('customer_name', CUSTOMER_NAME);
+      // Typed, then sent with Enter: the field is never left while the form is open.
+      const field = harness.control('number');
+      field.focus();
+      field.value = DECLINES;
+      field.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true }));
+      harness.form?.requestSubmit();
+      await harness.waitForState('requires_action');
+      await payerAnswers(String(log.details('pay-created')[0]?.orderId), 'decline');
+      await harness.waitForState('failed', 10_000);
+      harness.button('Try again').click();
+      await harness.waitForState('idle');
+      expect(harness.control('number').value).to.equal('024 400 0002');
     });
 
     it('says what to do when the wallet is short, in English and in French: top up, then try again', async () => {
@@ -698,7 +747,10 @@ describe('<pay-checkout>', () => {
       const declined = await payAndWait(freshNumber(), { locale: 'fr' });
       await payerAnswers(declined.orderId, 'decline');
       await declined.harness.waitForState('failed', 10_000);
-      expect(declined.harness.text).to.contain('Le payeur a refusé la demande.');
+      expect(declined.harness.text).to.contain('Vous avez refusé la demande.');
+      expect(announced(declined.harness)).to.equal(
+        'Vous avez refusé la demande. Aucun argent n’a été prélevé.',
+      );
       // The sandbox never expires or cancels a payment: a reload shows such an attempt's screen, as
       // stored; a reason stored by another version of the element that this one has no words for reads as none.
       const settled = [
@@ -760,6 +812,7 @@ describe('<pay-checkout>', () => {
       expect(harness.headingText).to.equal("We haven't heard back yet");
       expect(harness.shownOrderId).to.equal(orderId);
       expect(harness.text).to.contain('do not pay again');
+      expect(announced(harness)).to.equal(EN_STRINGS.timeoutBody);
       expect(log.details('pay-timeout')).to.deep.equal([{ orderId }]);
       expect(clock.countTimers()).to.equal(0);
       const creates = network.count('/orders');
@@ -887,6 +940,10 @@ describe('<pay-checkout>', () => {
       const network = new NetworkWatch();
       const reloaded = await mount();
       expect(reloaded.el.state).to.equal('requires_action');
+      // The screen still says where the prompt went.
+      expect(reloaded.harness.text).to.contain(
+        `We sent a payment request to ${formatLocalNumber(NEVER_ANSWERS)} (MTN).`,
+      );
       await network.settled();
       expect(network.count('/lookup')).to.equal(1);
       expect(network.count('/orders')).to.equal(0);
@@ -942,7 +999,7 @@ describe('<pay-checkout>', () => {
       el.addEventListener('pay-submit', (event) => event.preventDefault());
       await harness.fill(freshNumber());
       await harness.pay();
-      await waitFor(() => log.count('pay-submit') === 1, 'pay-submit');
+      await eventually('pay-submit', () => log.count('pay-submit') === 1, { timeoutMs: STATE_WAIT_MS });
       const [submitted] = log.details('pay-submit');
       return (submitted?.intent as { cart: unknown } | undefined)?.cart;
     }
@@ -1120,11 +1177,9 @@ describe('<pay-checkout>', () => {
       mounted.push(frame);
       await loaded;
       const win = frame.contentWindow as Window & typeof globalThis & { cspViolations: unknown[] };
-      await waitFor(
-        () => win.customElements.get('pay-checkout') !== undefined,
-        'the embed to register',
-        15_000,
-      );
+      await eventually('the embed to register', () => win.customElements.get('pay-checkout') !== undefined, {
+        timeoutMs: 15_000,
+      });
       const el = win.document.querySelector('pay-checkout') as PayCheckout;
       el.pollInterval = 2_000;
       const harness = new PayCheckoutHarness(el);
@@ -1141,7 +1196,9 @@ describe('<pay-checkout>', () => {
       expect(() => {
         win.document.body.innerHTML = '<b>x</b>';
       }).to.throw();
-      await waitFor(() => win.cspViolations.length > 0, 'the probe to see the eval');
+      await eventually('the probe to see the eval', () => win.cspViolations.length > 0, {
+        timeoutMs: STATE_WAIT_MS,
+      });
     });
   });
 });

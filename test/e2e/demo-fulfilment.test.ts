@@ -1,7 +1,8 @@
 /**
  * The demo's merchant server hears of payments (contract §5, §6): an order
  * whose page never polls is delivered to the demo's `onPaid` and shown by
- * `GET /api/demo/fulfilments` (order ids and statuses only); `npm start`'s
+ * `GET /api/demo/fulfilments` (ids and statuses, and the cart's reference,
+ * items and amount as `onPaid` got them; nothing personal); `npm start`'s
  * command keeps its journal in the SQLite file `PAY_JOURNAL_URL` names and
  * closes it on SIGTERM.
  */
@@ -14,15 +15,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
 import type { DemoFulfilments } from '../../demo/demo-config.js';
 import { startDemoServer } from '../../demo/server/start-demo-server.js';
 import { type FulfilledOrder, openJournal } from '../../src/server/index.js';
-import { CUSTOMER_NAME } from '../fixtures/checkout-data.js';
+import { CUSTOMER_NAME, SHOPPER } from '../fixtures/checkout-data.js';
+import { eventually } from '../fixtures/wait.js';
+import { launchChromium, newDemoContext } from './helpers/browser.js';
 import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
+import { DemoPage, STATE_TIMEOUT_MS } from './helpers/demo-page.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-demo-fulfilment-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A cart id as the demo page makes one. */
+const CART_ID = `cart-${randomUUID()}`;
 
 async function createOrder(url: string): Promise<string> {
   const response = await fetch(`${url}/api/checkout/orders`, {
@@ -31,7 +39,7 @@ async function createOrder(url: string): Promise<string> {
     body: JSON.stringify({
       customer_data: { name: CUSTOMER_NAME, phone_number: '+233241234567' },
       payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234567' } },
-      cart: { items: [{ product_id: 'kente-tote', quantity: 1 }] },
+      cart: { id: CART_ID, items: [{ product_id: 'kente-tote', quantity: 2 }] },
     }),
   });
   assert.equal(response.status, 200);
@@ -43,17 +51,20 @@ async function fulfilments(url: string): Promise<{ response: Response; body: Dem
   return { response, body: (await response.clone().json()) as DemoFulfilments };
 }
 
-async function waitUntilDelivered(url: string, orderId: string) {
-  for (let waited = 0; waited < 20_000; waited += 250) {
-    const found = (await fulfilments(url)).body.fulfilments.find((f) => f.order_id === orderId);
-    if (found?.delivered_at) return found;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`order ${orderId} was not delivered within 20 s`);
+/** The order's fulfilment once the demo lists it delivered (the watcher runs on real timers). */
+function delivered(url: string, orderId: string) {
+  return eventually(
+    `order ${orderId} to be delivered`,
+    async () => {
+      const found = (await fulfilments(url)).body.fulfilments.find((f) => f.order_id === orderId);
+      return found?.delivered_at ? found : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 250 },
+  );
 }
 
 describe('the demo merchant server', () => {
-  it('delivers an order whose page never polls to onPaid and lists it by id and status only', async () => {
+  it('delivers an order whose page never polls to onPaid and lists it with its cart, nothing personal', async () => {
     const heard: FulfilledOrder[] = [];
     const server = await startDemoServer({
       pageRoot: E2E_PAGE_ROOT,
@@ -66,20 +77,85 @@ describe('the demo merchant server', () => {
     const orderId = await createOrder(server.url);
     const pending = await fulfilments(server.url);
     assert.equal(pending.response.headers.get('cache-control'), 'no-store');
+    const forCart = {
+      reference: CART_ID,
+      items: [{ name: 'Kente-pattern tote bag', quantity: 2 }],
+      amount: { currency: 'ghs', value: 10_000 },
+    };
     assert.deepEqual(pending.body.fulfilments, [
-      { order_id: orderId, status: 'pending', delivered_at: null },
+      { order_id: orderId, status: 'pending', delivered_at: null, ...forCart },
     ]);
-    const delivered = await waitUntilDelivered(server.url, orderId);
-    assert.equal(delivered.status, 'paid');
-    assert.match(delivered.delivered_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const fulfilment = await delivered(server.url, orderId);
+    assert.equal(fulfilment.status, 'paid');
+    assert.match(fulfilment.delivered_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.deepEqual(
       heard.map((order) => [order.id, order.outcome]),
       [[orderId, 'paid']],
+    );
+    // The panel shows the order as onPaid received it.
+    const [paid] = heard;
+    assert.deepEqual(
+      { reference: fulfilment.reference, items: fulfilment.items, amount: fulfilment.amount },
+      {
+        reference: paid?.reference,
+        items: paid?.lineItems.map(({ product }) => ({ name: product.name, quantity: product.quantity })),
+        amount: paid?.amount,
+      },
+    );
+    assert.deepEqual(
+      { reference: fulfilment.reference, items: fulfilment.items, amount: fulfilment.amount },
+      forCart,
     );
     const text = await (await fetch(`${server.url}/api/demo/fulfilments`)).text();
     assert.ok(!text.includes(CUSTOMER_NAME) && !text.includes('241234567'), 'no customer data');
     const post = await fetch(`${server.url}/api/demo/fulfilments`, { method: 'POST' });
     assert.equal(post.status, 405);
+  });
+
+  it("shows each cart's reference, items and amount in Your server, a new cart after a new payment", async (t) => {
+    const browser: Browser = await launchChromium();
+    const server = await startDemoServer({ pageRoot: E2E_PAGE_ROOT, sandboxApproveAfterMs: 3_600_000 });
+    const context = await newDemoContext(browser);
+    t.after(async () => {
+      await context.close();
+      await server.close();
+      await browser.close();
+    });
+    const demo = await new DemoPage(await context.newPage()).watch();
+    await demo.open(server.url, '?poll-interval=2000');
+    const cartIds: string[] = [];
+    for (const quantity of ['2', '1']) {
+      await demo.page.locator('#quantity').selectOption(quantity);
+      await demo.pay(SHOPPER);
+      await demo.waitForState('requires_action');
+      const orderId = await demo.orderId();
+      const approved = await fetch(`${server.url}/sandbox/_sandbox/payments/approve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ order_id: orderId }),
+      });
+      assert.equal(approved.status, 200);
+      await demo.waitForState('paid');
+      const cartId =
+        (await demo.page.evaluate(() => sessionStorage.getItem('pay-checkout-demo:cart-id'))) ?? '';
+      assert.match(cartId, /^cart-[0-9a-f-]{36}$/);
+      cartIds.push(cartId);
+      const shown = demo.page.locator('.fulfilment', { hasText: orderId });
+      await shown
+        .locator('.fulfilment__state', { hasText: 'delivered to onPaid' })
+        .waitFor({ timeout: STATE_TIMEOUT_MS });
+      const amount = quantity === '2' ? 'GH₵\u00a0100.00' : 'GH₵\u00a050.00';
+      assert.equal(
+        await shown.locator('.fulfilment__order').textContent(),
+        `${cartId} · ${quantity} × Kente-pattern tote bag · ${amount}`,
+      );
+      await demo.page.locator('#start-over').click();
+      await demo.waitForState('idle');
+      // The next order's id is then the log's first.
+      await demo.page.locator('#clear-log').click();
+    }
+    assert.notEqual(cartIds[0], cartIds[1], 'a new payment is a new cart, with a reference of its own');
+    assert.deepEqual(demo.problems.pageErrors, []);
   });
 
   it('npm start keeps its journal in PAY_JOURNAL_URL and closes it on SIGTERM', async () => {
@@ -101,16 +177,15 @@ describe('the demo merchant server', () => {
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    let url: string | undefined;
-    for (let waited = 0; waited < 30_000 && !url; waited += 100) {
-      url = /pay-checkout demo\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1];
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.ok(url, `no URL printed:\n${output}`);
+    const url = await eventually(
+      () => `the demo to print its URL; it printed:\n${output}`,
+      () => /pay-checkout demo\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1],
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     assert.match(output, /order journal\s+sqlite:/);
     const orderId = await createOrder(url);
-    await waitUntilDelivered(url, orderId);
-    assert.match(output, new RegExp(`onPaid\\(${orderId}\\)`));
+    await delivered(url, orderId);
+    assert.match(output, new RegExp(`onPaid\\(${orderId}\\).*${CART_ID}`));
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     assert.equal((await exited)[0], 0);

@@ -20,6 +20,7 @@ import { CONTENT_SECURITY_POLICY } from '../../demo/server/security-headers.js';
 import { type RunningDemoServer, startDemoServer } from '../../demo/server/start-demo-server.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { CUSTOMER_NAME } from '../fixtures/checkout-data.js';
+import { eventually } from '../fixtures/wait.js';
 import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -289,13 +290,12 @@ describe('npm start (demo/server.ts)', () => {
     return { child, output: () => output };
   }
 
-  async function waitForUrl(output: () => string): Promise<string> {
-    for (let waited = 0; waited < 30_000; waited += 100) {
-      const url = /pay-checkout demo\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output())?.[1];
-      if (url) return url;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`The demo server printed no URL:\n${output()}`);
+  function waitForUrl(output: () => string): Promise<string> {
+    return eventually(
+      () => `the demo server to print its URL; it printed:\n${output()}`,
+      () => /pay-checkout demo\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output())?.[1],
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
   }
 
   it('prints its URL and the sandbox it uses, with the key masked, and stops on SIGTERM', async () => {

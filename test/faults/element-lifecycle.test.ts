@@ -16,12 +16,8 @@ import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { SANDBOX_TEST_NUMBERS } from '../../src/sandbox/index.js';
 import { createLookupTokens } from '../../src/server/index.js';
 import { creationInputFor } from '../fixtures/checkout-data.js';
-import {
-  CHECKOUT_URLS,
-  type CheckoutStack,
-  STACK_LOOKUP_SECRET,
-  startCheckoutStack,
-} from '../fixtures/checkout-stack.js';
+import { CHECKOUT_URLS, type CheckoutStack, startCheckoutStack } from '../fixtures/checkout-stack.js';
+import { LOOKUP_SECRET } from '../fixtures/relay.js';
 
 const CYCLES = 1000;
 const BATCH = 100;
@@ -283,7 +279,7 @@ describe('<pay-checkout> mounted and unmounted 1,000 times', () => {
     // The payer of this order never answers: it stays pending, so following it polls.
     const [orderId] = stack.sandbox.seedOrders(1, creationInputFor(SANDBOX_TEST_NUMBERS.neverAnswers));
     assert.ok(orderId);
-    const order = { orderId, lookupToken: await createLookupTokens(STACK_LOOKUP_SECRET).sign(orderId) };
+    const order = { orderId, lookupToken: await createLookupTokens(LOOKUP_SECRET).sign(orderId) };
 
     // Warm-up: the first elements pay for the templates, styles and compiled code every later one shares.
     // The page's own listeners, before any element: what every settled state must come back to.

@@ -24,6 +24,7 @@ import {
   startCheckoutStack,
 } from '../fixtures/checkout-stack.js';
 import { type FaultPlan, type RouteFaults, scriptedFaults } from '../fixtures/fault-proxy.js';
+import { eventually } from '../fixtures/wait.js';
 
 type FinalState = 'paid' | 'failed' | 'timeout';
 type EventName = RecordedPayEvent['type'];
@@ -69,7 +70,8 @@ const PAID_EVENTS = { 'pay-submit': 1, 'pay-created': 1, 'pay-requires-action': 
 const cut: FaultPlan = { kind: 'cut-after-upstream' };
 const resetAfter: FaultPlan = { kind: 'reset-after-upstream' };
 const reset: FaultPlan = { kind: 'reset' };
-const delay = (ms: number): FaultPlan => ({ kind: 'delay-answer', ms });
+/** Held until the same request comes again: the client gave up on it, however long its time-out took. */
+const held: FaultPlan = { kind: 'hold-answer' };
 const status = (code: number, headers?: Record<string, string>): FaultPlan => ({
   kind: 'answer',
   status: code,
@@ -121,8 +123,8 @@ const FAULT_CASES: FaultCase[] = [
     events: PAID_EVENTS,
   },
   {
-    name: `browser→relay: the create answer is held ${(REQUEST_TIMEOUT_MS + 3000) / 1000} s, past the element’s ${REQUEST_TIMEOUT_MS / 1000} s time-out`,
-    relayFaults: { '/orders': [delay(REQUEST_TIMEOUT_MS + 3000)] },
+    name: `browser→relay: the create answer is held past the element’s ${REQUEST_TIMEOUT_MS / 1000} s time-out, until it sends again`,
+    relayFaults: { '/orders': [held] },
     finalState: 'paid',
     states: PAID_STATES,
     events: PAID_EVENTS,
@@ -157,10 +159,15 @@ const FAULT_CASES: FaultCase[] = [
   },
   {
     name: 'browser→relay: the page is reloaded while the create answer is held back',
-    relayFaults: { '/orders': [delay(6_000)] },
+    // Held until the reloaded page resends it: the first page never hears it.
+    relayFaults: { '/orders': [held] },
     during: async ({ page, stack }) => {
       // Reload once the relay has the create: the reloaded page resends it under the same key.
-      await waitFor(() => stack.relayEvents.some((event) => event.type === 'order_created'));
+      await eventually(
+        'the relay to create the order',
+        () => stack.relayEvents.some((event) => event.type === 'order_created'),
+        { timeoutMs: STATE_TIMEOUT_MS },
+      );
       await page.reload();
     },
     finalState: 'paid',
@@ -175,12 +182,15 @@ const FAULT_CASES: FaultCase[] = [
     during: async ({ page, context, stack }) => {
       await page.locator('pay-checkout[state="requires_action"]').waitFor({ timeout: STATE_TIMEOUT_MS });
       await context.setOffline(true);
-      await page.getByText(EN_STRINGS.offline).waitFor({ timeout: STATE_TIMEOUT_MS });
-      // A lookup already on its way when the device went offline may still land.
-      await wait(1000);
+      // The note on screen; the live region says it too, after the screen's message.
+      await page.getByText(EN_STRINGS.offline, { exact: true }).waitFor({ timeout: STATE_TIMEOUT_MS });
+      // A lookup already on its way when the device went offline may still land: let it be answered.
+      await eventually('the lookup on its way to be answered', () => stack.relayProxy.inFlight === 0);
       const lookupsBefore = countRequests(stack, CHECKOUT_URLS.lookup);
       stack.sandbox.approve(createdOrderId(stack));
-      // Two poll intervals: online, the element would have looked by now.
+      // A window in which nothing may happen (two poll intervals: online, the element would have
+      // looked by now), not a wait for something: a slow machine can only hide a bug here, never
+      // fail a correct element.
       await wait(4500);
       assert.equal(await page.locator('pay-checkout').getAttribute('state'), 'requires_action');
       assert.equal(countRequests(stack, CHECKOUT_URLS.lookup), lookupsBefore, 'no lookup while offline');
@@ -219,9 +229,9 @@ const FAULT_CASES: FaultCase[] = [
     events: PAID_EVENTS,
   },
   {
-    // The relay gives the service 10 s an attempt (RELAY_SERVICE_CLIENT in checkout-relay.ts).
-    name: 'relay→service: the create answer is held 12 s, past the relay’s 10 s time-out',
-    sandboxFaults: { '/orders/new': [delay(12_000)] },
+    // The relay gives the service 10 s an attempt (RELAY_SERVICE_CLIENT in relay-config.ts).
+    name: 'relay→service: the create answer is held past the relay’s 10 s time-out, until it retries',
+    sandboxFaults: { '/orders/new': [held] },
     finalState: 'paid',
     states: PAID_STATES,
     events: PAID_EVENTS,
@@ -230,7 +240,11 @@ const FAULT_CASES: FaultCase[] = [
     name: 'relay→service: the service is offline, then back, while the element retries',
     startsOffline: 'sandbox',
     during: async ({ stack }) => {
-      await waitFor(() => stack.relayEvents.some((event) => event.type === 'upstream_error'));
+      await eventually(
+        'the relay to report the service unreachable',
+        () => stack.relayEvents.some((event) => event.type === 'upstream_error'),
+        { timeoutMs: STATE_TIMEOUT_MS },
+      );
       stack.sandboxProxy.setOffline(false);
     },
     finalState: 'paid',
@@ -260,17 +274,6 @@ const FINAL_TITLES: Record<FinalState, string> = {
   failed: EN_STRINGS.failedTitle,
   timeout: EN_STRINGS.timeoutTitle,
 };
-
-async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs = STATE_TIMEOUT_MS,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('Timed out waiting for a condition.');
-    await wait(50);
-  }
-}
 
 function countRequests(stack: CheckoutStack, path: string): number {
   return stack.relayProxy.requests.filter((request) => request.path.startsWith(path)).length;
@@ -337,7 +340,8 @@ describe('faults on the wire: one order per attempt, the right final state, each
       await checkout.locator('button[type="submit"]').click();
       await row.during?.({ page, context, stack });
       await page.locator(`pay-checkout[state="${row.finalState}"]`).waitFor({ timeout: STATE_TIMEOUT_MS });
-      // Room for a late duplicate (a poll, a retry) to show itself before counting.
+      // Room for a late duplicate (a poll, a retry) to show itself before counting: a window in which
+      // nothing may happen, not a wait for something; a slow machine can only hide a duplicate here.
       await wait(2500);
 
       // Exactly one order for the attempt, and every create carried the attempt's one key.

@@ -6,10 +6,14 @@
  * process on the same file delivers every order; no order is lost, and an
  * order is delivered twice only when its process was killed inside the
  * callback's window: after `onPaid` did its work and before the journal
- * recorded the delivery (each child prints `marked <id>` once it has).
+ * recorded the delivery (each child prints `marked <id>` once it has), and
+ * every delivery carries its own order's reference and amount, whatever
+ * point its create was killed at.
  *
- * The processes' clock runs 20 times real time (leases of 30 s pass in 1.5 s);
- * the sandbox is served by this process, so it outlives every kill.
+ * Leases and resends run on the journal's clock (SQLite's), so they are made
+ * short here (a 3 s lease, a 5 s create grace); the processes' own clock runs
+ * 20 times real time, which the journal ignores. The sandbox is served by
+ * this process, so it outlives every kill.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,6 +59,7 @@ describe('fulfilment across crashes', () => {
       baseUrl: served.url,
       deliveriesFile,
       clock: { t0: Date.now(), speed: 20 },
+      watch: { leaseMs: 3_000, createGraceMs: 5_000 },
     };
     const killed = { 'before-create': 0, 'after-create': 0, 'in-onpaid': 0 } as Record<KillPoint, number>;
     const killedInOnPaid = new Set<string>();
@@ -120,6 +125,11 @@ describe('fulfilment across crashes', () => {
     );
     assert.equal(sandbox.createdOrderCount, ORDERS, 'each order created once at the service');
     assert.equal(distinct.size, ORDERS, 'every order delivered');
+    // What was paid for survives every crash point: each order its own cart, two totes charged.
+    const forOrder = new Map(lines.map((line) => [line.split(' ')[1], line.split(' ').slice(3).join(' ')]));
+    const references = new Set([...forOrder.values()].map((what) => what.split(' ')[0]));
+    assert.equal(references.size, ORDERS, 'one reference per order');
+    for (const what of forOrder.values()) assert.match(what, /^order-\d+ 25000$/);
     assert.ok(kills >= KILLS - 2, `${kills} kills landed`);
     // The guarantee: a repeat only when the process died before the journal recorded the delivery.
     // A kill inside one callback can land inside its batch's other callbacks too (they run together).

@@ -18,6 +18,7 @@ import { createSandbox, listen, toNodeListener } from '../../src/sandbox/index.j
 import { SERVICE_MAX_BODY_BYTES } from '../../src/shared/service-contract.js';
 import { type RelayChild, startRelayChild } from '../fixtures/child-process.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
+import { eventually } from '../fixtures/wait.js';
 
 const ORDERS = 1_000;
 const LEASE_MS = 6_000;
@@ -60,15 +61,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return true;
-}
-
 describe('fulfilment in a fleet', { skip: postgresSkipReason() }, () => {
   it('three processes on one PostgreSQL journal deliver 1,000 orders once each, one lookup in flight per order, 2–5 s apart', {
     timeout: 600_000,
@@ -97,7 +89,13 @@ describe('fulfilment in a fleet', { skip: postgresSkipReason() }, () => {
     });
     const doomed = children[0] as RelayChild;
     assert.ok(await doomed.waitFor('created-all', 120_000), 'the first process created its orders');
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    // Killed mid-watch: once it has recorded deliveries since its last create, it holds leases too.
+    const createdAll = doomed.lines.indexOf('created-all');
+    await eventually(
+      'the first process to deliver orders after its creates',
+      () => doomed.lines.slice(createdAll).filter((line) => line.startsWith('marked ')).length >= 10,
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
     const killedAt = Date.now();
     await doomed.kill();
 
@@ -109,13 +107,17 @@ describe('fulfilment in a fleet', { skip: postgresSkipReason() }, () => {
           const [name, orderId, at] = line.split(' ');
           return { name: name as string, orderId: orderId as string, at: Number(at) };
         });
-    const allDelivered = await waitUntil(
+    const undelivered = await eventually(
+      'every order to be delivered',
       () => new Set(deliveries().map((d) => d.orderId)).size >= ORDERS,
-      240_000,
+      { timeoutMs: 240_000, intervalMs: 250 },
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
     );
     for (const child of children.slice(1)) child.process.stdin?.write('stop\n');
     await Promise.all(children.slice(1).map((child) => child.waitFor('closed', 30_000)));
-    assert.ok(allDelivered, 'every order was delivered');
+    assert.ifError(undelivered);
 
     // Exactly once, outside the crash window: a second delivery only of an order the dead process was delivering.
     const lines = deliveries();

@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { createCheckoutRelay, type FulfilledOrder } from '../../src/server/index.js';
+import type { FulfilledOrder } from '../../src/server/index.js';
 import { startFaultProxy } from '../fixtures/fault-proxy.js';
 import { freshJournal } from '../fixtures/fulfilment.js';
-import { createRequest, intent, LOOKUP_SECRET, priceCart, SECRET } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { createRequest, createTestRelay, intent } from '../fixtures/relay.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 import { sandboxWithClock, serveSandbox } from '../fixtures/sandbox.js';
 
 const ORDERS = 100;
@@ -30,20 +30,18 @@ async function outageStack(plan: { refusing: boolean; rateLimited: boolean }) {
   });
   const paid: FulfilledOrder[] = [];
   const events: string[] = [];
-  const relay = createCheckoutRelay({
-    secretKey: SECRET,
+  const relay = createTestRelay({
     baseUrl: proxy.url,
-    priceCart,
-    lookupSecret: LOOKUP_SECRET,
     rateLimit: false,
     onEvent: (event) => {
       events.push(event.type);
     },
-    journal: await freshJournal('sqlite:'),
+    journal: await freshJournal('sqlite:', clock),
     onPaid: (order) => {
       paid.push(order);
     },
-    clock: clockWithoutTimers(() => clock.now),
+    clock: clockReading(() => clock.now),
+    watch: { ticks: false },
   });
   after(async () => {
     await relay.close();

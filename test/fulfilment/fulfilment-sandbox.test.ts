@@ -11,10 +11,9 @@ import { fulfilmentStack, intentFrom } from '../fixtures/fulfilment.js';
 import {
   assertNoCustomerData,
   createRequest,
+  createTestRelay,
   intent,
-  LOOKUP_SECRET,
-  priceCart,
-  SECRET,
+  testRelayOptions,
 } from '../fixtures/relay.js';
 import { sandboxFetch, sandboxWithClock } from '../fixtures/sandbox.js';
 
@@ -166,26 +165,22 @@ describe('fulfilment setup', () => {
 
   it('without a journal the relay watches nothing and close() does nothing', async () => {
     const { url } = sandboxWithClock();
-    const relay = createCheckoutRelay({
-      secretKey: SECRET,
-      baseUrl: url,
-      priceCart,
-      lookupSecret: LOOKUP_SECRET,
-      fetch: sandboxFetch,
-    });
+    const relay = createTestRelay({ baseUrl: url, fetch: sandboxFetch });
     assert.equal(relay.fulfilment, undefined);
     await relay.close();
   });
 
   it('asks for a journal when onPaid is given without one, and for onPaid with one', async () => {
-    const base = {
-      secretKey: SECRET,
-      baseUrl: 'http://sandbox.test',
-      priceCart,
-      lookupSecret: LOOKUP_SECRET,
-    };
-    assert.throws(() => createCheckoutRelay({ ...base, onPaid: () => undefined }), /need a journal/);
+    // The option checking is the point: createCheckoutRelay itself, given the test relay's options.
+    const base = { baseUrl: 'http://sandbox.test' };
+    assert.throws(
+      () => createCheckoutRelay(testRelayOptions({ ...base, onPaid: () => undefined })),
+      /need a journal/,
+    );
     const stack = await fulfilmentStack('memory:');
-    assert.throws(() => createCheckoutRelay({ ...base, journal: stack.journal }), /give onPaid/);
+    assert.throws(
+      () => createCheckoutRelay(testRelayOptions({ ...base, journal: stack.journal })),
+      /give onPaid/,
+    );
   });
 });

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type Journal, openJournal } from '../../src/server/index.js';
+import { type Journal, type JournalClock, openJournal } from '../../src/server/index.js';
 import { LOOKUP_SHARING_MS } from '../../src/server/lookups/order-lookups.js';
 import { checkoutThrough, countedService, pollFor } from '../fixtures/counted-service.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
@@ -23,10 +23,10 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 let files = 0;
 
 /** A new SQLite journal file, and a second connection to it as another relay process opens it. */
-async function sqliteJournals(): Promise<[Journal, Journal]> {
+async function sqliteJournals(clock: JournalClock): Promise<[Journal, Journal]> {
   files += 1;
   const url = `sqlite:${join(scratch, `journal-${files}.db`)}`;
-  return [await openJournal(url), await openJournal(url)];
+  return [await openJournal(url, { clock }), await openJournal(url, { clock })];
 }
 
 /** Five tabs polling every 2 s, spread evenly over the interval. */
@@ -37,7 +37,7 @@ const HALF_A_MINUTE = 30_000;
 describe('lookups shared across tabs, the watcher and a fleet', () => {
   it('20 concurrent lookups of one order make one service call', async (t) => {
     const service = await countedService();
-    const [journal] = await sqliteJournals();
+    const [journal] = await sqliteJournals(service.journalClock);
     const relay = service.relay(journal);
     const order = await checkoutThrough(relay);
     const statuses = await Promise.all(Array.from({ length: 20 }, () => order.poll()));
@@ -48,7 +48,7 @@ describe('lookups shared across tabs, the watcher and a fleet', () => {
 
   it('5 tabs polling every 2 s and the watcher, for 30 s: at most one service lookup per 2 s', async (t) => {
     const service = await countedService();
-    const [journal] = await sqliteJournals();
+    const [journal] = await sqliteJournals(service.journalClock);
     const relay = service.relay(journal);
     const order = await checkoutThrough(relay);
     const seen = await pollFor(service.time, order.poll, {
@@ -67,11 +67,11 @@ describe('lookups shared across tabs, the watcher and a fleet', () => {
     ['an SQLite file', sqliteJournals],
     [
       'PostgreSQL',
-      async (): Promise<[Journal, Journal]> => {
+      async (clock: JournalClock): Promise<[Journal, Journal]> => {
         const cluster = await startPostgres();
         after(() => cluster.stop());
         const url = await cluster.createDatabase();
-        return [await openJournal(url), await openJournal(url)];
+        return [await openJournal(url, { clock }), await openJournal(url, { clock })];
       },
     ],
   ] as const;
@@ -80,7 +80,7 @@ describe('lookups shared across tabs, the watcher and a fleet', () => {
       skip: store === 'PostgreSQL' ? postgresSkipReason() : undefined,
     }, async (t) => {
       const service = await countedService();
-      const [first, second] = await journals();
+      const [first, second] = await journals(service.journalClock);
       const relays = [service.relay(first), service.relay(second)];
       const [one, two] = relays as [(typeof relays)[0], (typeof relays)[0]];
       const order = await checkoutThrough(one);
@@ -106,7 +106,7 @@ describe('lookups shared across tabs, the watcher and a fleet', () => {
     // Approved at five moments across one 2 s cycle of shared reads (a read at every 2 s from the create).
     for (const approveAfterMs of [8_050, 8_450, 8_850, 9_250, 9_650]) {
       const service = await countedService({ approveAfterMs });
-      const [journal] = await sqliteJournals();
+      const [journal] = await sqliteJournals(service.journalClock);
       const relay = service.relay(journal);
       const approvedAt = service.time.now + approveAfterMs;
       const order = await checkoutThrough(relay);

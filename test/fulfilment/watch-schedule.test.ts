@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  deliveryRetryAt,
+  deliveryRetryInMs,
   isPastBound,
   MAX_BACKOFF_CHECK_MS,
   MAX_DELIVERY_BACKOFF_MS,
@@ -58,10 +58,10 @@ describe('the watch schedule', () => {
 
   it('retries a callback after 2 s, 4 s, 8 s…, at most 10 minutes', () => {
     assert.deepEqual(
-      [0, 1, 2].map((failures) => deliveryRetryAt(failures, T0) - T0),
+      [0, 1, 2].map((failures) => deliveryRetryInMs(failures)),
       [2_000, 4_000, 8_000],
     );
-    assert.equal(deliveryRetryAt(50, T0) - T0, MAX_DELIVERY_BACKOFF_MS);
+    assert.equal(deliveryRetryInMs(50), MAX_DELIVERY_BACKOFF_MS);
   });
 
   it('pauses for the interval, doubling, at most a minute, never under Retry-After', () => {
@@ -93,5 +93,21 @@ describe('the watch options', () => {
       () => resolveFulfilmentSettings({ journal: {} as never, onPaid }, systemClock, 'test'),
       /openJournal/,
     );
+    assert.equal(settings?.callbackTimeoutMs, 30_000);
+    const timed = resolveFulfilmentSettings(
+      { journal, onPaid, watch: { callbackTimeoutMs: 5_000 } },
+      systemClock,
+      'test',
+    );
+    assert.equal(timed?.callbackTimeoutMs, 5_000);
+    for (const callbackTimeoutMs of [0, -1, Number.NaN, '30000' as unknown as number]) {
+      assert.throws(
+        () =>
+          resolveFulfilmentSettings({ journal, onPaid, watch: { callbackTimeoutMs } }, systemClock, 'test'),
+        (error: unknown) =>
+          error instanceof TypeError &&
+          /watch\.callbackTimeoutMs must be a positive number of milliseconds/.test(error.message),
+      );
+    }
   });
 });

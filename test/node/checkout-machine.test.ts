@@ -144,6 +144,16 @@ describe('checkout machine', () => {
     }
   });
 
+  it('shows the receipt of another order of the checkout paid first, from every state but submitting (contract §2)', () => {
+    const otherPaid: CheckoutEvent = { type: 'other_paid', paymentStatus: 'paid' };
+    for (const status of ALL_STATES) {
+      // A create in flight answers first: its order must be known before the screen changes.
+      assert.equal(run(status, otherPaid), status === 'submitting' ? 'submitting' : 'paid', status);
+    }
+    const paid = at('paid');
+    assert.equal(transition(paid, otherPaid), paid, 'a second paid order changes nothing');
+  });
+
   it('goes to error from everywhere when misconfigured', () => {
     for (const status of ALL_STATES) {
       assert.deepEqual(transition(at(status), { type: 'misconfigured' }), CONFIG_ERROR);
@@ -174,6 +184,7 @@ describe('checkout machine', () => {
       { type: 'check_again' },
       { type: 'resume' },
       { type: 'restart' },
+      { type: 'other_paid', paymentStatus: 'paid' },
     ];
     let seed = 7;
     for (let walk = 0; walk < 200; walk++) {
@@ -187,8 +198,10 @@ describe('checkout machine', () => {
         if (next.status === 'error') assert.ok(['create', 'lookup'].includes(next.cause));
         // Leaving paid or failed takes a deliberate new attempt.
         if ((state.status === 'paid' || state.status === 'failed') && next !== state) {
-          assert.ok(event.type === 'restart' || event.type === 'resume');
+          assert.ok(['restart', 'resume', 'other_paid'].includes(event.type));
         }
+        // The first paid wins: another order's payment never moves a paid checkout.
+        if (state.status === 'paid' && next !== state) assert.ok(event.type !== 'other_paid');
         state = next;
       }
     }

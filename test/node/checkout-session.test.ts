@@ -5,267 +5,29 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AttemptStorage } from '../../src/element/attempt-store.js';
-import { type CheckoutAttempt, isStoredAttempt } from '../../src/element/checkout-attempt.js';
-import type { FieldName, FieldRefusal } from '../../src/element/checkout-form.js';
-import type { CheckoutState } from '../../src/element/checkout-machine.js';
+import { isStoredAttempt } from '../../src/element/checkout-attempt.js';
 import { CheckoutSession } from '../../src/element/checkout-session.js';
-import type { PayCheckoutEventDetails, PayCheckoutEventName } from '../../src/element/events.js';
-import type { PageSignals } from '../../src/element/page-signals.js';
-import type { CheckoutEnvironment, CheckoutSettings } from '../../src/element/session-host.js';
-import type { Clock } from '../../src/shared/clock.js';
-import type { CheckoutIntent } from '../../src/shared/wire.js';
-import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
+import { LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 import { memoryStorage } from '../fixtures/memory-storage.js';
-
-const CREATE_URL = 'https://shop.example/api/checkout/orders';
-const LOOKUP_URL = 'https://shop.example/api/checkout/lookup';
-const STORAGE_KEY = 'pay-checkout::/api/checkout/orders';
-const ORDER_ID = 'or_session_1';
-const TOKEN = 'lookup-token-1';
-
-/** Timers on a clock that only moves when the test says so. */
-class ManualClock implements Clock {
-  time = 1_700_000_000_000;
-  readonly #timers = new Map<number, { at: number; callback: () => void }>();
-  #next = 1;
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = this.#next++;
-    this.#timers.set(id, { at: this.time + ms, callback });
-    return id;
-  }
-
-  clearTimeout(timer: unknown): void {
-    this.#timers.delete(timer as number);
-  }
-
-  get pending(): number {
-    return this.#timers.size;
-  }
-
-  /** Moves time on by `ms`, running each timer that comes due, and lets the promises it starts settle. */
-  async advance(ms: number): Promise<void> {
-    const end = this.time + ms;
-    for (;;) {
-      const due = [...this.#timers]
-        .filter(([, timer]) => timer.at <= end)
-        .sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.#timers.delete(due[0]);
-      this.time = Math.max(this.time, due[1].at);
-      due[1].callback();
-      await settle();
-    }
-    this.time = end;
-    await settle();
-  }
-}
-
-/** Lets pending promises (the scripted relay's answers) run. */
-async function settle(): Promise<void> {
-  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-/** A page whose visibility and connectivity the test sets. */
-class FakePage implements PageSignals {
-  isHidden = false;
-  isOnline = true;
-  readonly listeners = new Set<() => void>();
-
-  hidden(): boolean {
-    return this.isHidden;
-  }
-
-  online(): boolean {
-    return this.isOnline;
-  }
-
-  watch(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  set(change: { hidden?: boolean; online?: boolean }): void {
-    this.isHidden = change.hidden ?? this.isHidden;
-    this.isOnline = change.online ?? this.isOnline;
-    for (const listener of [...this.listeners]) listener();
-  }
-}
-
-/** One relay answer: a status, a JSON body and any headers. */
-type Answer = { status: number; body: unknown; headers?: Record<string, string> };
-
-/** The merchant's relay as the element sees it: answers scripted per call, every request recorded. */
-class ScriptedRelay {
-  readonly creates: { idempotencyKey: string | null; body: string }[] = [];
-  lookups = 0;
-  /** Answers for the next creates, in order; then the order is created. */
-  createAnswers: Answer[] = [];
-  /** The payment status lookups report; or an error answer. */
-  lookupAnswer: Answer | string = 'requires_action';
-
-  readonly fetch = (async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const url = String(input);
-    const headers = new Headers(init?.headers);
-    if (url === CREATE_URL) {
-      this.creates.push({ idempotencyKey: headers.get('Idempotency-Key'), body: String(init?.body) });
-      const answer = this.createAnswers.shift() ?? { status: 200, body: this.#created() };
-      return json(answer);
-    }
-    this.lookups++;
-    const answer = this.lookupAnswer;
-    if (typeof answer !== 'string') return json(answer);
-    return json({ status: 200, body: { order: order(answer) } });
-  }) as typeof fetch;
-
-  #created(): unknown {
-    return { order: order('requires_action'), lookup_token: TOKEN };
-  }
-}
-
-function order(paymentStatus: string) {
-  return {
-    id: ORDER_ID,
-    status: paymentStatus === 'paid' ? 'completed' : 'requires_payment',
-    ...(paymentStatus === 'paid' ? { completed_at: '2026-11-23T06:00:00Z' } : {}),
-    payment: { status: paymentStatus },
-  };
-}
-
-/** A lookup answer for a failed payment, with `failure_code` as a relay (ours or another) sends it. */
-function failedAnswer(failureCode: unknown): Answer {
-  const failed = order('failed');
-  return {
-    status: 200,
-    body: { order: { ...failed, payment: { ...failed.payment, failure_code: failureCode } } },
-  };
-}
-
-function json({ status, body, headers }: Answer): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'Content-Type': 'application/json', ...headers },
-  });
-}
-
-function relayError(status: number, code: string, param?: string): Answer {
-  return { status, body: { error: { code, message: `The relay says ${code}.`, type: 'api_error', param } } };
-}
-
-const intent = checkoutIntent({ cart: null }) as unknown as CheckoutIntent;
-
-/** The session's environment made of the test's fakes: a clock it moves, a page it sets, storage in a map, a scripted relay. */
-function environment(fakes: {
-  clock: ManualClock;
-  page: FakePage;
-  storage: AttemptStorage;
-  fetch: typeof fetch;
-}): CheckoutEnvironment {
-  const { clock, page } = fakes;
-  return {
-    now: () => clock.now(),
-    setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
-    clearTimeout: (timer) => clock.clearTimeout(timer),
-    hidden: () => page.hidden(),
-    online: () => page.online(),
-    watch: (listener) => page.watch(listener),
-    storage: fakes.storage,
-    fetch: fakes.fetch,
-    retries: 0,
-  };
-}
-
-/** A session as an element holds it after its first update, with everything it reports written down. */
-function checkout(
-  options: {
-    relay?: ScriptedRelay;
-    storage?: ReturnType<typeof memoryStorage>;
-    clock?: ManualClock;
-    page?: FakePage;
-    settings?: Partial<CheckoutSettings>;
-  } = {},
-) {
-  const relay = options.relay ?? new ScriptedRelay();
-  const storage = options.storage ?? memoryStorage();
-  const clock = options.clock ?? new ManualClock();
-  const page = options.page ?? new FakePage();
-  const settings: CheckoutSettings = {
-    createUrl: CREATE_URL,
-    lookupUrl: LOOKUP_URL,
-    pollInterval: 3_000,
-    pollTimeout: 60_000,
-    amount: 5_000,
-    currency: 'ghs',
-    ...options.settings,
-  };
-  const events: { name: PayCheckoutEventName; detail: unknown }[] = [];
-  const refused: FieldName[] = [];
-  const refusals: (FieldRefusal | undefined)[] = [];
-  let cancelSubmit = false;
-  const session = new CheckoutSession(
-    settings,
-    {
-      dispatch<Name extends PayCheckoutEventName>(name: Name, detail: PayCheckoutEventDetails[Name]) {
-        events.push({ name, detail });
-        return !(name === 'pay-submit' && cancelSubmit);
-      },
-      stateChanged: () => undefined,
-      requestUpdate: () => undefined,
-      fieldRefused: (field, refusal) => {
-        refused.push(field);
-        refusals.push(refusal);
-      },
-      storageKey: () => STORAGE_KEY,
-    },
-    environment({ clock, page, storage, fetch: relay.fetch }),
-  );
-  // As the element's first update does: pick up a stored attempt, then carry on with it.
-  session.restore();
-  session.carryOn();
-  return {
-    session,
-    relay,
-    storage,
-    clock,
-    page,
-    events,
-    refused,
-    refusals,
-    cancelNextSubmit: () => {
-      cancelSubmit = true;
-    },
-    /** The contract events fired so far, `pay-state-change` aside. */
-    get fired(): PayCheckoutEventName[] {
-      return events.map((event) => event.name).filter((name) => name !== 'pay-state-change');
-    },
-    /** The states `pay-state-change` went through. */
-    get states(): CheckoutState[] {
-      return events
-        .filter((event) => event.name === 'pay-state-change')
-        .map((event) => (event.detail as { state: CheckoutState }).state);
-    },
-    get stored(): CheckoutAttempt | undefined {
-      const raw = storage.map.get(STORAGE_KEY);
-      return raw ? (JSON.parse(raw) as CheckoutAttempt) : undefined;
-    },
-    /** Sends the form and lets the create come back. */
-    async submit(): Promise<void> {
-      await session.submit(() => intent);
-      await settle();
-    },
-  };
-}
-
-/** A reload: a new session on the same storage, relay and clock, as the element's first update makes it. */
-function reload(previous: ReturnType<typeof checkout>) {
-  previous.session.hostDisconnected();
-  return checkout({ relay: previous.relay, storage: previous.storage, clock: previous.clock });
-}
+import {
+  type Answer,
+  CREATE_URL,
+  checkout,
+  environment,
+  FakePage,
+  failedAnswer,
+  intent,
+  LOOKUP_URL,
+  ManualClock,
+  ORDER_ID,
+  order,
+  relayError,
+  reload,
+  ScriptedRelay,
+  STORAGE_KEY,
+  settle,
+  TOKEN,
+} from '../fixtures/session-harness.js';
 
 describe('CheckoutSession', () => {
   it('creates once, waits for the payer, and ends paid: each event once, in order', async () => {
@@ -300,18 +62,19 @@ describe('CheckoutSession', () => {
     assert.equal(JSON.stringify(shop.stored).includes('Ama Mensah'), false, 'the body is gone');
   });
 
-  it('keeps the shopper’s number out of sessionStorage once the order exists, and after paid (contract §2)', async () => {
+  it('keeps the shopper’s number in sessionStorage only while the payer decides, not after paid (contract §2)', async () => {
     const shop = checkout();
     await shop.submit();
     const national = LOCAL_NUMBER.slice(1);
     assert.equal(shop.stored?.phase, 'created');
-    assert.equal(JSON.stringify(shop.stored).includes(national), false, 'no number stored while waiting');
-    const screen = shop.session.attempt;
+    // What the "approve on your phone" screen says after a reload: where the prompt went.
     assert.equal(
-      screen?.phase === 'created' && screen.localNumber,
+      shop.stored?.phase === 'created' && shop.stored.localNumber,
       LOCAL_NUMBER,
-      'the screen still shows it',
+      'stored while waiting',
     );
+    const screen = shop.session.attempt;
+    assert.equal(screen?.phase === 'created' && screen.localNumber, LOCAL_NUMBER, 'the screen shows it');
     shop.relay.lookupAnswer = 'paid';
     await shop.clock.advance(3_000);
     assert.equal(shop.stored?.phase, 'settled');

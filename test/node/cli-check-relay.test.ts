@@ -139,6 +139,7 @@ describe('pay-checkout check-relay', { timeout: 120_000 }, () => {
       ],
     ],
     ['bare-headers', 'answers that may be cached and sniffed', ['security-headers']],
+    ['amount-as-text', 'an amount that is display text', ['lookup-valid']],
   ];
   for (const [defect, what, expected] of faults) {
     it(`names each fault of a relay with ${what}, and exits 1`, async () => {
@@ -155,6 +156,17 @@ describe('pay-checkout check-relay', { timeout: 120_000 }, () => {
       }
     });
   }
+
+  it('passes a relay from before answers carried order.amount and reference, exit 0', async () => {
+    const relay = await serveRelayUnderCheck({ rateLimit: NO_CLIENT_LIMIT }, 'before-amounts');
+    try {
+      const result = await checkRelayAt(relay);
+      assert.equal(result.code, 0, result.transcript);
+      assert.deepEqual(idsMarked(result.stdout, 'pass'), ALL_CHECKS, result.transcript);
+    } finally {
+      await relay.close();
+    }
+  });
 
   it('stops asking for prompts, and fails prompt-limit, when every create for a number answers its first order', {
     timeout: 30_000,

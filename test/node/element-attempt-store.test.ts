@@ -49,11 +49,11 @@ describe('attempt store', () => {
     for (const kept of phases) {
       const store = new AttemptStore(storage, key);
       store.save(structuredClone(kept));
-      // Once the order exists, the number stays in memory only (contract §2: key, order id, token, state).
-      const { localNumber: _inMemoryOnly, ...withoutNumber } = kept as CheckoutAttempt & {
+      // The number stays while the payer decides, for the screen after a reload; a settled payment drops it.
+      const { localNumber: _whileWaiting, ...withoutNumber } = kept as CheckoutAttempt & {
         localNumber?: string;
       };
-      const expected = kept.phase === 'draft' ? kept : withoutNumber;
+      const expected = kept.phase === 'settled' ? withoutNumber : kept;
       assert.deepEqual(new AttemptStore(storage, key).load(), expected, kept.phase);
     }
     new AttemptStore(storage, key).forget();
@@ -86,6 +86,39 @@ describe('attempt store', () => {
     assert.equal(firstFiring(firing, 'pay-paid'), false);
     store.save(firing);
     assert.deepEqual(new AttemptStore(storage, () => 'k').load()?.fired, ['pay-paid']);
+  });
+
+  it('keeps the checkout’s other open orders beside its attempt, without their numbers, and only those it can trust', () => {
+    const storage = memoryStorage();
+    const store = new AttemptStore(storage, () => 'k');
+    const earlier: CreatedAttempt = { ...attempt, orderId: 'or_earlier', lookupToken: 'token-earlier' };
+    store.save(structuredClone(attempt));
+    store.saveOthers([structuredClone(earlier)]);
+    const reloaded = new AttemptStore(storage, () => 'k');
+    const { localNumber: _inMemoryOnly, ...withoutNumber } = earlier;
+    assert.deepEqual(reloaded.loadOthers(), [withoutNumber]);
+    assert.equal(reloaded.load()?.phase, 'created', 'the attempt is kept apart');
+    // Forgetting the attempt (a new one in the same checkout) keeps the others: they may still be paid.
+    reloaded.forget();
+    assert.deepEqual(new AttemptStore(storage, () => 'k').loadOthers(), [withoutNumber]);
+    // None left forgets them.
+    reloaded.saveOthers([]);
+    assert.equal(storage.map.size, 0);
+    for (const raw of [
+      '{',
+      '{}',
+      JSON.stringify([{ ...earlier, phase: 'settled', state: { status: 'paid' }, paymentStatus: 'paid' }]),
+      JSON.stringify([{ ...earlier, lookupToken: 7 }]),
+      JSON.stringify([{ ...earlier, deadline: 'soon' }]),
+    ]) {
+      storage.map.set('k:others', raw);
+      assert.deepEqual(reloaded.loadOthers(), [], raw);
+    }
+    assert.deepEqual(
+      new AttemptStore(storage, () => undefined).loadOthers(),
+      [],
+      'persist="none" keeps none',
+    );
   });
 
   it('keeps two checkouts apart by create URL and element id', () => {

@@ -5,11 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CheckoutRequestError, createOrder, lookupOrder } from '../../src/element/checkout-api.js';
-import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
-import { createCheckoutRelay, listen } from '../../src/server/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { listen } from '../../src/server/index.js';
 import { CUSTOMER_NAME, priceAnyCart } from '../fixtures/checkout-data.js';
 import { type FaultPlan, type FaultProxy, startFaultProxy } from '../fixtures/fault-proxy.js';
+import { createTestRelay } from '../fixtures/relay.js';
 import { clockAhead } from '../fixtures/relay-clock.js';
+import { gate, within } from '../fixtures/wait.js';
 
 let phoneSuffix = 1000;
 /** A body for a fresh number, so orders can be counted per test. */
@@ -37,14 +39,11 @@ describe('checkout-api against the real relay and sandbox', () => {
 
   before(async () => {
     sandbox = await startSandbox({ approveAfterMs: 60_000 });
-    const relay = createCheckoutRelay({
-      clock: relayTime.clock,
-      secretKey: SANDBOX_KEYS.secret,
+    const relay = createTestRelay({
       baseUrl: sandbox.url,
       priceCart: priceAnyCart,
-      lookupSecret: 'element-api-test-secret-0123456789',
       rateLimit: false,
-      onEvent: () => undefined,
+      clock: relayTime.clock,
     });
     relayServer = await listen(relay.node, { port: 0 });
     proxy = await startFaultProxy(relayServer.url, (index) => plan(index));
@@ -206,9 +205,17 @@ describe('checkout-api against the real relay and sandbox', () => {
       (error) => error instanceof CheckoutRequestError && error.code === 'network_error' && error.retryable,
     );
     const controller = new AbortController();
-    plan = () => ({ kind: 'answer', status: 503, body: {} });
+    const answered = gate();
+    const before = proxy.requests.length;
+    plan = () => {
+      answered.open();
+      return { kind: 'answer', status: 503, body: {} };
+    };
     const pending = createOrder(createUrl, body().body, crypto.randomUUID(), { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('left the page')), 50);
+    // Aborted once the first try is answered 503: on its way back, or in the wait before the retry.
+    await within('the first try to be answered', answered.promise);
+    controller.abort(new Error('left the page'));
     await assert.rejects(pending, /left the page/);
+    assert.equal(proxy.requests.length, before + 1, 'no retry after the abort');
   });
 });

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { readCreateAnswer, readErrorBody, readLookupAnswer } from '../../src/element/wire-guards.js';
+import {
+  readAmount,
+  readCreateAnswer,
+  readErrorBody,
+  readLookupAnswer,
+} from '../../src/element/wire-guards.js';
 import { paymentFailureCode } from '../../src/shared/service-contract.js';
 import { createAnswerSchema, errorBodySchema, lookupAnswerSchema } from '../../src/shared/wire.js';
 
@@ -15,16 +20,24 @@ const payment = fc.oneof(
   fc.string(),
   fc.constant(undefined),
 );
+// `order.amount` (contract §3): whole minor units, and what an older or broken relay might send instead.
+const value = fc.oneof(fc.nat(), fc.integer(), fc.double(), fc.constant(2 ** 53), text);
+const amount = fc.oneof(
+  fc.record({ currency: text, value, extra: fc.string() }, { requiredKeys: ['currency', 'value'] }),
+  fc.record({ currency: fc.constant('ghs'), value: fc.nat() }),
+  text,
+  fc.constant([]),
+);
 const order = fc.oneof(
   fc.record(
-    { id: text, status: text, payment, completed_at: text, extra: fc.string() },
+    { id: text, status: text, payment, completed_at: text, amount, extra: fc.string() },
     { requiredKeys: ['id', 'status', 'payment'] },
   ),
   fc.constant(null),
   fc.array(fc.string()),
 );
 const answer = fc.oneof(
-  fc.record({ order, lookup_token: text, more: fc.anything() }, { requiredKeys: ['order'] }),
+  fc.record({ order, lookup_token: text, reference: text, more: fc.anything() }, { requiredKeys: ['order'] }),
   fc.anything(),
 );
 const errorBody = fc.oneof(
@@ -40,11 +53,24 @@ const errorBody = fc.oneof(
   fc.anything(),
 );
 
+/** The amount's own fields, as the schema keeps them: extra fields are the relay's business. */
+function pick(amount: { currency: string; value: number } | undefined) {
+  return amount && { currency: amount.currency, value: amount.value };
+}
+
 describe('wire guards (zod-free reading of the relay answers)', () => {
-  it('accepts exactly what createAnswerSchema accepts', () => {
+  it('accepts exactly what createAnswerSchema accepts, and reads the same amount and reference', () => {
     fc.assert(
       fc.property(answer, (json) => {
-        assert.equal(readCreateAnswer(json) !== undefined, createAnswerSchema.safeParse(json).success);
+        const parsed = createAnswerSchema.safeParse(json);
+        const read = readCreateAnswer(json);
+        assert.equal(read !== undefined, parsed.success);
+        // An amount or a reference the checkout cannot read is none (the session reads a reference as a string or nothing).
+        if (parsed.success && read) {
+          assert.deepEqual(pick(readAmount(read.order.amount)), parsed.data.order.amount);
+          const reference = typeof read.reference === 'string' ? read.reference : undefined;
+          assert.equal(reference, parsed.data.reference ?? undefined);
+        }
       }),
       { numRuns: 5000 },
     );
@@ -62,6 +88,7 @@ describe('wire guards (zod-free reading of the relay answers)', () => {
             paymentFailureCode(read.order.payment.failure_code),
             parsed.data.order.payment.failure_code,
           );
+          assert.deepEqual(pick(readAmount(read.order.amount)), parsed.data.order.amount);
         }
       }),
       { numRuns: 5000 },
@@ -83,12 +110,25 @@ describe('wire guards (zod-free reading of the relay answers)', () => {
     );
   });
 
-  it('reads the contract’s own examples', () => {
+  it('reads the contract’s own examples, with and without order.amount and reference', () => {
     const created = {
       order: { id: 'or_1', status: 'requires_payment', payment: { status: 'requires_action' } },
       lookup_token: 't',
     };
     assert.deepEqual(readCreateAnswer(created), created);
+    const charged = { currency: 'ghs', value: 16500 };
+    const withAmount = { ...created, order: { ...created.order, amount: charged }, reference: 'cart-8812' };
+    assert.deepEqual(readCreateAnswer(withAmount), withAmount);
+    assert.deepEqual(readAmount(withAmount.order.amount), charged);
+    for (const unreadable of [
+      undefined,
+      null,
+      '16500',
+      { currency: 'ghs' },
+      { currency: 'ghs', value: -1 },
+      { value: 1 },
+    ])
+      assert.equal(readAmount(unreadable), undefined, JSON.stringify(unreadable));
     const looked = {
       order: {
         id: 'or_1',

@@ -5,8 +5,8 @@ import { MemoryJournal } from '../../src/server/journal/memory-journal.js';
 import { journalContract } from '../fixtures/journal-contract.js';
 
 journalContract('memory:', {
-  async fresh() {
-    const journal = new MemoryJournal();
+  async fresh(clock) {
+    const journal = new MemoryJournal(clock);
     return {
       journal,
       // One process's memory: a second relay would have a journal of its own.

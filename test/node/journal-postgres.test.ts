@@ -11,7 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type Journal, openJournal } from '../../src/server/index.js';
-import { journalContract, keyOf, recordWatchedOrder, T0 } from '../fixtures/journal-contract.js';
+import {
+  journalClockContract,
+  journalContract,
+  keyOf,
+  recordWatchedOrder,
+} from '../fixtures/journal-contract.js';
 import { type PostgresCluster, postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
 
 const skip = postgresSkipReason();
@@ -40,12 +45,12 @@ describe('postgres:// journal', { skip }, () => {
   after(() => cluster?.stop());
 
   journalContract('postgres://', {
-    async fresh() {
+    async fresh(clock) {
       const url = await requireCluster().createDatabase();
       const opened: Journal[] = [];
       const open = async () => {
         // A second journal is a second pool: its own connections, as another process has.
-        const journal = await openJournal(url);
+        const journal = await openJournal(url, { clock });
         opened.push(journal);
         return journal;
       };
@@ -58,6 +63,28 @@ describe('postgres:// journal', { skip }, () => {
         },
       };
     },
+  });
+
+  journalClockContract('postgres://', async () => {
+    const url = await requireCluster().createDatabase();
+    const opened: Journal[] = [];
+    const open = async () => {
+      const journal = await openJournal(url);
+      opened.push(journal);
+      return journal;
+    };
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    return {
+      journal: await open(),
+      openAnother: open,
+      storeNow: async () =>
+        Number((await admin.query('SELECT (EXTRACT(EPOCH FROM now()) * 1000)::bigint AS now')).rows[0].now),
+      dispose: async () => {
+        await admin.end();
+        for (const journal of opened) await journal.close();
+      },
+    };
   });
 
   const childScript = fileURLToPath(new URL('../fixtures/journal-child.ts', import.meta.url));
@@ -82,9 +109,13 @@ describe('postgres:// journal', { skip }, () => {
       const outputs = await Promise.all(Array.from({ length: 4 }, () => runChild('open', url)));
       assert.deepEqual(outputs, Array(4).fill('opened\n'));
       const versions = (await readRows(url, 'pay_checkout_journal_migrations')).map((row) => row.version);
-      assert.deepEqual(versions, [1, 2]);
+      assert.deepEqual(versions, [1, 2, 3]);
       await (await openJournal(url)).close();
-      assert.equal((await readRows(url, 'pay_checkout_journal_migrations')).length, 2);
+      assert.equal(
+        (await readRows(url, 'pay_checkout_journal_migrations')).length,
+        versions.length,
+        'no version applied twice',
+      );
     });
 
     it('never gives one order to two of many claimers, and leaves none out', async () => {
@@ -92,13 +123,13 @@ describe('postgres:// journal', { skip }, () => {
       const journals = await Promise.all(Array.from({ length: 4 }, () => openJournal(url)));
       const [first] = journals;
       assert.ok(first);
-      for (let n = 0; n < 100; n += 1) await recordWatchedOrder(first, n);
+      for (let n = 0; n < 100; n += 1) await recordWatchedOrder(first, n, { nextCheckInMs: 0 });
       const claimedBy = new Map<string, string>();
       await Promise.all(
         journals.map(async (journal, index) => {
           const owner = `relay-${index}`;
           for (;;) {
-            const claimed = await journal.claimDue(owner, { now: T0 + 3000, limit: 7, leaseMs: 30_000 });
+            const claimed = await journal.claimDue(owner, { limit: 7, leaseMs: 30_000 });
             if (claimed.length === 0) return;
             for (const entry of claimed) {
               assert.equal(

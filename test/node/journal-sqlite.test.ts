@@ -14,7 +14,13 @@ import { fileURLToPath } from 'node:url';
 import Database from 'libsql';
 import { type Journal, openJournal } from '../../src/server/index.js';
 import { CUSTOMER_NAME, INTERNATIONAL_NUMBER, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
-import { journalContract, keyOf, recordIntentOf, recordWatchedOrder } from '../fixtures/journal-contract.js';
+import {
+  journalClockContract,
+  journalContract,
+  keyOf,
+  recordIntentOf,
+  recordWatchedOrder,
+} from '../fixtures/journal-contract.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-journal-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -36,12 +42,19 @@ function readRows(path: string, table = 'pay_checkout_journal'): Record<string, 
   }
 }
 
+/** Whether the journal's file, its write-ahead log or its shared-memory index holds `text`, byte for byte. */
+function filesHold(path: string, text: string): boolean {
+  return [path, `${path}-wal`, `${path}-shm`].some(
+    (file) => existsSync(file) && readFileSync(file).toString('latin1').includes(text),
+  );
+}
+
 journalContract('sqlite:', {
-  async fresh() {
+  async fresh(clock) {
     const path = freshPath();
     const opened: Journal[] = [];
     const open = async () => {
-      const journal = await openJournal(`sqlite:${path}`);
+      const journal = await openJournal(`sqlite:${path}`, { clock });
       opened.push(journal);
       return journal;
     };
@@ -54,6 +67,25 @@ journalContract('sqlite:', {
       },
     };
   },
+});
+
+journalClockContract('sqlite:', async () => {
+  const path = freshPath();
+  const opened: Journal[] = [];
+  const open = async () => {
+    const journal = await openJournal(`sqlite:${path}`);
+    opened.push(journal);
+    return journal;
+  };
+  return {
+    journal: await open(),
+    openAnother: open,
+    // SQLite reads the system clock, as this process does.
+    storeNow: async () => Date.now(),
+    dispose: async () => {
+      for (const journal of opened) await journal.close();
+    },
+  };
 });
 
 const childScript = fileURLToPath(new URL('../fixtures/journal-child.ts', import.meta.url));
@@ -112,6 +144,37 @@ describe('sqlite: journal on disk', () => {
     }
   });
 
+  it('keeps no customer name or number in the file, its log or its index while open, beside a reader', async () => {
+    const path = freshPath();
+    const journal = await openJournal(`sqlite:${path}`);
+    const other = await openJournal(`sqlite:${path}`);
+    for (let n = 1; n <= 5; n += 1) await recordIntentOf(n % 2 ? journal : other, n);
+    // Another connection reads an older state of the file: the log cannot be reset under it.
+    const reader = new Database(path);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM pay_checkout_journal').get();
+    for (let n = 1; n <= 5; n += 1) {
+      await journal.recordCreated(keyOf(n), { orderId: `or_${n}`, paymentStatus: 'paid', nextCheckInMs: 0 });
+    }
+    assert.equal(
+      (await journal.claimUndelivered('relay-a', { limit: 10, leaseMs: 30_000 })).length,
+      5,
+      'a claim goes ahead while the reader holds the log',
+    );
+    assert.equal(filesHold(path, CUSTOMER_NAME), true, 'the log stays while a reader needs it');
+    reader.exec('COMMIT');
+    // The next claim (before any callback could run) empties the log.
+    await journal.claimDue('relay-a', { limit: 10, leaseMs: 30_000 });
+    assert.equal(statSync(`${path}-wal`).size, 0, 'the write-ahead log is empty');
+    assert.equal(readFileSync(path).toString('latin1').includes('or_5'), true, 'the file is the one written');
+    for (const personal of [CUSTOMER_NAME, INTERNATIONAL_NUMBER, LOCAL_NUMBER]) {
+      assert.equal(filesHold(path, personal), false, `a file still holds ${personal}`);
+    }
+    reader.close();
+    await other.close();
+    await journal.close();
+  });
+
   it('loses nothing committed when the process is killed with SIGKILL', async () => {
     const path = freshPath();
     const child = spawn(
@@ -139,7 +202,7 @@ describe('sqlite: journal on disk', () => {
   it('gives two processes claiming from one file at once disjoint sets, and leaves none out', async () => {
     const path = freshPath();
     const journal = await openJournal(`sqlite:${path}`);
-    for (let n = 0; n < 200; n += 1) await recordWatchedOrder(journal, n);
+    for (let n = 0; n < 200; n += 1) await recordWatchedOrder(journal, n, { nextCheckInMs: 0 });
     await journal.close();
     const claimers = [1, 2].map((owner) => startClaimer(`sqlite:${path}`, owner));
     // Both wait at "ready" until both are: then they claim at the same time.
@@ -157,7 +220,7 @@ describe('sqlite: journal on disk', () => {
     const path = freshPath();
     for (let opening = 0; opening < 3; opening += 1) await (await openJournal(`sqlite:${path}`)).close();
     const versions = readRows(path, 'pay_checkout_journal_migrations').map((row) => row.version);
-    assert.deepEqual(versions, [1, 2]);
+    assert.deepEqual(versions, [1, 2, 3]);
   });
 
   it('refuses a journal migrated by a newer pay-checkout', async () => {

@@ -14,8 +14,8 @@ import { after, describe, it, mock } from 'node:test';
 import express from 'express';
 import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { createCheckoutRelay } from '../../src/server/index.js';
 import { customer, priceAnyCart } from '../fixtures/checkout-data.js';
+import { createTestRelay } from '../fixtures/relay.js';
 import { call, orderInput } from '../fixtures/sandbox.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -96,13 +96,7 @@ describe('the sandbox mounted under a prefix', () => {
     await new Promise((resolve) => server.once('listening', resolve));
     closers.push(() => new Promise((resolve) => server.close(resolve)));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const relay = createCheckoutRelay({
-      secretKey: 'sk_test_sandbox',
-      baseUrl: `${origin}/sandbox`,
-      lookupSecret: 'mounted-relay-lookup-secret',
-      priceCart: priceAnyCart,
-      onEvent: () => undefined,
-    });
+    const relay = createTestRelay({ baseUrl: `${origin}/sandbox`, priceCart: priceAnyCart });
     app.use('/api/checkout', relay.node);
     app.use('/sandbox', createSandbox({ basePath: '/sandbox' }).node);
     const created = await fetch(`${origin}/api/checkout/orders`, {
@@ -160,13 +154,7 @@ describe('the sandbox mounted under a prefix', () => {
 describe('the relay behind a body parser', () => {
   it('says once on the console that the body was read before it, and how to mount it', async (t) => {
     const warnings = recordWarnings(t);
-    const relay = createCheckoutRelay({
-      secretKey: 'sk_test_sandbox',
-      baseUrl: 'http://127.0.0.1:9/sandbox',
-      lookupSecret: 'mounted-relay-lookup-secret',
-      priceCart: priceAnyCart,
-      onEvent: () => undefined,
-    });
+    const relay = createTestRelay({ baseUrl: 'http://127.0.0.1:9/sandbox', priceCart: priceAnyCart });
     const app = express();
     app.use(express.json()); // the mistake: it reads the body the relay needs
     app.use('/api/checkout', relay.node);

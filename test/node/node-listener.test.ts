@@ -5,11 +5,13 @@
  * whole with its length.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { types } from 'node:util';
 import { jsonResponse, readJsonBody, type WebHandler } from '../../src/http/index.js';
 import { listen, type RunningServer, toNodeListener } from '../../src/http/node/index.js';
+import { gate, within } from '../fixtures/wait.js';
 
 const servers: RunningServer[] = [];
 
@@ -139,32 +141,33 @@ describe("the Node adapter's request", () => {
   });
 
   it('aborts request.signal when the client goes away mid-request', async () => {
-    let sawAbort: (aborted: boolean) => void = () => undefined;
-    const aborted = new Promise<boolean>((resolve) => {
-      sawAbort = resolve;
-    });
+    const arrived = gate();
+    const testDone = gate();
+    let signal: AbortSignal | undefined;
     const url = await serve(async (request) => {
-      await new Promise<void>((resolve) => {
-        const giveUp = setTimeout(resolve, 5000);
-        request.signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(giveUp);
-            resolve();
-          },
-          { once: true },
-        );
-      });
-      sawAbort(request.signal.aborted);
+      signal = request.signal;
+      arrived.open();
+      // Held until the client leaves; the test's end lets a broken listener go too.
+      await Promise.race([once(request.signal, 'abort'), testDone.promise]);
       return Response.json({});
     });
-    const client = new AbortController();
-    const clientCall = fetch(url, { method: 'POST', body: '{}', signal: client.signal }).catch(
-      () => 'aborted',
-    );
-    setTimeout(() => client.abort(), 100);
-    assert.equal(await clientCall, 'aborted');
-    assert.equal(await aborted, true);
+    try {
+      const client = new AbortController();
+      const clientCall = fetch(url, { method: 'POST', body: '{}', signal: client.signal }).catch(
+        () => 'aborted',
+      );
+      await within('the request to reach the handler', arrived.promise);
+      client.abort();
+      assert.equal(await clientCall, 'aborted');
+      const seen = signal as AbortSignal;
+      await within<unknown>(
+        'request.signal to abort',
+        seen.aborted ? Promise.resolve() : once(seen, 'abort'),
+      );
+      assert.equal(seen.aborted, true);
+    } finally {
+      testDone.open();
+    }
   });
 });
 

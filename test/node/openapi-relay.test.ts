@@ -18,7 +18,8 @@ import {
   ORDER_ID_PATTERN,
   SERVICE_ERRORS,
 } from '../../src/shared/service-contract.js';
-import { customerPayingFrom } from '../fixtures/checkout-data.js';
+import { REFERENCE_PATTERN } from '../../src/shared/wire.js';
+import { customerPayingFrom, lineItems } from '../fixtures/checkout-data.js';
 import { CLIENT, createRequest, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
 import { clockAhead } from '../fixtures/relay-clock.js';
 
@@ -89,6 +90,7 @@ describe('openapi/relay.json', () => {
     const schemas = doc.components.schemas;
     assert.equal(doc.components.parameters.IdempotencyKey.schema.pattern, IDEMPOTENCY_KEY_PATTERN.source);
     assert.equal(schemas.OrderId.pattern, ORDER_ID_PATTERN.source);
+    assert.equal(schemas.Reference.pattern, REFERENCE_PATTERN.source);
     const customer = schemas.CheckoutIntent.properties.customer_data.properties;
     assert.equal(customer.phone_number.pattern, INTERNATIONAL_PHONE_PATTERN.source);
     assert.equal(customer.name.maxLength, CUSTOMER_NAME_MAX_LENGTH);
@@ -125,6 +127,16 @@ describe('openapi/relay.json', () => {
     assert.ok(lookup.safeParse({ order }).success);
     assert.equal(lookup.safeParse({ order: { ...order, customer: { name: 'Ama' } } }).success, false);
     assert.equal(lookup.safeParse({ order: { ...order, id: 'order-1' } }).success, false);
+    const amount = { currency: 'ghs', value: 16_500 };
+    assert.ok(lookup.safeParse({ order: { ...order, amount } }).success);
+    assert.equal(lookup.safeParse({ order: { ...order, amount: 'GH₵ 165.00' } }).success, false);
+    assert.equal(lookup.safeParse({ order: { ...order, amount: { ...amount, value: 1.5 } } }).success, false);
+    const create = zodOf(responseOf('/orders', 200).content['application/json'].schema);
+    const created = { order: { ...order, amount }, lookup_token: 'token' };
+    for (const reference of ['cart-8812', null, undefined]) {
+      assert.ok(create.safeParse({ ...created, reference }).success, `reference ${reference}`);
+    }
+    assert.equal(create.safeParse({ ...created, reference: 'cart 8812' }).success, false);
     const denied = zodOf(responseOf('/lookup', 403).content['application/json'].schema);
     assert.equal(denied.safeParse({ error: { message: 'No.', type: 'authorization_error' } }).success, false);
     assert.equal(
@@ -147,7 +159,17 @@ describe('openapi/relay.json', () => {
         '/orders',
         await relay.create(createRequest(intent(), { key }), CLIENT),
       );
+      assert.deepEqual(created.order.amount, { currency: 'ghs', value: 25_000 });
+      assert.equal(created.reference, null);
       await assertDocumented('/orders', await relay.create(createRequest(intent(), { key }), CLIENT));
+      const withReference = relayWith({
+        priceCart: () => ({ lineItems, reference: 'cart-8812', metadata: { channel: 'web' } }),
+      });
+      const referenced = await assertDocumented(
+        '/orders',
+        await withReference.create(createRequest(intent()), CLIENT),
+      );
+      assert.equal(referenced.reference, 'cart-8812');
       const lookupBody = { order_id: created.order.id, lookup_token: created.lookup_token };
       const pending = await assertDocumented(
         '/lookup',
@@ -159,6 +181,7 @@ describe('openapi/relay.json', () => {
       relayTime.pastSharedReads();
       const paid = await assertDocumented('/lookup', await relay.lookup(lookupRequest(lookupBody), CLIENT));
       assert.equal(typeof paid.order.completed_at, 'string');
+      assert.deepEqual(paid.order.amount, created.order.amount);
 
       const refusals: [number, Response][] = [
         [400, await relay.create(createRequest(intent(), { key: null }), CLIENT)],

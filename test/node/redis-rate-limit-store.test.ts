@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createRedisRateLimitStore, type RateLimitStore } from '../../src/server/index.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { type RedisClient, type RedisServer, redisSkipReason, startRedis } from '../fixtures/redis.js';
-import { createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
+import { createAt, createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
 
 const skip = redisSkipReason();
 const childScript = fileURLToPath(new URL('../fixtures/redis-relay-child.ts', import.meta.url));
@@ -41,21 +41,6 @@ async function startRelayProcess(store: string): Promise<{ url: string; stop(): 
       clearTimeout(timer);
     },
   };
-}
-
-/** One create sent to `url` by the shopper at `address` (named by the trusted loopback proxy). */
-async function createAt(url: string, address: string, body: unknown): Promise<number> {
-  const response = await fetch(`${url}/api/checkout/orders`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'idempotency-key': crypto.randomUUID(),
-      'x-forwarded-for': address,
-    },
-    body: JSON.stringify(body),
-  });
-  await response.arrayBuffer();
-  return response.status;
 }
 
 describe('the Redis rate-limit store', { skip }, () => {
@@ -104,6 +89,16 @@ describe('the Redis rate-limit store', { skip }, () => {
     const refused = await store.takeSlot(window, 'e', WINDOW, Date.now());
     assert.ok(refused.retryAfterMs > 590_000 && refused.retryAfterMs <= 600_000);
     assert.equal(await client.zCard(`pay-checkout:limit:${window}`), 3);
+  });
+
+  it('says when a slot is new, and gives back only the slot it is asked to', async () => {
+    const window = key('prompt:release');
+    assert.equal((await store.takeSlot(window, 'a', WINDOW, Date.now())).newSlot, true);
+    assert.equal((await store.takeSlot(window, 'a', WINDOW, Date.now())).newSlot, false);
+    assert.equal((await store.takeSlot(window, 'b', WINDOW, Date.now())).remaining, 1);
+    await store.releaseSlot?.(window, 'b');
+    assert.deepEqual(await client.zRange(`pay-checkout:limit:${window}`, 0, -1), ['a']);
+    assert.equal((await store.takeSlot(window, 'c', WINDOW, Date.now())).remaining, 1);
   });
 
   it('is atomic: 200 takes at once from two connections leave exactly the capacity through', async () => {

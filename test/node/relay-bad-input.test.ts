@@ -5,6 +5,7 @@
  * socket is the point.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import { listen, toNodeListener } from '../../src/server/index.js';
@@ -118,6 +119,41 @@ describe('createCheckoutRelay', () => {
         assert.equal(status, 413, 'a chunked body over the wire');
       } finally {
         await server.close();
+      }
+    });
+
+    it('relay.node reads at most the relay’s 16 KiB, and its own 413 carries the CORS headers', {
+      timeout: 10_000,
+    }, async () => {
+      const origin = 'https://shop.example';
+      const relay = relayWith({ allowedOrigins: [origin] });
+      const node = await listen(relay.node);
+      try {
+        const connection = await openRaw(node.port);
+        connection.socket.write(
+          'POST /api/checkout/orders HTTP/1.1\r\nHost: pay.example\r\n' +
+            `Origin: ${origin}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${16 * 1024 + 1}\r\nExpect: 100-continue\r\n\r\n`,
+        );
+        const [first] = await once(connection.socket, 'data');
+        assert.ok(!String(first).startsWith('HTTP/1.1 100'), 'one byte over 16 KiB is not invited');
+        const answer = parseAnswer(await connection.received);
+        assert.equal(answer.status, 413);
+        assert.equal(JSON.parse(answer.body).error.code, 'payload_too_large');
+        assert.equal(answer.headers.get('access-control-allow-origin'), origin, 'the browser can read it');
+        assert.equal(answer.headers.get('cache-control'), 'no-store');
+        assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
+        // Another origin's 413 names none.
+        const other = await fetch(`${node.url}/api/checkout/orders`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+          body: 'x'.repeat(20 * 1024),
+        });
+        assert.equal(other.status, 413);
+        assert.equal(other.headers.get('access-control-allow-origin'), null);
+        await other.arrayBuffer();
+      } finally {
+        await node.close();
       }
     });
 

@@ -33,7 +33,6 @@ import {
   relayStack,
   SECRET,
 } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 
 const SOLD_OUT = 'The Kente tote has just sold out.';
 
@@ -53,7 +52,7 @@ function shop() {
 function relayOn(journal: Journal | undefined, options: Partial<CheckoutRelayOptions> = {}) {
   const relay = relayWith({
     rateLimit: false,
-    ...(journal ? { journal, onPaid: () => undefined, clock: clockWithoutTimers() } : {}),
+    ...(journal ? { journal, onPaid: () => undefined, watch: { ticks: false } } : {}),
     ...options,
   });
   after(() => relay.close());
@@ -77,6 +76,13 @@ async function serviceBehindProxy(plan?: (index: number) => FaultPlan) {
   const proxy = await startFaultProxy(await served(), plan && ((index) => plan(index)));
   after(() => proxy.close());
   return proxy;
+}
+
+/** The answer the service gives the same key with another body: the relay gives it for a refused cart too. */
+async function assertKeyReused(response: Response): Promise<void> {
+  assert.equal(response.status, 422);
+  const error = await errorOf(response);
+  assert.equal(error.code, 'idempotency_key_reused');
 }
 
 async function assertCartRefused(response: Response): Promise<void> {
@@ -107,7 +113,8 @@ for (const store of ['memory:', 'sqlite:'] as const) {
       const answer = createAnswerSchema.parse(await retried.json());
       assert.equal(answer.order.id, first.order.id);
       assert.equal(answer.order.payment.status, 'requires_action');
-      assert.deepEqual(Object.keys(answer), ['order', 'lookup_token']);
+      assert.deepEqual(Object.keys(answer), ['order', 'lookup_token', 'reference']);
+      assert.deepEqual(answer.order.amount, first.order.amount, 'the amount its create answered');
       const looked = await relay.lookup(
         lookupRequest({ order_id: answer.order.id, lookup_token: answer.lookup_token }),
         CLIENT,
@@ -233,7 +240,7 @@ describe('a retry whose cart is now refused: limits and guards', () => {
     await assertCartRefused(await relay.create(createRequest(body), CLIENT));
   });
 
-  it('the same key with another shopper’s details is no retry of that attempt: the CartError', async () => {
+  it('the same key with another shopper’s details is no retry of that attempt: 422, as with a valid cart', async () => {
     const journal = await freshJournal('memory:');
     const { stock, priceCart } = shop();
     const proxy = await serviceBehindProxy();
@@ -245,9 +252,42 @@ describe('a retry whose cart is now refused: limits and guards', () => {
     stock.soldOut = true;
     const before = sandbox.createdOrderCount;
     const other = intent(customerPayingFrom('0241110005'));
-    await assertCartRefused(await relay.create(createRequest(other, { key }), CLIENT));
+    await assertKeyReused(await relay.create(createRequest(other, { key }), CLIENT));
+    // The same name and number on another network is another shopper's attempt too.
+    const network = customerPayingFrom('0241110004');
+    network.payment_method_data.mobile_money.issuer = 'telecel';
+    await assertKeyReused(await relay.create(createRequest(intent(network), { key }), CLIENT));
     assert.equal(sandbox.createdOrderCount, before);
   });
+
+  for (const store of ['memory:', 'sqlite:'] as const) {
+    it(`the same key with another shopper’s name and number, once the order is known (${store}): 422, nothing of that order`, async () => {
+      const journal = await freshJournal(store);
+      const { stock, priceCart } = shop();
+      const relay = relayOn(journal, { priceCart });
+      const key = crypto.randomUUID();
+      const first = await relay.create(
+        createRequest(intent(customerPayingFrom('0241110009')), { key }),
+        CLIENT,
+      );
+      const { order, lookup_token } = createAnswerSchema.parse(await first.json());
+      stock.soldOut = true;
+      const stranger = intent(customerPayingFrom('0241110010', 'Kofi Boateng'));
+      const answer = await relay.create(createRequest(stranger, { key }), { clientAddress: '203.0.113.80' });
+      const text = await answer.clone().text();
+      await assertKeyReused(answer);
+      assert.ok(!text.includes(order.id) && !text.includes(lookup_token), 'neither the order nor its token');
+      // Another name for the same number is no more the same shopper.
+      const renamed = intent(customerPayingFrom('0241110009', 'Kofi Boateng'));
+      await assertKeyReused(await relay.create(createRequest(renamed, { key }), CLIENT));
+      // The shopper herself still gets her order.
+      const own = await relay.create(
+        createRequest(intent(customerPayingFrom('0241110009')), { key }),
+        CLIENT,
+      );
+      assert.equal(createAnswerSchema.parse(await own.json()).order.id, order.id);
+    });
+  }
 
   it('a journal that cannot be read: a 500, as for every create while it fails, and the merchant is told', async () => {
     const journal = await freshJournal('memory:');

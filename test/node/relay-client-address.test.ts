@@ -87,6 +87,41 @@ describe('the client address of the relay’s limits', () => {
     assert.equal(await chargedKey(options, undefined, headers), '198.51.100.7');
   });
 
+  it('with a hop count and no peer from the runtime, is the entry the hops appended (contract §7)', async () => {
+    // relay.handle(request) with no connection: the nearest proxy is the unknown peer, trusted as hop one.
+    const headers = { 'x-forwarded-for': '203.0.113.50, 192.0.2.99, 198.51.100.7' };
+    assert.equal(await chargedKey({ trustProxy: 1 }, undefined, headers), '198.51.100.7');
+    assert.equal(await chargedKey({ trustProxy: 2 }, undefined, headers), '192.0.2.99');
+    const forwarded = { forwarded: 'for=203.0.113.50, for="[2001:db8:cafe::17]:4711"' };
+    const trustForwarded = { proxies: 1, header: 'forwarded' as const };
+    assert.equal(
+      await chargedKey({ trustProxy: trustForwarded }, undefined, forwarded),
+      '2001:db8:cafe:0::/64',
+    );
+    // No header, an entry that is no address, no hop trusted, or proxies named by address (the unknown
+    // peer cannot be told to be one of them): no client address, as without trustProxy.
+    assert.equal(await chargedKey({ trustProxy: 1 }, undefined), undefined);
+    assert.equal(
+      await chargedKey({ trustProxy: 1 }, undefined, { 'x-forwarded-for': '1.2.3.4, junk' }),
+      undefined,
+    );
+    assert.equal(await chargedKey({ trustProxy: 0 }, undefined, headers), undefined);
+    assert.equal(await chargedKey({ trustProxy: ['10.0.0.0/8'] }, undefined, headers), undefined);
+  });
+
+  it('with trustProxy: 1 and no peer, 40 creates with a rotating forged left entry are one client', async () => {
+    events.length = 0;
+    const relay = relayWith({ trustProxy: 1, rateLimit: { promptsPerNumber: false } });
+    const statuses: number[] = [];
+    for (let index = 0; index < 40; index++) {
+      const headers = { 'x-forwarded-for': `203.0.${index}.${index + 1}, 198.51.100.7` };
+      const answer = await relay.handle(createRequest(intent({ customer_data: {} }), { headers }));
+      statuses.push(answer.status);
+    }
+    assert.deepEqual(statuses, [...new Array(10).fill(400), ...new Array(30).fill(429)]);
+    assert.ok(!events.some((event) => event.type === 'warning'), 'no warning: the address is known');
+  });
+
   it('refuses a trustProxy it cannot read, at startup', () => {
     for (const trustProxy of [-1, 1.5, 33, ['10.0.0.0/33'], ['not-an-address'], ['10.0.0.1/8/8'], [7]]) {
       assert.throws(

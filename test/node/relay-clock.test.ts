@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { type Clock, openJournal } from '../../src/server/index.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { CLIENT, createRequest, intent, relayStack } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 
 const { relayWith } = relayStack();
 
@@ -38,7 +38,7 @@ describe('the relay’s clock', () => {
   it('moves the rate-limit windows: a jump of clock.now frees a number’s prompts and refills a bucket', async () => {
     let now = 2_000_000_000;
     const relay = relayWith({
-      clock: clockWithoutTimers(() => now),
+      clock: clockReading(() => now),
       rateLimit: {
         create: { capacity: 2, refillPerMinute: 1 },
         promptsPerNumber: { limit: 1, windowMinutes: 10 },

@@ -11,16 +11,15 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import {
   type CheckoutRelayEvent,
   type CheckoutRelayOptions,
-  createCheckoutRelay,
   listen,
   type PricedLineItem,
   type RunningServer,
 } from '../../src/server/index.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../src/shared/service-contract.js';
 import { createAnswerSchema, errorBodySchema } from '../../src/shared/wire.js';
+import { createTestRelay } from '../fixtures/relay.js';
 import { payAsShopper, payingNumber, shopperIntent } from '../fixtures/simulated-shopper.js';
 
-const LOOKUP_SECRET = 'concurrency-lookup-secret-0123456789';
 const PRICED: PricedLineItem[] = [
   { type: 'product', product: { name: 'Kente tote', price: { currency: 'ghs', value: 5000 }, quantity: 1 } },
 ];
@@ -59,11 +58,9 @@ async function startStack(
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
   const { counts, fetch: counted } = countingFetch();
   const events: CheckoutRelayEvent[] = [];
-  const relay = createCheckoutRelay({
-    secretKey: 'sk_test_sandbox',
+  const relay = createTestRelay({
     baseUrl: sandbox.url,
     priceCart: () => PRICED,
-    lookupSecret: LOOKUP_SECRET,
     fetch: counted,
     onEvent: (event) => {
       events.push(event);

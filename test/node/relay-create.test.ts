@@ -21,14 +21,14 @@ import {
   relayStack,
   SECRET,
 } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 import { sandboxFetch } from '../fixtures/sandbox.js';
 
 describe('createCheckoutRelay', () => {
   const { sandbox, sandboxUrl, events, relayWith } = relayStack();
 
   describe('the happy path', () => {
-    it('creates an order and answers only its status fields and a lookup token', async () => {
+    it('creates an order and answers only its status fields, the amount charged, the reference and a lookup token', async () => {
       events.length = 0;
       const relay = relayWith();
       const response = await relay.create(createRequest(intent()), CLIENT);
@@ -37,9 +37,12 @@ describe('createCheckoutRelay', () => {
       const text = await response.text();
       assertNoCustomerData(text);
       const answer = JSON.parse(text);
-      assert.deepEqual(Object.keys(answer).sort(), ['lookup_token', 'order']);
-      assert.deepEqual(Object.keys(answer.order).sort(), ['id', 'payment', 'status']);
+      assert.deepEqual(Object.keys(answer).sort(), ['lookup_token', 'order', 'reference']);
+      assert.deepEqual(Object.keys(answer.order).sort(), ['amount', 'id', 'payment', 'status']);
       assert.deepEqual(Object.keys(answer.order.payment), ['status']);
+      // Two totes at the catalogue's price, whatever the page said; no reference from this priceCart.
+      assert.deepEqual(answer.order.amount, { currency: 'ghs', value: 25_000 });
+      assert.equal(answer.reference, null);
       const parsed = createAnswerSchema.parse(answer);
       assert.match(parsed.order.id, /^or_/);
       assert.equal(parsed.order.status, 'requires_payment');
@@ -52,7 +55,7 @@ describe('createCheckoutRelay', () => {
 
     it('looks the order up with its token, status fields only, through to paid', async () => {
       const time = { now: Date.now() };
-      const relay = relayWith({ clock: clockWithoutTimers(() => time.now) });
+      const relay = relayWith({ clock: clockReading(() => time.now) });
       const created = createAnswerSchema.parse(
         await (await relay.create(createRequest(intent()), CLIENT)).json(),
       );
@@ -66,7 +69,12 @@ describe('createCheckoutRelay', () => {
       const pendingText = await pending.text();
       assertNoCustomerData(pendingText);
       assert.deepEqual(JSON.parse(pendingText), {
-        order: { id: created.order.id, status: 'requires_payment', payment: { status: 'requires_action' } },
+        order: {
+          id: created.order.id,
+          status: 'requires_payment',
+          amount: { currency: 'ghs', value: 25_000 },
+          payment: { status: 'requires_action' },
+        },
       });
       sandbox.approve(created.order.id);
       // Past the sharing window (contract §7): a lookup within it is answered the status just read.
@@ -79,6 +87,7 @@ describe('createCheckoutRelay', () => {
       assert.equal(answer.order.payment.status, 'paid');
       assert.equal(typeof answer.order.completed_at, 'string');
       assert.deepEqual(Object.keys(JSON.parse(paidText).order).sort(), [
+        'amount',
         'completed_at',
         'id',
         'payment',

@@ -8,11 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createCheckoutRelay } from '../../src/server/index.js';
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
-import { CLIENT, createRequest, LOOKUP_SECRET, lookupRequest, priceCart, SECRET } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { CLIENT, createRequest, createTestRelay, lookupRequest } from '../fixtures/relay.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 import { APPROVE_AFTER_MS, sandboxFetch, sandboxWithClock } from '../fixtures/sandbox.js';
 
 const CART = { items: [{ sku: 'tote', quantity: 1 }] };
@@ -20,15 +19,11 @@ const CART = { items: [{ sku: 'tote', quantity: 1 }] };
 /** A relay in front of a sandbox with a hand-moved clock; `fetch` may stand a fuller service in between. */
 function shop(fetch: typeof globalThis.fetch = sandboxFetch) {
   const served = sandboxWithClock();
-  const relay = createCheckoutRelay({
-    secretKey: SECRET,
+  const relay = createTestRelay({
     baseUrl: served.url,
-    priceCart,
-    lookupSecret: LOOKUP_SECRET,
     fetch,
-    onEvent: () => undefined,
     // The relay's time is the sandbox's: a lookup 6 s later is not one that may share the last read.
-    clock: clockWithoutTimers(() => served.clock.now),
+    clock: clockReading(() => served.clock.now),
   });
   /** Creates an order paying from `localNumber`; resolves to a lookup of it through the relay. */
   async function payFrom(localNumber: string) {
@@ -66,7 +61,7 @@ describe('the relay passes on why a payment failed', () => {
       clock.now += APPROVE_AFTER_MS;
       const { order } = await lookUp();
       assert.deepEqual(order.payment, { status: 'failed', failure_code: reason });
-      assert.deepEqual(Object.keys(order).sort(), ['id', 'payment', 'status']);
+      assert.deepEqual(Object.keys(order).sort(), ['amount', 'id', 'payment', 'status']);
     });
   }
 

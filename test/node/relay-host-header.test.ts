@@ -11,10 +11,9 @@ import fc from 'fast-check';
 import { pathnameOf, type WebHandler } from '../../src/http/index.js';
 import { listen, type RunningServer, toNodeListener } from '../../src/http/node/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { createCheckoutRelay } from '../../src/server/index.js';
 import { RUNS } from '../fixtures/property.js';
 import { HOSTILE_HOSTS, sendRaw } from '../fixtures/raw-http.js';
-import { LOOKUP_SECRET, priceCart, SECRET } from '../fixtures/relay.js';
+import { createTestRelay } from '../fixtures/relay.js';
 import { mountSandbox, sandboxFetch } from '../fixtures/sandbox.js';
 
 const servers: RunningServer[] = [];
@@ -32,16 +31,7 @@ describe('the Node listener and the Host header', () => {
   before(async () => {
     echo = await listen(toNodeListener(echoPath));
     const sandbox = createSandbox({ approveAfterMs: 60_000 });
-    relay = await listen(
-      createCheckoutRelay({
-        secretKey: SECRET,
-        baseUrl: mountSandbox(sandbox),
-        fetch: sandboxFetch,
-        priceCart,
-        lookupSecret: LOOKUP_SECRET,
-        onEvent: () => undefined,
-      }).node,
-    );
+    relay = await listen(createTestRelay({ baseUrl: mountSandbox(sandbox), fetch: sandboxFetch }).node);
     servers.push(echo, relay);
   });
 

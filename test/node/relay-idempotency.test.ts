@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { listen } from '../../src/server/index.js';
+import { type CheckoutRelayEvent, listen } from '../../src/server/index.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
 import {
@@ -21,6 +22,7 @@ import {
   SECRET,
 } from '../fixtures/relay.js';
 import { sandboxFetch } from '../fixtures/sandbox.js';
+import { gate, within } from '../fixtures/wait.js';
 
 describe('createCheckoutRelay', () => {
   const { sandbox, events, relayWith } = relayStack();
@@ -105,10 +107,31 @@ describe('createCheckoutRelay', () => {
     });
 
     it('a shopper who leaves mid-create: the order is still made once, reported, and the retry gets it', async () => {
-      const slow = inProcessSandbox({ processingDelayMs: 300 });
-      events.length = 0;
-      const relay = relayWith({ baseUrl: slow.url });
-      const server = await listen(relay.node);
+      // The service's create is held at a gate, so the shopper leaves while it is in flight.
+      const createArrived = gate();
+      const releaseCreate = gate();
+      const gatedFetch: typeof fetch = async (input, init) => {
+        if (String(input).endsWith('/orders/new') && !releaseCreate.isOpen) {
+          createArrived.open();
+          await releaseCreate.promise;
+        }
+        return sandboxFetch(input, init);
+      };
+      const slow = inProcessSandbox();
+      const reported = gate<CheckoutRelayEvent>();
+      const relay = relayWith({
+        baseUrl: slow.url,
+        fetch: gatedFetch,
+        onEvent: (event) => {
+          if (event.type === 'request_aborted') reported.open(event);
+        },
+      });
+      const responseClosed = gate();
+      const server = await listen((incoming, outgoing) => {
+        relay.node(incoming, outgoing);
+        // Registered once the relay's create is at the service, so after the relay's own close listener.
+        void createArrived.promise.then(() => outgoing.once('close', () => responseClosed.open()));
+      });
       try {
         const key = crypto.randomUUID();
         const send = (signal?: AbortSignal) =>
@@ -118,23 +141,50 @@ describe('createCheckoutRelay', () => {
             body: JSON.stringify(intent()),
             ...(signal ? { signal } : {}),
           });
-        await assert.rejects(send(AbortSignal.timeout(100)));
-        for (
-          let waited = 0;
-          !events.some((event) => event.type === 'request_aborted') && waited < 5000;
-          waited += 50
-        ) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        const aborted = events.find((event) => event.type === 'request_aborted');
-        assert.ok(aborted && aborted.type === 'request_aborted', 'the merchant hears the shopper left');
+        const shopper = new AbortController();
+        const left = send(shopper.signal);
+        await within('the create to reach the service', createArrived.promise);
+        shopper.abort();
+        await assert.rejects(left);
+        await within('the relay to see the shopper leave', responseClosed.promise);
+        releaseCreate.open();
+        const aborted = await within('request_aborted', reported.promise);
+        assert.ok(aborted.type === 'request_aborted', 'the merchant hears the shopper left');
         const retried = await send();
         assert.equal(retried.status, 200);
         assert.equal((await retried.json()).order.id, aborted.orderId);
         assert.equal(slow.sandbox.createdOrderCount, 1);
       } finally {
+        releaseCreate.open();
         await server.close();
       }
+    });
+
+    it('never reads request.signal, whose mere reading makes Deno warn on every request', async () => {
+      /** A Request that counts the reads of its `signal`, as Deno's getter notices them. */
+      class WatchedRequest extends Request {
+        signalReads = 0;
+        override get signal(): AbortSignal {
+          this.signalReads++;
+          return super.signal;
+        }
+      }
+      const relay = relayWith();
+      const watched = (path: string, body: unknown, key?: string) =>
+        new WatchedRequest(`https://shop.example/api/checkout/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+          body: JSON.stringify(body),
+        });
+      const create = watched('orders', intent(), crypto.randomUUID());
+      const created = await relay.handle(create, CLIENT);
+      assert.equal(created.status, 200);
+      const { order, lookup_token } = createAnswerSchema.parse(await created.json());
+      const lookup = watched('lookup', { order_id: order.id, lookup_token });
+      assert.equal((await relay.handle(lookup, CLIENT)).status, 200);
+      const preflight = new WatchedRequest('https://shop.example/api/checkout/orders', { method: 'OPTIONS' });
+      await relay.handle(preflight, CLIENT);
+      assert.deepEqual([create.signalReads, lookup.signalReads, preflight.signalReads], [0, 0, 0]);
     });
 
     it('the same key with another intent is 422', async () => {
@@ -150,22 +200,36 @@ describe('createCheckoutRelay', () => {
     });
 
     it('concurrent creates with one key make one order', async () => {
-      const slow = inProcessSandbox({ processingDelayMs: 100 });
-      {
-        const relay = relayWith({ baseUrl: slow.url });
-        const key = crypto.randomUUID();
-        const answers = await Promise.all(
-          [1, 2, 3].map(() => relay.create(createRequest(intent(), { key }), CLIENT)),
-        );
-        const ids = new Set<string>();
-        for (const answer of answers) {
-          // Each either got the order or was told the attempt is still in flight: never a second order.
-          assert.ok(answer.status === 200 || answer.status === 409, `status ${answer.status}`);
-          if (answer.status === 200) ids.add((await answer.json()).order.id);
-        }
-        assert.equal(ids.size, 1);
-        assert.equal(slow.sandbox.createdOrderCount, 1);
+      // The sandbox's processing waits on its clock's timer, which the test fires: the first create
+      // stays in flight until the sandbox has turned the others away.
+      const processing: (() => void)[] = [];
+      const clock: Clock = {
+        now: () => Date.now(),
+        setTimeout: (callback) => processing.push(callback),
+        clearTimeout: () => undefined,
+      };
+      const slow = inProcessSandbox({ processingDelayMs: 1, clock });
+      const turnedAway = gate();
+      let inFlightAnswers = 0;
+      const countingFetch: typeof fetch = async (input, init) => {
+        const response = await sandboxFetch(input, init);
+        if (response.status === 409 && ++inFlightAnswers === 2) turnedAway.open();
+        return response;
+      };
+      const relay = relayWith({ baseUrl: slow.url, fetch: countingFetch });
+      const key = crypto.randomUUID();
+      const sent = Promise.all([1, 2, 3].map(() => relay.create(createRequest(intent(), { key }), CLIENT)));
+      await within('the sandbox to answer 409 while the first create is in flight', turnedAway.promise);
+      for (const fire of processing.splice(0)) fire();
+      const answers = await sent;
+      const ids = new Set<string>();
+      for (const answer of answers) {
+        // Each either got the order or was told the attempt is still in flight: never a second order.
+        assert.ok(answer.status === 200 || answer.status === 409, `status ${answer.status}`);
+        if (answer.status === 200) ids.add((await answer.json()).order.id);
       }
+      assert.equal(ids.size, 1);
+      assert.equal(slow.sandbox.createdOrderCount, 1);
     });
 
     it('scopes the key: the service never sees the shopper key, and the scope is stable across restarts', async () => {

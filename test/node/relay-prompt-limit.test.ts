@@ -12,7 +12,7 @@ import { listen, type RunningServer } from '../../src/http/node/index.js';
 import { customerPayingFrom, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 import { recordingStore } from '../fixtures/recording-store.js';
 import { createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 
 const { sandbox, events, relayWith } = relayStack();
 const servers: RunningServer[] = [];
@@ -71,9 +71,58 @@ describe('the payment-prompt limit per number', () => {
     );
   });
 
+  it('a create the service refuses (422, key reused) spends no prompt slot: no prompt went out', async () => {
+    const relay = relayWith();
+    const other = '0209876551';
+    const keys = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    for (const key of keys) {
+      const first = await relay.create(createRequest(intent(customerPayingFrom('0209876552')), { key }), {
+        clientAddress: '198.51.100.1',
+      });
+      assert.equal(first.status, 200);
+    }
+    const before = sandbox.createdOrderCount;
+    // Each key again, for another number: the service refuses the key's reuse with 422.
+    for (const key of keys) {
+      const reused = await relay.create(createRequest(intent(customerPayingFrom(other)), { key }), {
+        clientAddress: '198.51.100.2',
+      });
+      assert.equal(reused.status, 422);
+      assert.equal((await errorOf(reused)).code, 'idempotency_key_reused');
+    }
+    assert.equal(sandbox.createdOrderCount, before, 'no order, so no prompt');
+    // The other number's owner still has their three prompts.
+    const statuses: number[] = [];
+    for (let index = 0; index < 4; index++) {
+      const request = createRequest(intent(customerPayingFrom(other)));
+      statuses.push((await relay.create(request, { clientAddress: `192.0.2.${index + 1}` })).status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+  });
+
+  it('a refused retry never gives back the slot its attempt’s earlier try spent on a prompt', async () => {
+    const relay = relayWith();
+    const number = '0209876553';
+    const key = crypto.randomUUID();
+    const sent = await relay.create(createRequest(intent(customerPayingFrom(number)), { key }), {
+      clientAddress: '198.51.100.1',
+    });
+    assert.equal(sent.status, 200, 'a prompt went out');
+    // The same key and number under another name: 422, and the prompt that went out stays counted.
+    const renamed = intent(customerPayingFrom(number, 'Kofi Boateng'));
+    const reused = await relay.create(createRequest(renamed, { key }), { clientAddress: '198.51.100.1' });
+    assert.equal(reused.status, 422);
+    const statuses: number[] = [];
+    for (let index = 0; index < 3; index++) {
+      const request = createRequest(intent(customerPayingFrom(number)));
+      statuses.push((await relay.create(request, { clientAddress: `192.0.2.${index + 1}` })).status);
+    }
+    assert.deepEqual(statuses, [200, 200, 429]);
+  });
+
   it('slides: a slot comes back when its prompt is 10 minutes old', async () => {
     let now = 1_000_000_000;
-    const relay = relayWith({ clock: clockWithoutTimers(() => now) });
+    const relay = relayWith({ clock: clockReading(() => now) });
     const create = () =>
       relay.create(createRequest(intent(customerPayingFrom('0209876546'))), { clientAddress: '192.0.2.1' });
     for (let index = 0; index < 3; index++) {

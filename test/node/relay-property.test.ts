@@ -15,7 +15,6 @@ import { RELAY_MAX_BODY_BYTES } from '../../src/server/handlers/handler-config.j
 import {
   type CheckoutRelay,
   type CheckoutRelayEvent,
-  createCheckoutRelay,
   createLookupTokens,
   listen,
   type RunningServer,
@@ -47,12 +46,12 @@ import {
   JSON_TYPES,
   RUNS,
 } from '../fixtures/property.js';
+import { createTestRelay, LOOKUP_SECRET } from '../fixtures/relay.js';
 import { clockAhead } from '../fixtures/relay-clock.js';
 import { shopperIntent } from '../fixtures/simulated-shopper.js';
 
-const LOOKUP_SECRET = 'property-lookup-secret-0123456789ab';
-/** The Node adapter's own cap in front of the relay (four times the relay's). */
-const ADAPTER_MAX_BODY_BYTES = RELAY_MAX_BODY_BYTES * 4;
+/** The Node adapter's own cap in front of the relay: the relay's (contract §3, 16 KiB). */
+const ADAPTER_MAX_BODY_BYTES = RELAY_MAX_BODY_BYTES;
 
 /**
  * Idempotency-Key choices; `fresh`, `padded` and `proto` become a new valid
@@ -99,12 +98,10 @@ before(async () => {
   prototypesBefore = prototypeSnapshot();
   sandbox = await startSandbox({ port: 0, approveAfterMs: 60_000 });
   events = [];
-  relay = createCheckoutRelay({
-    secretKey: SANDBOX_KEYS.secret,
+  relay = createTestRelay({
     baseUrl: sandbox.url,
     // The server decides the price whatever the cart: the cart is the page's to fill with anything.
     priceCart: priceAnyCart,
-    lookupSecret: LOOKUP_SECRET,
     fetch: (input, init) => {
       if (String(input).endsWith('/orders/lookup')) upstreamLookups.count++;
       return fetch(input, init);

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMemoryRateLimitStore } from '../../src/server/limits/rate-limiter.js';
+import { createMemoryRateLimitStore } from '../../src/server/limits/memory-rate-limit-store.js';
 import { CLIENT, createRequest, errorOf, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 
 describe('createCheckoutRelay', () => {
   const { events, relayWith } = relayStack();
@@ -19,7 +19,7 @@ describe('createCheckoutRelay', () => {
       events.length = 0;
       const relay = relayWith({
         rateLimit: { create: { capacity: 3, refillPerMinute: 6 } },
-        clock: clockWithoutTimers(() => now),
+        clock: clockReading(() => now),
       });
       const flood = [];
       for (let index = 0; index < 5; index++) {
@@ -50,7 +50,7 @@ describe('createCheckoutRelay', () => {
       let now = 5_000_000;
       const relay = relayWith({
         rateLimit: { create: { capacity: 1, refillPerMinute: 1 } },
-        clock: clockWithoutTimers(() => now),
+        clock: clockReading(() => now),
       });
       const body = { order_id: 'or_abc', lookup_token: 'x'.repeat(43) };
       const statuses = new Set<number>();

@@ -16,7 +16,6 @@ import {
   lookupRequest,
   relayStack,
 } from '../fixtures/relay.js';
-import { clockWithoutTimers } from '../fixtures/relay-clock.js';
 
 /** The events that report a refused request. */
 const REFUSALS = new Set<CheckoutRelayEvent['type']>([
@@ -141,7 +140,7 @@ describe('the relay reports each refusal to onEvent once', () => {
 
   it('a journal that cannot record the create: journal_unavailable', async () => {
     const journal = await openJournal('memory:');
-    const relay = relayWith({ journal, onPaid: () => undefined, clock: clockWithoutTimers() });
+    const relay = relayWith({ journal, onPaid: () => undefined, watch: { ticks: false } });
     await journal.close();
     once(await refusalsOf(() => relay.create(createRequest(intent()), CLIENT), 500), 'journal_unavailable');
     await relay.close();

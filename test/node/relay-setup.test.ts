@@ -9,15 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { type CheckoutRelayOptions, createCheckoutRelay } from '../../src/server/index.js';
-import {
-  CLIENT,
-  createRequest,
-  intent,
-  LOOKUP_SECRET,
-  priceCart,
-  relayStack,
-  SECRET,
-} from '../fixtures/relay.js';
+import { CLIENT, createRequest, intent, relayStack, testRelayOptions } from '../fixtures/relay.js';
 
 describe('createCheckoutRelay', () => {
   const { relayWith } = relayStack();
@@ -50,6 +42,15 @@ describe('createCheckoutRelay', () => {
       assert.equal(limited.headers.get('access-control-allow-origin'), origin, 'errors are readable too');
     });
 
+    it('answers preflights with the security headers every answer carries', async () => {
+      const relay = relayWith({ allowedOrigins: [origin] });
+      for (const from of [origin, 'https://evil.example']) {
+        const response = await relay.handle(preflight(from), CLIENT);
+        assert.equal(response.headers.get('cache-control'), 'no-store', from);
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff', from);
+      }
+    });
+
     it('blocks other origins, and every origin by default', async () => {
       for (const relay of [relayWith({ allowedOrigins: [origin] }), relayWith()]) {
         const response = await relay.handle(preflight('https://evil.example'), CLIENT);
@@ -68,12 +69,8 @@ describe('createCheckoutRelay', () => {
   });
 
   describe('startup errors', () => {
-    const base = () => ({
-      secretKey: SECRET,
-      baseUrl: 'http://127.0.0.1:1',
-      priceCart,
-      lookupSecret: LOOKUP_SECRET,
-    });
+    // The option checking is the point: createCheckoutRelay itself, given the test relay's options.
+    const base = () => testRelayOptions({ baseUrl: 'http://127.0.0.1:1' });
 
     it('refuses a missing, publishable or non-secret key without quoting it', () => {
       const cases: [unknown, RegExp][] = [

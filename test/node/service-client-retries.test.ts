@@ -55,9 +55,10 @@ describe('createServiceClient', () => {
       });
 
       it('an answer held past timeoutMs: ServiceTimeoutError, and the retry gets the one order', async () => {
+        // The first answer is held until the retry arrives: only the client's own time-out can end the wait.
         const proxy = await startFaultProxy(
           served.url,
-          (index): FaultPlan => (index === 0 ? { kind: 'delay-answer', ms: 1500 } : { kind: 'forward' }),
+          (index): FaultPlan => (index === 0 ? { kind: 'hold-answer' } : { kind: 'forward' }),
         );
         try {
           const count = served.sandbox.createdOrderCount;

@@ -68,6 +68,10 @@ describe('the Vite plugin’s terminal lines', () => {
       lineItems: [],
       customer: { name: CUSTOMER_NAME, phone_number: INTERNATIONAL_NUMBER },
       idempotencyKey: 'scoped-key-0123456789',
+      reference: null,
+      metadata: {},
+      amount: { currency: 'ghs', value: 5000 },
+      source: 'create',
     } as CheckoutRelayEvent);
     assert.ok(printed);
     assert.equal(printed.text, 'order or_3: payment requires_action');

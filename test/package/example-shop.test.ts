@@ -4,127 +4,64 @@
  * into a project under the system's temp directory, started with
  * `node server.js`, then driven over real HTTP as its page and the payer
  * would. The page and the element load; a cart is priced by the shop's
- * catalogue, not the page; the payer approves through the sandbox's control
- * surface; the page's lookup sees the order paid, and `onPaid` writes one
- * shipment to the shop's own table, however often it is called. SIGTERM then
- * stops the shop cleanly. (test/node/docs.test.ts holds the README to the
- * shop's files, word for word.)
+ * catalogue, not the page, and its id is the order's reference; the payer
+ * approves through the sandbox's control surface; the page's lookup sees the
+ * order paid, and `onPaid` writes one shipment for the cart, with its items
+ * and amount, to the shop's own table, however often it is called. SIGTERM
+ * then stops the shop cleanly.
+ *
+ * Then the crash points: with the service (a sandbox in this process) behind
+ * a fault proxy, the shop is killed with SIGKILL while one create is
+ * journalled and not yet sent, one was created by the service and its answer
+ * is held back from the shop, and one order's `onPaid` has written its
+ * shipment and not returned. Restarted, the shop ships each paid order once,
+ * with its own items. (test/node/docs.test.ts holds the README to the shop's
+ * files, word for word.)
  *
  * Needs `npm run build` first (the `test` script runs it).
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import Database from 'libsql';
+import { createSandbox, SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
-import { freePort } from '../fixtures/free-port.js';
+import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
+import { serveSandbox } from '../fixtures/sandbox.js';
 import { installWithPackage, packRepository } from './packed-package.js';
 import { runCommand } from './run-command.js';
+import {
+  journalRows,
+  killShop,
+  post,
+  type RunningShop,
+  runningShops,
+  shipmentsIn,
+  startShop,
+} from './running-shop.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const example = join(repositoryRoot, 'examples', 'shop');
 const LOOKUP_SECRET = 'example-shop-lookup-secret';
 /** The sandbox's payer who never answers by itself: the test approves for them. */
 const NEVER_ANSWERS = '0244000003';
-/** Two kente totes at the catalogue's GH₵ 125.00, whatever the page says. */
-const TWO_TOTES = { items: [{ product_id: 'kente-tote', quantity: 2, price: 1 }] };
+/** A cart id as the shop's page makes one. */
+const newCartId = () => `cart-${crypto.randomUUID()}`;
+const TOTE = { name: 'Kente tote', pesewas: 12_500 };
+const SCARF = { name: 'Adinkra scarf', pesewas: 4_000 };
 
-/** The shop's server, running as its own process. */
-interface RunningShop {
-  url: string;
-  child: ChildProcess;
-  /** What it printed on stdout, line by line. */
-  lines: string[];
-  /** What it printed on stderr: warnings a merchant would see. */
-  errors: string[];
-  /** Resolves with the first line (printed or to come) that `matches`; rejects if the shop exits first. */
-  line(matches: (line: string) => boolean): Promise<string>;
+/** Creates an order at `shop` as its page does, for `cart`, paid from `number`. */
+function create(shop: RunningShop, cart: unknown, number: string) {
+  return post(
+    `${shop.url}/api/checkout/orders`,
+    { ...customerPayingFrom(number), cart },
+    { 'idempotency-key': crypto.randomUUID() },
+  );
 }
 
-const children = new Set<ChildProcess>();
-
-/** Starts `node server.js` in `shop` and resolves once it says where it listens. */
-async function startShop(shop: string): Promise<RunningShop> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['server.js'], {
-    cwd: shop,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Only what the shop reads: no PAY_API_BASE_URL, so the sandbox stands in for the service.
-    env: { PATH: process.env.PATH, PORT: String(port), PAY_LOOKUP_SECRET: LOOKUP_SECRET },
-  });
-  children.add(child);
-  const lines: string[] = [];
-  const errors: string[] = [];
-  const waiting = new Set<{ matches: (line: string) => boolean; resolve: (line: string) => void }>();
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => errors.push(chunk));
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    lines.push(line);
-    for (const waiter of waiting) {
-      if (!waiter.matches(line)) continue;
-      waiting.delete(waiter);
-      waiter.resolve(line);
-    }
-  });
-  const exited = once(child, 'exit');
-  const line = (matches: (line: string) => boolean) => {
-    const seen = lines.find(matches);
-    if (seen !== undefined) return Promise.resolve(seen);
-    return Promise.race([
-      new Promise<string>((resolve) => waiting.add({ matches, resolve })),
-      exited.then(([code, signal]) => {
-        throw new Error(`the shop exited (${code ?? signal}):\n${[...lines, ...errors].join('\n')}`);
-      }),
-    ]);
-  };
-  const url = `http://127.0.0.1:${port}`;
-  await line((printed) => printed === `Shop on ${url}`);
-  return { url, child, lines, errors, line };
-}
-
-/** What the relay and the sandbox answer, as far as the test reads it. */
-interface Answer {
-  error?: { code: string; param?: string };
-  order?: {
-    id: string;
-    payment: { status: string };
-    line_item_group?: { total: { currency: string; value: number } };
-  };
-  lookup_token?: string;
-}
-
-/** POSTs JSON as the page (or the payer's control surface) does; answers the status and the body. */
-async function post(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: Answer }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: JSON.parse(await response.text()) };
-}
-
-/** The rows of the shop's own shipments table. */
-function shipmentsIn(shop: string): { order_id: string }[] {
-  const database = new Database(join(shop, '.data', 'shop.db'), { readonly: true });
-  try {
-    return database.prepare('SELECT order_id FROM shipments ORDER BY order_id').all() as {
-      order_id: string;
-    }[];
-  } finally {
-    database.close();
-  }
-}
-
-describe('the example shop, installed from the packed tarball', { timeout: 300_000 }, () => {
+describe('the example shop, installed from the packed tarball', { timeout: 400_000 }, () => {
   let workDirectory: string;
   let shop: string;
 
@@ -140,14 +77,16 @@ describe('the example shop, installed from the packed tarball', { timeout: 300_0
   });
 
   after(async () => {
-    for (const child of children) child.kill('SIGKILL');
+    for (const child of runningShops) child.kill('SIGKILL');
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   });
 
-  it('serves its page with the element, prices the cart itself, ships a paid order once, and stops on SIGTERM', {
+  it('serves its page with the element, prices the cart itself, ships a paid cart once, and stops on SIGTERM', {
     timeout: 120_000,
   }, async (t) => {
-    const running = await startShop(shop);
+    // Only what the shop reads: no PAY_API_BASE_URL, so the sandbox it mounts stands in for the service.
+    const running = await startShop(shop, { PAY_LOOKUP_SECRET: LOOKUP_SECRET });
+    const cartId = newCartId();
     try {
       const page = await fetch(`${running.url}/`);
       assert.equal(page.status, 200);
@@ -158,19 +97,27 @@ describe('the example shop, installed from the packed tarball', { timeout: 300_0
       assert.equal(await embed.text(), await readFile(installedEmbed, 'utf8'), 'the package’s own embed');
       assert.equal((await fetch(`${running.url}/checkout.js`)).status, 200);
 
-      const create = (cart: unknown) =>
-        post(
-          `${running.url}/api/checkout/orders`,
-          { ...customerPayingFrom(NEVER_ANSWERS), cart },
-          { 'idempotency-key': crypto.randomUUID() },
-        );
-      const unknown = await create({ items: [{ product_id: 'gold-bar', quantity: 1 }] });
+      const unknown = await create(
+        running,
+        { id: cartId, items: [{ product_id: 'gold-bar', quantity: 1 }] },
+        NEVER_ANSWERS,
+      );
       assert.equal(unknown.status, 400, JSON.stringify(unknown.body));
       assert.equal(unknown.body.error?.param, 'cart.items[0].product_id');
+      const noId = await create(
+        running,
+        { items: [{ product_id: 'kente-tote', quantity: 1 }] },
+        NEVER_ANSWERS,
+      );
+      assert.equal(noId.body.error?.param, 'cart.id', 'a cart without the shop’s id is refused');
 
-      const created = await create(TWO_TOTES);
+      // Two kente totes at the catalogue's GH₵ 125.00, whatever the page says.
+      const twoTotes = { id: cartId, items: [{ product_id: 'kente-tote', quantity: 2, price: 1 }] };
+      const created = await create(running, twoTotes, NEVER_ANSWERS);
       assert.equal(created.status, 200, JSON.stringify(created.body));
       assert.equal(created.body.order?.payment.status, 'requires_action');
+      assert.deepEqual(created.body.order?.amount, { currency: 'ghs', value: 25_000 }, 'what is charged');
+      assert.equal(created.body.reference, cartId);
       const orderId = created.body.order?.id as string;
       // The service holds what the catalogue charges, not the page's price.
       const held = await post(
@@ -187,14 +134,17 @@ describe('the example shop, installed from the packed tarball', { timeout: 300_0
         lookup_token: created.body.lookup_token,
       });
       assert.equal(lookup.body.order?.payment.status, 'paid');
+      assert.deepEqual(lookup.body.order?.amount, { currency: 'ghs', value: 25_000 });
 
       // The page's lookup saw it paid: onPaid follows, and says so.
-      await running.line((line) => line === `Shipment recorded for order ${orderId}`);
-      const exited = once(running.child, 'exit');
+      await running.line((line) => line === `Shipment recorded for order ${orderId}, cart ${cartId}`);
+      const exited = new Promise((resolve) => running.child.once('exit', (...end) => resolve(end)));
       running.child.kill('SIGTERM');
       assert.deepEqual(await exited, [0, null], 'a clean exit');
       assert.deepEqual(running.errors, [], 'no warning');
-      assert.deepEqual(shipmentsIn(shop), [{ order_id: orderId }]);
+      assert.deepEqual(shipmentsIn(shop), [
+        { cart_id: cartId, order_id: orderId, items: [{ name: TOTE.name, quantity: 2 }], amount: 25_000 },
+      ]);
       assert.equal(
         running.lines.filter((line) => line.startsWith('Shipment recorded')).length,
         1,
@@ -207,21 +157,167 @@ describe('the example shop, installed from the packed tarball', { timeout: 300_0
       running.child.kill('SIGKILL');
     }
 
-    // onPaid again for the same order, as after a crash inside it: nothing is added.
-    const [order] = shipmentsIn(shop);
+    // onPaid again for the same order, as after a crash inside it; then another order paying the
+    // same cart, as a shopper who paid from a second number too: nothing more is shipped.
     const again = await runCommand(
       process.execPath,
       [
         '--input-type=module',
         '--eval',
         `import { closeShipments, shipOnce } from './shipments.js';
-shipOnce({ id: ${JSON.stringify(order?.order_id)}, settledAt: Date.now() });
+const order = { id: ${JSON.stringify(onlyOrderId(shipmentsIn(shop)))}, reference: ${JSON.stringify(cartId)},
+  lineItems: [], amount: { currency: 'ghs', value: 25000 }, settledAt: Date.now() };
+shipOnce(order);
+shipOnce({ ...order, id: 'or_secondPayment' });
 closeShipments();`,
       ],
       { cwd: shop },
     );
     assert.equal(again.code, 0, again.transcript);
-    assert.equal(again.stdout, '', 'no second shipment recorded');
-    assert.deepEqual(shipmentsIn(shop), [{ order_id: order?.order_id }]);
+    assert.equal(again.stdout, `Refund order or_secondPayment: cart ${cartId} was paid by another order\n`);
+    assert.equal(shipmentsIn(shop).length, 1, 'no second shipment recorded');
+  });
+
+  it('ships each paid cart once, with its items, after SIGKILLs at each crash point', {
+    timeout: 240_000,
+  }, async (t) => {
+    // A copy of the installed shop whose onPaid, in this test only, stops after its shipment when told.
+    const crashShop = join(workDirectory, 'crash-shop');
+    await cp(shop, crashShop, { recursive: true, filter: (path) => !path.includes(`${shop}/.data`) });
+    await writeFile(
+      join(crashShop, 'hang-in-onpaid.js'),
+      `// Test only: with HANG_IN_ONPAID set, onPaid ships, says so, and never returns.
+export const hangAfter = (ship) => async (order) => {
+  ship(order);
+  if (!process.env.HANG_IN_ONPAID) return;
+  console.log(\`hanging in onPaid \${order.id}\`);
+  await new Promise(() => {});
+};\n`,
+    );
+    const server = await readFile(join(crashShop, 'server.js'), 'utf8');
+    assert.ok(server.includes('  onPaid: shipOnce,\n'));
+    await writeFile(
+      join(crashShop, 'server.js'),
+      `import { hangAfter } from './hang-in-onpaid.js';\n${server.replace('  onPaid: shipOnce,\n', '  onPaid: hangAfter(shipOnce),\n')}`,
+    );
+
+    const sandbox = createSandbox({ approveAfterMs: 1_000 });
+    const served = await serveSandbox(sandbox);
+    after(() => served.close());
+    // In the first life: the first create is held before the service sees it, the second's
+    // answer after the service created the order; their retries are held too. Later, all pass.
+    let firstLife = true;
+    const heldKeys = new Map<string, FaultPlan['kind']>();
+    const held: Record<'request' | 'answer', () => void> = { request: () => {}, answer: () => {} };
+    const holding = {
+      request: new Promise<void>((resolve) => {
+        held.request = resolve;
+      }),
+      answer: new Promise<void>((resolve) => {
+        held.answer = resolve;
+      }),
+    };
+    const proxy = await startFaultProxy(served.url, (_index, request) => {
+      if (!firstLife || !request.path.endsWith('/orders/new')) return { kind: 'forward' };
+      const key = String(request.headers['idempotency-key']);
+      if (heldKeys.has(key)) return { kind: 'keep-request' };
+      if (heldKeys.size === 0) {
+        heldKeys.set(key, 'keep-request');
+        return { kind: 'keep-request', onHeld: held.request };
+      }
+      if (heldKeys.size === 1) {
+        heldKeys.set(key, 'keep-answer');
+        return { kind: 'keep-answer', onHeld: held.answer };
+      }
+      return { kind: 'forward' };
+    });
+    after(() => proxy.close());
+    const env = {
+      PAY_LOOKUP_SECRET: LOOKUP_SECRET,
+      PAY_API_BASE_URL: proxy.url,
+      PAY_SECRET_KEY: SANDBOX_KEYS.secret,
+    };
+
+    const carts = {
+      journalled: { id: newCartId(), items: [{ product_id: 'kente-tote', quantity: 1 }] },
+      answered: { id: newCartId(), items: [{ product_id: 'adinkra-scarf', quantity: 2 }] },
+      inOnPaid: {
+        id: newCartId(),
+        items: [
+          { product_id: 'kente-tote', quantity: 1 },
+          { product_id: 'adinkra-scarf', quantity: 1 },
+        ],
+      },
+    };
+    const first = await startShop(crashShop, { ...env, HANG_IN_ONPAID: '1' });
+    let second: RunningShop | undefined;
+    try {
+      // (a) journalled, never sent; (b) created by the service, its answer never back.
+      void create(first, carts.journalled, '0241110001').catch(() => undefined);
+      await holding.request;
+      void create(first, carts.answered, '0241110002').catch(() => undefined);
+      await holding.answer;
+      assert.equal(sandbox.createdOrderCount, 1, 'the service created the second order only');
+      // (c) paid, and onPaid has written its shipment and not returned.
+      const paid = await create(first, carts.inOnPaid, '0241110003');
+      assert.equal(paid.status, 200, JSON.stringify(paid.body));
+      const paidId = paid.body.order?.id as string;
+      await first.line((line) => line === `hanging in onPaid ${paidId}`);
+      await killShop(first);
+      firstLife = false;
+      assert.deepEqual(
+        shipmentsIn(crashShop).map((shipment) => shipment.order_id),
+        [paidId],
+      );
+
+      second = await startShop(crashShop, env);
+      // The watcher resends the two creates once their grace has passed (a minute after them).
+      for (const cart of [carts.journalled, carts.answered]) {
+        await second.line((line) => line.startsWith('Shipment recorded') && line.endsWith(`cart ${cart.id}`));
+      }
+      const exited = new Promise((resolve) => second?.child.once('exit', (...end) => resolve(end)));
+      second.child.kill('SIGTERM');
+      assert.deepEqual(await exited, [0, null], 'a clean exit');
+      // The order killed inside onPaid was called again once its lease ran out: every order is delivered.
+      assert.deepEqual(
+        journalRows(crashShop).filter((row) => row.delivered_at === null),
+        [],
+      );
+      const byCart = new Map(shipmentsIn(crashShop).map((shipment) => [shipment.cart_id, shipment]));
+      assert.equal(byCart.size, 3, 'three carts shipped, once each');
+      assert.deepEqual(
+        [byCart.get(carts.journalled.id)?.items, byCart.get(carts.journalled.id)?.amount],
+        [[{ name: TOTE.name, quantity: 1 }], TOTE.pesewas],
+      );
+      assert.deepEqual(
+        [byCart.get(carts.answered.id)?.items, byCart.get(carts.answered.id)?.amount],
+        [[{ name: SCARF.name, quantity: 2 }], 2 * SCARF.pesewas],
+      );
+      assert.deepEqual(byCart.get(carts.inOnPaid.id), {
+        cart_id: carts.inOnPaid.id,
+        order_id: paidId,
+        items: [
+          { name: TOTE.name, quantity: 1 },
+          { name: SCARF.name, quantity: 1 },
+        ],
+        amount: TOTE.pesewas + SCARF.pesewas,
+      });
+      assert.equal(sandbox.createdOrderCount, 3, 'each order created once at the service');
+      const shipped = [...first.lines, ...second.lines].filter((line) =>
+        line.startsWith('Shipment recorded'),
+      );
+      assert.equal(shipped.length, 3, shipped.join('\n'));
+      assert.deepEqual([...first.errors, ...second.errors], [], 'no warning');
+    } catch (error) {
+      const printed = [...first.lines, ...first.errors, '--- restarted ---', ...(second?.lines ?? [])];
+      t.diagnostic(`the shop printed:\n${[...printed, ...(second?.errors ?? [])].join('\n')}`);
+      throw error;
+    }
   });
 });
+
+/** The order id of the one shipment in `shipments`. */
+function onlyOrderId(shipments: { order_id: string }[]): string {
+  assert.equal(shipments.length, 1);
+  return (shipments[0] as { order_id: string }).order_id;
+}

@@ -157,7 +157,7 @@ describe('the Next.js example, built from the packed package', { timeout: 600_00
       }
       const orderId = await pay(page);
       await approve(orderId);
-      const thanks = page.getByRole('status').filter({ hasText: 'Thank you' });
+      const thanks = page.getByRole('status').filter({ hasText: 'Thank you, order' });
       await thanks.waitFor({ timeout: 20_000 });
       assert.deepEqual(problems, []);
       return { orderId, thanks: (await thanks.textContent()) ?? '' };

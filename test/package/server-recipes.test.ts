@@ -19,11 +19,13 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { customer } from '../fixtures/checkout-data.js';
 import { blockAfter, readPage } from '../fixtures/doc-blocks.js';
 import { freePort } from '../fixtures/free-port.js';
 import { NODE_VERSIONS, nodeBinary } from '../fixtures/node-versions.js';
 import { installWithPackage, packRepository } from './packed-package.js';
+import { checkShutdownUnderTraffic } from './shutdown-traffic.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const examples = join(repositoryRoot, 'examples', 'servers');
@@ -36,7 +38,20 @@ const RECIPES = [
   { name: 'hono-node', shown: 'hono-node/server.js', entry: 'hono-node/server.js' },
   // A web runtime serves app.fetch; here @hono/node-server plays the runtime (serve-web-app.js).
   { name: 'hono-web', shown: 'hono-web/app.js', entry: 'serve-web-app.js' },
+  // Bun and Deno are not installed here: on Node, a stand-in for Bun.serve or Deno.serve.
+  { name: 'bun', shown: 'bun/server.js', entry: 'play-bun.js' },
+  { name: 'deno', shown: 'deno/server.js', entry: 'play-deno.js' },
 ] as const;
+
+/** The recipes that key clients on the socket's peer the runtime gives, not on any header. */
+const PEER_KEYED: ReadonlySet<string> = new Set([
+  'node-http',
+  'express',
+  'fastify',
+  'hono-node',
+  'bun',
+  'deno',
+]);
 
 /** What docs/relay.md shows besides the recipes: the shop they mount and its priceCart. */
 const SHOWN_FILES = ['shop.js', 'catalogue.js', ...RECIPES.map((recipe) => recipe.shown)];
@@ -47,6 +62,47 @@ import app from './hono-web/app.js';
 
 const port = Number(process.env.PORT);
 serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => console.log('Shop on http://127.0.0.1:' + port));
+`;
+
+/**
+ * Plays Bun for bun/server.js on @hono/node-server: \`Bun.serve\` is listening when it returns, so
+ * here the server listens first and \`Bun.serve\` hands it the app; its \`fetch\` gets a server
+ * whose \`requestIP\` is the socket's peer, as Bun's is.
+ */
+const PLAY_BUN = `import { once } from 'node:events';
+import { createAdaptorServer } from '@hono/node-server';
+
+let app;
+const server = createAdaptorServer({ fetch: (request, env) => app(request, env) });
+server.listen(Number(process.env.PORT), '127.0.0.1');
+await once(server, 'listening');
+globalThis.Bun = {
+  serve({ fetch, port, hostname }) {
+    const peer = (socket) => ({ address: socket.remoteAddress, family: socket.remoteFamily, port: socket.remotePort });
+    app = (request, env) => fetch(request, { requestIP: () => peer(env.incoming.socket) });
+    return { port, hostname };
+  },
+};
+await import('./bun/server.js');
+`;
+
+/**
+ * Plays Deno for deno/server.js: \`Deno.serve\` on @hono/node-server, handing the handler an info
+ * whose \`remoteAddr\` is the socket's peer, as Deno's is.
+ */
+const PLAY_DENO = `import { serve } from '@hono/node-server';
+
+globalThis.Deno = {
+  serve({ port, hostname, onListen }, handler) {
+    const info = (socket) => ({
+      remoteAddr: { transport: 'tcp', hostname: socket.remoteAddress, port: socket.remotePort },
+    });
+    serve({ fetch: (request, env) => handler(request, info(env.incoming.socket)), port, hostname }, () =>
+      onListen({ hostname, port }),
+    );
+  },
+};
+await import('./deno/server.js');
 `;
 
 /** Plays the web runtime for the bundle of hono-web/app.js that a web platform's bundler makes. */
@@ -77,7 +133,12 @@ interface RunningRecipe {
 const children = new Set<ChildProcess>();
 
 /** Starts `entry` with `node` and resolves once it says where it listens; rejects if it exits first. */
-async function startRecipe(node: string, consumer: string, entry: string): Promise<RunningRecipe> {
+async function startRecipe(
+  node: string,
+  consumer: string,
+  entry: string,
+  extraEnv: Record<string, string> = {},
+): Promise<RunningRecipe> {
   const port = await freePort();
   const child = spawn(node, [entry], {
     cwd: consumer,
@@ -90,6 +151,7 @@ async function startRecipe(node: string, consumer: string, entry: string): Promi
       ...(WEB_RUNTIME_ENTRIES.has(entry)
         ? { PAY_SECRET_KEY: 'sk_test_sandbox', PAY_API_BASE_URL: `http://127.0.0.1:${port}/sandbox` }
         : {}),
+      ...extraEnv,
     },
   });
   children.add(child);
@@ -141,6 +203,27 @@ async function post(
   return { status: response.status, body: JSON.parse(await response.text()) };
 }
 
+/**
+ * A client that forges a new `cf-connecting-ip` and `X-Forwarded-For` on every create is still
+ * one client: refused once the default 10 creates are spent (the recipe's earlier ones count).
+ */
+async function checkForgedHeadersChangeNothing(url: string): Promise<void> {
+  const statuses: number[] = [];
+  for (let index = 1; index <= 11; index++) {
+    const forged = { 'cf-connecting-ip': `198.51.100.${index}`, 'x-forwarded-for': `203.0.113.${index}` };
+    const refused = await post(
+      `${url}/api/checkout/orders`,
+      { cart: null },
+      {
+        'idempotency-key': crypto.randomUUID(),
+        ...forged,
+      },
+    );
+    statuses.push(refused.status);
+  }
+  assert.equal(statuses.at(-1), 429, `statuses ${statuses.join(', ')}`);
+}
+
 /** The whole check of one running recipe, over real HTTP. */
 async function checkRecipe(url: string, platformHeaders: Record<string, string>): Promise<void> {
   const key = crypto.randomUUID();
@@ -189,6 +272,8 @@ describe('the server recipes of docs/relay.md, installed from the packed tarball
     await cp(examples, consumer, { recursive: true, filter: (path) => !path.includes('node_modules') });
     await writeFile(join(consumer, 'serve-web-app.js'), SERVE_WEB_APP);
     await writeFile(join(consumer, 'serve-bundled-app.js'), SERVE_BUNDLED_APP);
+    await writeFile(join(consumer, 'play-bun.js'), PLAY_BUN);
+    await writeFile(join(consumer, 'play-deno.js'), PLAY_DENO);
     await installWithPackage(consumer, tarball);
   });
 
@@ -209,6 +294,14 @@ describe('the server recipes of docs/relay.md, installed from the packed tarball
   it('keep hono-web runtime-neutral: no Node module, no process', async () => {
     const app = await readText(join(examples, 'hono-web', 'app.js'));
     assert.doesNotMatch(app, /from 'node:|@hono\/node-server|process\./);
+  });
+
+  it('key Bun and Deno clients on the runtime’s own peer address, never on a header', async () => {
+    const bun = await readText(join(examples, 'bun', 'server.js'));
+    const deno = await readText(join(examples, 'deno', 'server.js'));
+    assert.match(bun, /clientAddress: c\.env\.requestIP\(c\.req\.raw\)\?\.address/);
+    assert.match(deno, /clientAddress: c\.env\.remoteAddr\.hostname/);
+    for (const recipe of [bun, deno]) assert.doesNotMatch(recipe, /c\.req\.header\(|headers\.get\(/);
   });
 
   it('hono-web bundles for web runtimes with nothing external, and serves', {
@@ -243,6 +336,26 @@ describe('the server recipes of docs/relay.md, installed from the packed tarball
     }
   });
 
+  it('express: SIGTERM mid-traffic: the create in flight is answered, no new connection taken, no 5xx, exit 0', {
+    timeout: 60_000,
+  }, async (t) => {
+    // The shop in production: the service elsewhere, so a create in flight still reaches it while the shop closes.
+    const service = await startSandbox({ approveAfterMs: 60_000 });
+    const env = { PAY_SECRET_KEY: 'sk_test_sandbox', PAY_API_BASE_URL: service.url };
+    let running: RunningRecipe | undefined;
+    try {
+      running = await startRecipe(process.execPath, consumer, 'express/server.js', env);
+      t.diagnostic(await checkShutdownUnderTraffic(running.url, running.child, 'Shop closing'));
+      assert.deepEqual(running.errors, [], 'the recipe printed no warning');
+    } catch (error) {
+      if (running) t.diagnostic(`express/server.js printed:\n${running.output.join('\n')}`);
+      throw error;
+    } finally {
+      await stopRecipe(running);
+      await service.close();
+    }
+  });
+
   for (const { major } of NODE_VERSIONS) {
     describe(`on Node ${major}`, () => {
       for (const recipe of RECIPES) {
@@ -257,6 +370,7 @@ describe('the server recipes of docs/relay.md, installed from the packed tarball
           try {
             running = await startRecipe(node.path, consumer, recipe.entry);
             await checkRecipe(running.url, recipe.name === 'hono-web' ? PLATFORM_HEADERS : {});
+            if (PEER_KEYED.has(recipe.name)) await checkForgedHeadersChangeNothing(running.url);
             assert.deepEqual(running.errors, [], 'the recipe printed no warning');
           } catch (error) {
             if (running) t.diagnostic(`${recipe.entry} printed:\n${running.output.join('\n')}`);

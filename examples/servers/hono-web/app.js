@@ -18,11 +18,11 @@ app.on(['POST', 'OPTIONS'], '/api/checkout/*', (c) => {
     lookupSecret: PAY_LOOKUP_SECRET,
     priceCart,
   });
-  // The platform's edge writes the shopper's address where the shopper cannot: cf-connecting-ip
-  // on Cloudflare (x-real-ip on Vercel, x-nf-client-connection-ip on Netlify).
+  // Cloudflare's edge writes the shopper's address in cf-connecting-ip, over whatever a client
+  // sent under that name. Anywhere else any client can send it: Bun and Deno have their own recipes.
   return relay.handle(c.req.raw, { clientAddress: c.req.header('cf-connecting-ip') });
 });
 app.all('/sandbox/*', (c) => sandbox.handle(c.req.raw));
 
-// Cloudflare Workers and Bun serve the default export; Deno.serve(app.fetch).
+// For Cloudflare Workers only, which serve the default export.
 export default app;

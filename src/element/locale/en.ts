@@ -34,10 +34,11 @@ export const EN_STRINGS: PayCheckoutStrings = {
   connectionTrouble: 'Connection trouble. Still checking.',
   paidTitle: 'Payment received',
   paidBody: (amount) => `Thank you. You paid ${amount || 'in full'}.`,
+  declineOtherRequest: 'If another payment request reaches you, decline it.',
   orderLabel: 'Order',
   failedTitle: 'Payment not completed',
   failedReason: (reason) =>
-    `${{ failed: 'The payment was declined or failed.', declined: 'The payer declined the prompt.', insufficient_funds: 'Not enough money in the wallet: top up, then try again.', cancelled: 'The payment was cancelled.', expired: 'The request expired before approval.' }[reason]} No money was taken.`,
+    `${{ failed: 'The payment was declined or failed.', declined: 'You declined the prompt.', insufficient_funds: 'Not enough money in your wallet: top up, then try again.', cancelled: 'The payment was cancelled.', expired: 'The request expired before approval.' }[reason]} No money was taken.`,
   tryAgain: 'Try again',
   timeoutTitle: "We haven't heard back yet",
   timeoutBody: 'Your payment may still go through, so do not pay again. Check again in a moment.',

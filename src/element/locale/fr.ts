@@ -36,10 +36,11 @@ export const FR_STRINGS: PayCheckoutStrings = {
   connectionTrouble: 'Connexion difficile. Vérification en cours.',
   paidTitle: 'Paiement reçu',
   paidBody: (amount) => `Merci. Vous avez payé ${amount || 'le montant dû'}.`,
+  declineOtherRequest: 'Si une autre demande de paiement vous parvient, refusez-la.',
   orderLabel: 'Commande',
   failedTitle: 'Paiement non effectué',
   failedReason: (reason) =>
-    `${{ failed: 'Le paiement a été refusé ou a échoué.', declined: 'Le payeur a refusé la demande.', insufficient_funds: 'Solde insuffisant : rechargez, puis réessayez.', cancelled: 'Le paiement a été annulé.', expired: 'La demande a expiré avant l’approbation.' }[reason]} Aucun argent n’a été prélevé.`,
+    `${{ failed: 'Le paiement a été refusé ou a échoué.', declined: 'Vous avez refusé la demande.', insufficient_funds: 'Solde insuffisant : rechargez, puis réessayez.', cancelled: 'Le paiement a été annulé.', expired: 'La demande a expiré avant l’approbation.' }[reason]} Aucun argent n’a été prélevé.`,
   tryAgain: 'Réessayer',
   timeoutTitle: 'Pas encore de réponse',
   timeoutBody: 'Votre paiement peut encore aboutir : ne payez pas de nouveau. Vérifiez dans un instant.',

@@ -50,6 +50,8 @@ export interface PayCheckoutStrings {
   connectionTrouble: string;
   paidTitle: string;
   paidBody: (amount: string) => string;
+  /** On the receipt while another order of the checkout is open: its prompt may still reach the payer. */
+  declineOtherRequest: string;
   orderLabel: string;
   failedTitle: string;
   /** What happened, that no money was taken, and what the shopper can do. */

@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServiceErrorKind } from '../../shared/service-contract.js';
 import { answerFor } from '../answer-errors.js';
-import type { WebHandler } from '../handler.js';
+import type { ConnectionInfo, WebHandler } from '../handler.js';
 import { errorResponse } from '../http-error.js';
 import { nodeRequest } from './node-request.js';
 import { readNodeBody, TIMED_OUT, TOO_LARGE } from './read-node-body.js';
@@ -38,10 +38,15 @@ export interface NodeListenerOptions {
    * Headers of the answers the listener makes itself (`413`, `408`, `500`),
    * beside the JSON ones every answer has (`Cache-Control: no-store`,
    * `X-Content-Type-Options: nosniff`): the security headers the handler's
-   * own answers carry, such as a `Content-Security-Policy`.
+   * own answers carry, such as a `Content-Security-Policy`. A function gets
+   * the request (its body unread) and answers the headers for it, such as
+   * CORS headers for an allowed `Origin`.
    */
-  errorHeaders?: Readonly<Record<string, string>>;
+  errorHeaders?: Readonly<Record<string, string>> | ErrorHeadersOf;
 }
+
+/** The headers of the listener's own answer to `request`, whose body it has not read. */
+export type ErrorHeadersOf = (request: Request) => Readonly<Record<string, string>>;
 
 /** The relay's body limit (contract §3): a listener reads no more unless told. */
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024;
@@ -52,7 +57,7 @@ interface ListenerSettings {
   maxBodyBytes: number;
   tooLargeMessage: string;
   bodyTimeoutMs: number;
-  errorHeaders: Readonly<Record<string, string>>;
+  errorHeaders: Readonly<Record<string, string>> | ErrorHeadersOf;
 }
 
 /** Said once per listener on the server console: the browser only sees the handler's 400. */
@@ -87,9 +92,14 @@ export function toNodeListener(handler: WebHandler, options: NodeListenerOptions
         outgoing.destroy(error instanceof Error ? error : undefined);
         return;
       }
-      answerItself(outgoing, settings, 'internalError', 'The server failed to answer.', false).catch(() =>
-        outgoing.destroy(),
-      );
+      answerItself(
+        incoming,
+        outgoing,
+        settings,
+        'internalError',
+        'The server failed to answer.',
+        false,
+      ).catch(() => outgoing.destroy());
     });
   };
 }
@@ -127,7 +137,7 @@ async function serve(
 ): Promise<void> {
   // Node's parser has checked the header: when present, it is one whole number.
   if (Number(incoming.headers['content-length'] ?? 0) > settings.maxBodyBytes) {
-    await answerItself(outgoing, settings, 'payloadTooLarge', settings.tooLargeMessage);
+    await answerItself(incoming, outgoing, settings, 'payloadTooLarge', settings.tooLargeMessage);
     return;
   }
   if (awaitsContinue(incoming, outgoing)) outgoing.writeContinue();
@@ -140,17 +150,24 @@ async function serve(
     return;
   }
   if (body === TOO_LARGE) {
-    await answerItself(outgoing, settings, 'payloadTooLarge', settings.tooLargeMessage);
+    await answerItself(incoming, outgoing, settings, 'payloadTooLarge', settings.tooLargeMessage);
     return;
   }
   if (body === TIMED_OUT) {
-    await answerItself(outgoing, settings, 'requestTimeout', 'The body did not arrive in time.');
+    await answerItself(incoming, outgoing, settings, 'requestTimeout', 'The body did not arrive in time.');
     return;
   }
   const request = nodeRequest(incoming, outgoing, body);
+  const connection: ConnectionInfo = {
+    clientAddress: incoming.socket.remoteAddress ?? 'unknown',
+    // Made on first read only, as the request's own (node-request.ts).
+    get signal() {
+      return request.signal;
+    },
+  };
   let response: Response;
   try {
-    response = await handler(request, { clientAddress: incoming.socket.remoteAddress ?? 'unknown' });
+    response = await handler(request, connection);
   } catch (error) {
     response = answerFor(error, request);
   }
@@ -159,15 +176,27 @@ async function serve(
 
 /** An answer the listener makes itself; `closeAfter` when the body was not read to its end. */
 function answerItself(
+  incoming: IncomingMessage,
   outgoing: ServerResponse,
   settings: ListenerSettings,
   kind: ServiceErrorKind,
   message: string,
   closeAfter = true,
 ): Promise<void> {
-  return writeResponse(
-    outgoing,
-    errorResponse(kind, message, { headers: settings.errorHeaders }),
-    closeAfter,
-  );
+  const headers = errorHeadersFor(incoming, outgoing, settings.errorHeaders);
+  return writeResponse(outgoing, errorResponse(kind, message, { headers }), closeAfter);
+}
+
+function errorHeadersFor(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  errorHeaders: ListenerSettings['errorHeaders'],
+): Readonly<Record<string, string>> {
+  if (typeof errorHeaders !== 'function') return errorHeaders;
+  try {
+    return errorHeaders(nodeRequest(incoming, outgoing, undefined));
+  } catch {
+    // The listener's own answer goes out whatever the function does: with the JSON headers only.
+    return {};
+  }
 }

@@ -28,7 +28,10 @@ export type FulfilmentEvent =
       attempt: number;
     }
   | {
-      /** The merchant's callback threw; it is called again at `nextAttemptAt`. */
+      /**
+       * The merchant's callback threw, or ran past `callbackTimeoutMs` (then
+       * `error` is a `TimeoutError`); it is called again at `nextAttemptAt`.
+       */
       type: 'delivery_failed';
       orderId: string;
       outcome: JournalOutcome;
@@ -37,7 +40,7 @@ export type FulfilmentEvent =
       error: unknown;
     }
   | {
-      /** This process's lease ran out while a callback ran: another process may call it again. */
+      /** The callback returned, but this process's lease had passed to another, which may call it again. */
       type: 'delivery_lease_lost';
       orderId: string;
     }
@@ -56,9 +59,9 @@ export type FulfilmentEvent =
       type: 'watcher_resumed';
     }
   | {
-      /** The journal failed, or a resent create was refused for good; `error` says why. */
+      /** The journal failed (or failed to close), or a resent create was refused for good; `error` says why. */
       type: 'watcher_error';
-      stage: 'claim' | 'record' | 'resend' | 'delivery' | 'prune' | 'browser_lookup';
+      stage: 'claim' | 'record' | 'resend' | 'delivery' | 'prune' | 'browser_lookup' | 'close';
       error: unknown;
     }
   | {

@@ -4,6 +4,8 @@
  * messages go; the browser gets generic ones.
  */
 
+import type { OrderAmount } from '../journal/journal.js';
+import type { PricedCartField } from '../pricing/priced-cart.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { ServiceError } from '../service-client/service-errors.js';
 import type { FulfilmentEvent } from './fulfilment-events.js';
@@ -15,12 +17,17 @@ export type RelayRoute = 'create' | 'lookup';
 export type RelayWarningCode =
   | 'lookup_secret_generated'
   | 'rate_limit_no_client_address'
-  | 'rate_limit_store_failed';
+  | 'rate_limit_store_failed'
+  | 'rate_limit_store_full';
 
 /** Everything `onEvent` receives. */
 export type CheckoutRelayEvent =
   | {
-      /** An order was created, or an earlier create with the same key was replayed. */
+      /**
+       * An order was created, or an earlier create with the same key was
+       * replayed: by the create handler, or by the watcher resending a create
+       * whose answer was never recorded (the process died while it was on its way).
+       */
       type: 'order_created';
       orderId: string;
       orderStatus: string;
@@ -31,12 +38,16 @@ export type CheckoutRelayEvent =
        * have been reported before, so de-duplicate on `orderId`.
        */
       replayed: boolean;
-      /**
-       * What `priceCart` decided was charged. Empty only on a replay the
-       * relay answered from its journal after `priceCart` refused the cart
-       * of a retry: the order is known, its line items no longer are.
-       */
-      lineItems: PricedLineItem[];
+      /** What `priceCart` decided was charged, as the journal recorded it. */
+      lineItems: readonly PricedLineItem[];
+      /** The merchant's reference for the checkout (`priceCart`'s), or `null`. */
+      reference: string | null;
+      /** The merchant's metadata; `{}` when none. */
+      metadata: Readonly<Record<string, string>>;
+      /** What the shopper is charged (contract §3 `order.amount`). */
+      amount: OrderAmount;
+      /** `create` from a shopper's request; `watcher` from a resend after the relay lost the answer. */
+      source: 'create' | 'watcher';
       /** The shopper's details, for the merchant's own order records. */
       customer: { name: string; phone_number: string };
       /** The idempotency key as the service saw it (scoped, not the shopper's). */
@@ -80,9 +91,11 @@ export type CheckoutRelayEvent =
       error: ServiceError;
     }
   | {
-      /** `priceCart` threw something other than a CartError, or returned unusable line items. */
+      /** `priceCart` threw something other than a CartError, or returned unusable line items, reference or metadata. */
       type: 'price_cart_failed';
       reason: string;
+      /** The field of `priceCart`'s answer that was wrong; absent when it threw. */
+      field?: PricedCartField;
       error?: unknown;
     }
   | {

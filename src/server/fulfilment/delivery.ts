@@ -1,127 +1,125 @@
 /**
- * Delivery: calls the merchant's `onPaid`, `onFailed` or `onExpired` for each
- * settled order, holding the order's lease (renewed while the callback runs)
- * so no other process calls it at the same time. Once the callback returns
- * the journal marks the order delivered, exactly once; if it throws, it is
- * tried again with backoff and `onEvent` hears of it. A crash between the
- * callback's return and the mark is the one way it can run twice.
+ * Delivery: claims the settled orders whose callback is due and starts each
+ * one's delivery on its own (order-delivery.ts), so a slow, hung or throwing
+ * callback holds up no other order. At most `MAX_DELIVERIES_IN_FLIGHT` run at
+ * once in a process; a hung one keeps its place only until its time limit,
+ * and each one that ends makes room for the next due order at once.
  */
-
 import type { RelayReporter } from '../events/relay-reporter.js';
-import type { SettledEntry } from '../journal/journal.js';
-import { fulfilledOrderOf } from './fulfilled-order.js';
-import { deliveryRetryAt } from './watch-schedule.js';
+import type { Claimed, SettledEntry } from '../journal/journal.js';
+import { createAbandonment } from './abandonment.js';
+import { deliverOrder, type OrderDeliveryContext } from './order-delivery.js';
+import type { OrderRecords } from './order-records.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
-/** Settled orders claimed at once; their callbacks run in parallel. */
+/** Settled orders claimed at once. */
 export const DELIVERY_BATCH_SIZE = 10;
-/** Batches at most per pass. */
-const MAX_BATCHES_PER_PASS = 100;
+/** Deliveries running at once in one process at most. */
+export const MAX_DELIVERIES_IN_FLIGHT = 100;
+/** Claims at most per call of `deliverDue`. */
+const MAX_BATCHES_PER_RUN = 100;
 
 /** What delivery needs. */
 export interface DeliveryDeps {
   readonly settings: FulfilmentSettings;
-  readonly reporter: RelayReporter;
+  readonly reporter: Pick<RelayReporter, 'emit'>;
+  /** What each callback receives: the order as the journal holds it. */
+  readonly records: OrderRecords;
 }
 
-/** Runs one delivery pass: every settled order due, in batches; resolves to how many callbacks returned. */
-export type DeliverOnce = () => Promise<number>;
+/** Where delivery stood at a moment: how many deliveries had started, and how many orders were delivered. */
+export interface DeliveryMark {
+  readonly started: number;
+  readonly delivered: number;
+}
+
+/** The delivery of one relay process. */
+export interface Delivery {
+  /** Claims the due callbacks there is room for and starts each on its own; resolves once claimed. Never rejects. */
+  deliverDue(): Promise<void>;
+  /** Where delivery stands now. */
+  mark(): DeliveryMark;
+  /**
+   * Resolves once every delivery started since `mark` has returned, failed or
+   * run out of time, with how many orders were marked delivered since `mark`.
+   */
+  settledSince(mark: DeliveryMark): Promise<number>;
+  /** Claims nothing more; resolves once every delivery in flight has ended (the caller bounds the wait). */
+  drain(): Promise<void>;
+  /** Gives up the deliveries still in flight: their outcome is ignored, their leases run out. */
+  abandon(): void;
+}
 
 /** Creates the delivery of one relay process. */
-export function createDelivery({ settings, reporter }: DeliveryDeps): DeliverOnce {
-  const { journal, owner } = settings;
+export function createDelivery({ settings, reporter, records }: DeliveryDeps): Delivery {
+  const abandonment = createAbandonment();
+  const context: OrderDeliveryContext = { settings, reporter, abandonment, records };
+  /** Deliveries running, by the order they started in. */
+  const inFlight = new Map<number, Promise<boolean>>();
+  const state = { stopping: false, reserved: 0, starved: false, started: 0, delivered: 0 };
 
-  /** Renews the lease every third of its length while the callback runs; returns the stop function. */
-  function holdLease(idempotencyKey: string): () => void {
-    const timers = settings.timers;
-    if (!timers) return () => undefined;
-    let handle: unknown;
-    let held = true;
-    const renew = () => {
-      handle = timers.setTimeout(() => {
-        journal
-          .renewLease(idempotencyKey, owner, settings.now() + settings.leaseMs)
-          .catch(() => false)
-          .then((renewed) => {
-            if (held && renewed) renew();
-          });
-      }, settings.leaseMs / 3);
-    };
-    renew();
-    return () => {
-      held = false;
-      timers.clearTimeout(handle);
-    };
-  }
-
-  async function deliver(entry: SettledEntry): Promise<boolean> {
-    const callback = settings.callbacks[entry.outcome];
-    // A create that never got an answer has no order the merchant ever saw:
-    // no callback (the watcher reported `order_expired` without an id).
-    if (entry.orderId === null || !callback) {
-      return journal.markDelivered(entry.idempotencyKey, owner, settings.now());
-    }
-    const order = fulfilledOrderOf({ ...entry, orderId: entry.orderId });
-    const release = holdLease(entry.idempotencyKey);
-    try {
-      await callback(order);
-    } catch (error) {
-      release();
-      const nextAttemptAt = deliveryRetryAt(entry.deliveryAttempts, settings.now());
-      const name = error instanceof Error ? error.name : typeof error;
-      await journal.recordDeliveryFailure(entry.idempotencyKey, owner, {
-        now: settings.now(),
-        nextAttemptAt,
-        error: name,
-      });
-      reporter.emit({
-        type: 'delivery_failed',
-        orderId: order.id,
-        outcome: order.outcome,
-        attempt: order.attempt,
-        nextAttemptAt,
-        error,
-      });
-      return false;
-    }
-    release();
-    const marked = await journal.markDelivered(entry.idempotencyKey, owner, settings.now());
-    reporter.emit(
-      marked
-        ? { type: 'order_delivered', orderId: order.id, outcome: order.outcome, attempt: order.attempt }
-        : { type: 'delivery_lease_lost', orderId: order.id },
-    );
-    return marked;
-  }
-
-  async function deliverSafely(entry: SettledEntry): Promise<boolean> {
-    try {
-      return await deliver(entry);
-    } catch (error) {
-      // The journal failed: the lease runs out and the order is delivered later.
-      reporter.emit({ type: 'watcher_error', stage: 'delivery', error });
-      return false;
-    }
-  }
-
-  return async function deliverOnce() {
-    let delivered = 0;
-    for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
-      let entries: SettledEntry[];
-      try {
-        entries = await journal.claimUndelivered(owner, {
-          now: settings.now(),
-          limit: DELIVERY_BATCH_SIZE,
-          leaseMs: settings.leaseMs,
-        });
-      } catch (error) {
-        reporter.emit({ type: 'watcher_error', stage: 'claim', error });
-        break;
+  function start(entry: Claimed<SettledEntry>): void {
+    state.started += 1;
+    const number = state.started;
+    const delivery = deliverOrder(context, entry).then((delivered) => {
+      if (delivered) state.delivered += 1;
+      return delivered;
+    });
+    inFlight.set(number, delivery);
+    void delivery.finally(() => {
+      inFlight.delete(number);
+      // Room again for an order that was due while every place was taken.
+      if (state.starved && !state.stopping) {
+        state.starved = false;
+        void deliverDue();
       }
-      const results = await Promise.all(entries.map(deliverSafely));
-      delivered += results.filter(Boolean).length;
-      if (entries.length < DELIVERY_BATCH_SIZE) break;
+    });
+  }
+
+  /** Claims up to one batch, within the room left; `undefined` when there is none or the journal failed. */
+  async function claimBatch(): Promise<{ entries: Claimed<SettledEntry>[]; limit: number } | undefined> {
+    const limit = Math.min(DELIVERY_BATCH_SIZE, MAX_DELIVERIES_IN_FLIGHT - inFlight.size - state.reserved);
+    if (limit <= 0) {
+      state.starved = true;
+      return undefined;
     }
-    return delivered;
+    state.reserved += limit;
+    try {
+      const entries = await settings.journal.claimUndelivered(settings.owner, {
+        limit,
+        leaseMs: settings.leaseMs,
+      });
+      return { entries, limit };
+    } catch (error) {
+      reporter.emit({ type: 'watcher_error', stage: 'claim', error });
+      return undefined;
+    } finally {
+      state.reserved -= limit;
+    }
+  }
+
+  async function deliverDue(): Promise<void> {
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !state.stopping; batch++) {
+      const claimed = await claimBatch();
+      // Claimed as the relay began to close: left to their leases, which run out.
+      if (!claimed || state.stopping) break;
+      for (const entry of claimed.entries) start(entry);
+      if (claimed.entries.length < claimed.limit) break;
+    }
+  }
+
+  return {
+    deliverDue,
+    mark: () => ({ started: state.started, delivered: state.delivered }),
+    async settledSince(mark) {
+      const since = [...inFlight].filter(([number]) => number > mark.started).map(([, delivery]) => delivery);
+      await Promise.all(since);
+      return state.delivered - mark.delivered;
+    },
+    async drain() {
+      state.stopping = true;
+      await Promise.all(inFlight.values());
+    },
+    abandon: () => abandonment.giveUp(),
   };
 }

@@ -1,11 +1,13 @@
 /**
- * What `onPaid`, `onFailed` and `onExpired` receive: the order as the
- * merchant's server needs it to ship or to cancel, and nothing of the
- * shopper's. The journal does not keep the shopper's name or number once
- * the order is known, so there is nothing to leak; the merchant's own records
- * (from the `order_created` event, say) hold the cart under the same id.
+ * What `onPaid`, `onFailed` and `onExpired` receive (contract §6): the order
+ * as the merchant's server needs it to ship, to cancel or to refund: what
+ * was paid for (the priced line items and the amount charged), for which of
+ * the merchant's checkouts (`reference`, `metadata`), and whether that
+ * checkout was already paid by another order. Nothing of the shopper's: the
+ * journal keeps no name or number once the order is known.
  */
-import type { JournalOutcome, SettledEntry } from '../journal/journal.js';
+import type { JournalOrder, JournalOutcome, OrderAmount } from '../journal/journal.js';
+import type { PricedLineItem } from '../pricing/priced-line-items.js';
 
 /** A settled order, delivered to the merchant's callback. */
 export interface FulfilledOrder {
@@ -13,21 +15,120 @@ export interface FulfilledOrder {
   readonly id: string;
   /** Which callback this is: `paid`, `failed` or `expired`. */
   readonly outcome: JournalOutcome;
-  /** The payment status last read (`paid`, `declined`, `insufficient_funds`…); `null` if none was read. */
+  /** The merchant's reference for the checkout, as `priceCart` gave it; `null` when none. */
+  readonly reference: string | null;
+  /** The merchant's metadata, as `priceCart` gave it; `{}` when none. */
+  readonly metadata: Readonly<Record<string, string>>;
+  /** The line items charged, as `priceCart` returned them. */
+  readonly lineItems: readonly PricedLineItem[];
+  /** What the shopper is charged: the service's order total (contract §3 `order.amount`). */
+  readonly amount: Readonly<OrderAmount>;
+  /** The payment status last read (`paid`, `failed`, `cancelled`…); `null` if none was read. */
   readonly paymentStatus: string | null;
+  /** Why the payment failed, when the service said (`declined`, `insufficient_funds`); else `null`. */
+  readonly failureCode: string | null;
+  /**
+   * Other orders of the same reference paid before this one settled: non-empty
+   * on a paid order means one checkout was paid twice, and this order can be refunded.
+   */
+  readonly otherPaidOrderIds: readonly string[];
   /** When the relay learned the order settled (epoch ms). */
   readonly settledAt: number;
   /** 1 on the first call, more when an earlier call threw. */
   readonly attempt: number;
 }
 
-/** The order a settled entry describes; only entries with an order id are delivered. */
-export function fulfilledOrderOf(entry: SettledEntry & { orderId: string }): FulfilledOrder {
-  return Object.freeze({
-    id: entry.orderId,
-    outcome: entry.outcome,
-    paymentStatus: entry.paymentStatus,
-    settledAt: entry.settledAt,
-    attempt: entry.deliveryAttempts + 1,
+/** One order as `relay.orders` reads it: the callback's fields, `pending` until it settles, and when it was delivered. */
+export interface CheckoutOrder extends Omit<FulfilledOrder, 'outcome' | 'amount' | 'settledAt' | 'attempt'> {
+  /** `pending` until the order settles, then the callback it is owed. */
+  readonly outcome: JournalOutcome | 'pending';
+  /** As for the callback; `null` only for an order journalled before amounts were kept, until it is delivered. */
+  readonly amount: Readonly<OrderAmount> | null;
+  /** When the relay recorded the intent to create it (epoch ms). */
+  readonly createdAt: number;
+  /** When it settled (epoch ms), or `null` while pending. */
+  readonly settledAt: number | null;
+  /** When its callback returned (epoch ms), or `null` while it is owed or pending. */
+  readonly deliveredAt: number | null;
+}
+
+/** Other orders of `order`'s reference, in `sameReference`, that settled paid before it did (or at all, while it is pending). */
+export function otherPaidOrderIdsOf(order: JournalOrder, sameReference: readonly JournalOrder[]): string[] {
+  const paidBefore = (other: JournalOrder) => {
+    if (other.outcome !== 'paid' || other.orderId === null || other.orderId === order.orderId) return false;
+    if (order.settledAt === null) return true;
+    const otherAt = other.settledAt ?? Number.POSITIVE_INFINITY;
+    // One millisecond for both: the lower order id counts as first, so exactly one of the two is told.
+    return (
+      otherAt < order.settledAt || (otherAt === order.settledAt && other.orderId < (order.orderId ?? ''))
+    );
+  };
+  return sameReference
+    .filter(paidBefore)
+    .sort((a, b) => (a.settledAt ?? 0) - (b.settledAt ?? 0))
+    .map((other) => other.orderId as string);
+}
+
+/**
+ * What `relay.orders` and the callbacks both tell of `order`, in their order:
+ * its own copies of the metadata and line items, so the merchant's code
+ * cannot change the journal's; `amount` as the caller copied it.
+ */
+function merchantFieldsOf<
+  Order extends JournalOrder & { orderId: string },
+  Amount extends Readonly<OrderAmount> | null,
+>(order: Order, amount: Amount, otherPaidOrderIds: string[]) {
+  return {
+    id: order.orderId,
+    outcome: order.outcome as Order['outcome'],
+    reference: order.reference,
+    metadata: { ...order.metadata },
+    lineItems: structuredClone([...order.lineItems]),
+    amount,
+    paymentStatus: order.paymentStatus,
+    failureCode: order.failureCode,
+    otherPaidOrderIds,
+  };
+}
+
+/** `order` as `relay.orders` answers it, frozen to the last line item. */
+export function checkoutOrderOf(
+  order: JournalOrder & { orderId: string },
+  otherPaidOrderIds: string[],
+): CheckoutOrder {
+  return deepFreeze({
+    ...merchantFieldsOf(
+      order,
+      order.amount && { currency: order.amount.currency, value: order.amount.value },
+      otherPaidOrderIds,
+    ),
+    createdAt: order.createdAt,
+    settledAt: order.settledAt,
+    deliveredAt: order.deliveredAt,
   });
+}
+
+/** What the callback of a settled `order` gets, on its `attempt`, charged `amount`; frozen to the last line item. */
+export function fulfilledOrderOf(
+  order: JournalOrder & { orderId: string; outcome: JournalOutcome; settledAt: number },
+  {
+    amount,
+    attempt,
+    otherPaidOrderIds,
+  }: { amount: OrderAmount; attempt: number; otherPaidOrderIds: string[] },
+): FulfilledOrder {
+  return deepFreeze({
+    ...merchantFieldsOf(order, { currency: amount.currency, value: amount.value }, otherPaidOrderIds),
+    settledAt: order.settledAt,
+    attempt,
+  });
+}
+
+/** `value` frozen, and every object and array inside it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

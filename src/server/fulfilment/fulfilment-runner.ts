@@ -1,19 +1,37 @@
 /**
- * Runs fulfilment in one relay process: a watcher pass, then a delivery
- * pass, every interval (and pruning once an hour); delivery at once when an
- * order settles; and `close()`, which stops the ticks, waits for the calls in
- * flight and closes the journal. Passes never overlap.
+ * Runs fulfilment in one relay process: a watcher pass every interval, each
+ * followed by delivery of the callbacks due (and pruning once an hour), and
+ * delivery at once when an order settles. The ticks never wait for a
+ * callback: each delivery runs on its own (delivery.ts), so the watcher keeps
+ * its rhythm whatever a callback does. Watcher passes never overlap.
+ *
+ * `close()` stops the ticks and claims nothing more, gives the work in flight
+ * (callbacks, the journal writes of creates and lookups, a watcher pass)
+ * `CLOSE_GRACE_MS` to end, abandons what is left (an abandoned callback's
+ * order is called again after its lease runs out, in this or another
+ * process), and gives the journal `JOURNAL_CLOSE_TIMEOUT_MS` to close. It
+ * never rejects: a journal that fails to close is reported through `onEvent`.
  */
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { ServiceClient } from '../service-client/service-client.js';
-import { createDelivery } from './delivery.js';
-import { createOrderWatcher, type WatcherLookups, type WatchPass } from './order-watcher.js';
-import type { FulfilmentSettings } from './watch-settings.js';
+import { createDelivery, type Delivery } from './delivery.js';
+import { type CheckoutOrders, createOrderRecords } from './order-records.js';
+import {
+  createOrderWatcher,
+  type OrderWatcher,
+  type WatcherLookups,
+  type WatchPass,
+} from './order-watcher.js';
+import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
 
 /** Shortest wait between two ticks, so a watcher that cannot keep up still yields to the server. */
 const MIN_TICK_GAP_MS = 50;
 /** How often settled orders past their retention are deleted. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** How long `close()` waits for the work in flight before it abandons it. */
+export const CLOSE_GRACE_MS = 5_000;
+/** How long `close()` waits for the journal to close; `close()` resolves within the two together: 10 s. */
+export const JOURNAL_CLOSE_TIMEOUT_MS = 5_000;
 
 /** What one `tick()` did. */
 export interface FulfilmentTick extends WatchPass {
@@ -23,111 +41,191 @@ export interface FulfilmentTick extends WatchPass {
 
 /** The fulfilment of one relay process, as merchants see it (`relay.fulfilment`). */
 export interface FulfilmentRunner {
-  /** Runs one watcher pass and one delivery pass now (for tests, or a cron job whose relay `clock` never fires). */
+  /**
+   * Runs one watcher pass and delivers the callbacks due now (for tests, or a
+   * cron job with `watch.ticks: false`); resolves once those callbacks have
+   * returned, failed or run out of time.
+   */
   tick(): Promise<FulfilmentTick>;
-  /** Delivers settled orders now, without waiting for the next tick. */
+  /** Delivers settled orders now, without waiting for the next tick; resolves as `tick()` does. */
   deliverNow(): Promise<number>;
 }
 
 /** The runner as the relay holds it: the handlers' writes are tracked, and the relay closes it. */
 export interface RelayFulfilment extends FulfilmentRunner {
-  /** Keeps `close()` waiting for `work` (a create or lookup writing to the journal). */
+  /** Keeps `close()` waiting for `work` (a create or lookup writing to the journal), within its grace. */
   track<T>(work: Promise<T>): Promise<T>;
-  /** Stops the ticks, waits for the work in flight, and closes the journal. */
+  /** Stops the ticks, lets the work in flight end within a grace, and closes the journal; never rejects. */
   close(): Promise<void>;
+  /** `relay.orders`, read from the journal. */
+  readonly orders: CheckoutOrders;
+}
+
+/** One process's fulfilment: its parts and what is running. */
+interface Runner {
+  readonly settings: FulfilmentSettings;
+  readonly reporter: Pick<RelayReporter, 'emit'>;
+  readonly watcher: OrderWatcher;
+  readonly delivery: Delivery;
+  /** Creates and lookups writing to the journal. */
+  readonly inFlight: Set<Promise<unknown>>;
+  stopped: boolean;
+  timer: unknown;
+  watching: Promise<WatchPass> | undefined;
+  prunedAt: number;
 }
 
 /** Starts fulfilment for a relay (its watcher looks up through `lookups`); ticks begin at once when the settings have timers. */
 export function startFulfilment(
   settings: FulfilmentSettings,
   client: ServiceClient,
-  reporter: RelayReporter,
+  relayReporter: RelayReporter,
   lookups: WatcherLookups,
 ): RelayFulfilment {
-  const inFlight = new Set<Promise<unknown>>();
-  let stopped = false;
-  let timer: unknown;
-  let ticking: Promise<FulfilmentTick> | undefined;
-  let delivering: Promise<number> | undefined;
-  let deliverAgain = false;
-  let prunedAt = Number.NEGATIVE_INFINITY;
-  const deliverOnce = createDelivery({ settings, reporter });
-  const watching = { settings, client, lookups, reporter };
-  const watcher = createOrderWatcher({ ...watching, onSettled: () => void deliverNow() });
-
-  function deliverNow(): Promise<number> {
-    if (stopped) return Promise.resolve(0);
-    if (delivering) {
-      deliverAgain = true;
-      return delivering;
-    }
-    delivering = (async () => {
-      let delivered = 0;
-      do {
-        deliverAgain = false;
-        delivered += await deliverOnce();
-      } while (deliverAgain && !stopped);
-      return delivered;
-    })().finally(() => {
-      delivering = undefined;
-    });
-    return delivering;
-  }
-
-  async function prune(): Promise<void> {
-    const now = settings.now();
-    if (now - prunedAt < PRUNE_EVERY_MS) return;
-    prunedAt = now;
-    try {
-      await settings.journal.prune({ now, retentionMs: settings.retentionMs });
-    } catch (error) {
-      reporter.emit({ type: 'watcher_error', stage: 'prune', error });
-    }
-  }
-
-  function tick(): Promise<FulfilmentTick> {
-    if (stopped) return Promise.resolve({ calls: 0, paused: false, delivered: 0 });
-    ticking ??= (async () => {
-      const pass = await watcher.watchOnce();
-      const delivered = await deliverNow();
-      await prune();
-      return { ...pass, delivered };
-    })().finally(() => {
-      ticking = undefined;
-    });
-    return ticking;
-  }
-
-  function schedule(ms: number): void {
-    const timers = settings.timers;
-    if (!timers || stopped) return;
-    timer = timers.setTimeout(() => {
-      timer = undefined;
-      // One interval from the start of this tick: a long pass is followed at once by the next.
-      const startedAt = settings.now();
-      tick().finally(() =>
-        schedule(Math.max(MIN_TICK_GAP_MS, settings.intervalMs - (settings.now() - startedAt))),
-      );
-    }, ms);
-  }
-
-  function track<T>(work: Promise<T>): Promise<T> {
-    inFlight.add(work);
-    return work.finally(() => inFlight.delete(work));
-  }
-
-  async function close(): Promise<void> {
-    if (stopped) return;
-    // No new tick or delivery starts; the ones running finish their calls and writes.
-    stopped = true;
-    if (timer !== undefined) settings.timers?.clearTimeout(timer);
-    await Promise.allSettled([...inFlight]);
-    await ticking?.catch(() => undefined);
-    await delivering?.catch(() => undefined);
-    await settings.journal.close();
-  }
-
+  let closed = false;
+  const reporter: Pick<RelayReporter, 'emit'> = {
+    emit(event) {
+      // Once close() has resolved, what is still finishing (an abandoned pass
+      // writing to the closed journal) stays quiet.
+      if (!closed) relayReporter.emit(event);
+    },
+  };
+  const records = createOrderRecords(settings, client);
+  const delivery = createDelivery({ settings, reporter, records });
+  const watcher = createOrderWatcher({
+    settings,
+    client,
+    lookups,
+    reporter,
+    onSettled: () => void delivery.deliverDue(),
+  });
+  const runner: Runner = {
+    settings,
+    reporter,
+    watcher,
+    delivery,
+    inFlight: new Set(),
+    stopped: false,
+    timer: undefined,
+    watching: undefined,
+    prunedAt: Number.NEGATIVE_INFINITY,
+  };
+  let closing: Promise<void> | undefined;
   // The first tick at once: orders a previous process left are picked up on start.
-  schedule(0);
-  return { tick, deliverNow, track, close };
+  schedule(runner, 0);
+  return {
+    tick: () => tick(runner),
+    deliverNow: () => deliverNow(runner),
+    track<T>(work: Promise<T>): Promise<T> {
+      runner.inFlight.add(work);
+      return work.finally(() => runner.inFlight.delete(work));
+    },
+    close() {
+      closing ??= close(runner).finally(() => {
+        closed = true;
+      });
+      return closing;
+    },
+    orders: records,
+  };
+}
+
+/** One watcher pass; a pass already running is joined, never doubled. */
+function watchOnce(runner: Runner): Promise<WatchPass> {
+  runner.watching ??= runner.watcher.watchOnce().finally(() => {
+    runner.watching = undefined;
+  });
+  return runner.watching;
+}
+
+/** The merchant's tick: a pass, then the deliveries it started (there or as orders settled), awaited. */
+async function tick(runner: Runner): Promise<FulfilmentTick> {
+  if (runner.stopped) return { calls: 0, paused: false, delivered: 0 };
+  const mark = runner.delivery.mark();
+  const pass = await watchOnce(runner);
+  await runner.delivery.deliverDue();
+  const delivered = await runner.delivery.settledSince(mark);
+  await prune(runner);
+  return { ...pass, delivered };
+}
+
+/** The merchant's delivery now: what is due, awaited. */
+async function deliverNow(runner: Runner): Promise<number> {
+  if (runner.stopped) return 0;
+  const mark = runner.delivery.mark();
+  await runner.delivery.deliverDue();
+  return runner.delivery.settledSince(mark);
+}
+
+/** The timers' tick: a pass, then deliveries started and left to run on their own. */
+async function timedTick(runner: Runner): Promise<void> {
+  await watchOnce(runner);
+  if (runner.stopped) return;
+  void runner.delivery.deliverDue();
+  await prune(runner);
+}
+
+function schedule(runner: Runner, ms: number): void {
+  const { settings } = runner;
+  const timers = settings.timers;
+  if (!timers || runner.stopped) return;
+  runner.timer = timers.setTimeout(() => {
+    runner.timer = undefined;
+    // One interval from the start of this tick: a long pass is followed at once
+    // by the next, and a clock set back during the pass never stretches the wait.
+    const startedAt = settings.now();
+    timedTick(runner).finally(() => {
+      const left = settings.intervalMs - (settings.now() - startedAt);
+      schedule(runner, Math.min(settings.intervalMs, Math.max(MIN_TICK_GAP_MS, left)));
+    });
+  }, ms);
+}
+
+async function prune(runner: Runner): Promise<void> {
+  const { settings } = runner;
+  const now = settings.now();
+  // A clock set back prunes at once rather than never.
+  if (now >= runner.prunedAt && now - runner.prunedAt < PRUNE_EVERY_MS) return;
+  runner.prunedAt = now;
+  try {
+    await settings.journal.prune({ retentionMs: settings.retentionMs });
+  } catch (error) {
+    runner.reporter.emit({ type: 'watcher_error', stage: 'prune', error });
+  }
+}
+
+async function close(runner: Runner): Promise<void> {
+  const { settings, delivery, reporter } = runner;
+  // No new tick, claim or callback starts from here.
+  runner.stopped = true;
+  if (runner.timer !== undefined) settings.timers?.clearTimeout(runner.timer);
+  const work = Promise.allSettled([...runner.inFlight, runner.watching, delivery.drain()]);
+  if (!(await within(settings.deliveryTimers, CLOSE_GRACE_MS, work))) delivery.abandon();
+  try {
+    const journalClosed = await within(
+      settings.deliveryTimers,
+      JOURNAL_CLOSE_TIMEOUT_MS,
+      settings.journal.close(),
+    );
+    if (!journalClosed) throw new Error(`The journal did not close within ${JOURNAL_CLOSE_TIMEOUT_MS} ms.`);
+  } catch (error) {
+    reporter.emit({ type: 'watcher_error', stage: 'close', error });
+  }
+}
+
+/** Whether `work` settles within `ms`; rejects if it rejects in time. */
+function within(timers: WatchTimers, ms: number, work: Promise<unknown>): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const timer = timers.setTimeout(() => resolve(false), ms);
+    work.then(
+      () => {
+        timers.clearTimeout(timer);
+        resolve(true);
+      },
+      (error: unknown) => {
+        timers.clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }

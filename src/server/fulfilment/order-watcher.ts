@@ -8,16 +8,24 @@
  * with one batch; once the service has answered it, four lanes of batches run
  * at once, so the round trips of one batch do not bound the rate.
  */
-
+import { orderCreatedEvent } from '../events/order-created.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
-import type { CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
+import type { Claimed, CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { OrderLookups } from '../lookups/order-lookups.js';
+import { readingOf } from '../lookups/order-status-read.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
-import type { OrderCreateAnswer, OrderCreateInput } from '../service-client/service-schemas.js';
+import type { OrderCreateInput, OrderCreateResult } from '../service-client/service-schemas.js';
+import { chargedAmount, serviceReadingOf } from './service-reading.js';
 import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
-import { isPastBound, MAX_BACKOFF_CHECK_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
+import {
+  isPastBound,
+  MAX_BACKOFF_CHECK_MS,
+  MAX_SERVICE_PAUSE_MS,
+  nextCheckInPass,
+  servicePauseMs,
+} from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Orders claimed at once; they are looked up in parallel. */
@@ -34,7 +42,7 @@ export interface OrderWatcherDeps {
   readonly client: ServiceClient;
   /** Where its lookups go: shared with the browsers' lookups of the same order (contract §7). */
   readonly lookups: WatcherLookups;
-  readonly reporter: RelayReporter;
+  readonly reporter: Pick<RelayReporter, 'emit'>;
   /** Called when an order settled, so its callback comes at once. */
   readonly onSettled: () => void;
 }
@@ -58,13 +66,25 @@ export interface OrderWatcher {
 /** The watcher's state across passes: its dependencies and its pause. */
 interface Watch extends OrderWatcherDeps {
   readonly pause: { until: number; failures: number };
-  /** When the pass running now began: the next lookups are scheduled on its rhythm. */
+  /** When the pass running now began, on this process's clock: the next lookups are scheduled on its rhythm. */
   passStartedAt: number;
+}
+
+/**
+ * A claimed entry as this process sees it. Its age comes from the journal's
+ * clock (`claimedAt - createdAt`), so a jump of this process's clock can
+ * neither expire it early nor slow its lookups; `createdHere` carries that
+ * age onto this process's clock, where the pass's rhythm is kept.
+ */
+interface ClaimedOrder {
+  entry: Claimed<PendingEntry>;
+  /** When the order was created, on this process's clock as it read just after the claim. */
+  createdHere: number;
 }
 
 /** A claimed entry the service could not be asked about, and why. */
 interface Troubled {
-  entry: PendingEntry;
+  entry: Claimed<PendingEntry>;
   trouble: ServiceTrouble;
 }
 
@@ -87,7 +107,9 @@ interface PassState {
 async function watchOnce(watch: Watch): Promise<WatchPass> {
   const { settings, pause } = watch;
   watch.passStartedAt = settings.now();
-  if (watch.passStartedAt < pause.until) return { calls: 0, paused: true };
+  // A pause never outlasts its longest, even when this process's clock is set back during it.
+  const pauseLeft = pause.until - watch.passStartedAt;
+  if (pauseLeft > 0 && pauseLeft <= MAX_SERVICE_PAUSE_MS) return { calls: 0, paused: true };
   const pass: PassState = { calls: 0, batches: 0, troubles: [] };
   // One batch goes first (after trouble, one order probes the service); only
   // once the service has answered do the lanes call it at full rate.
@@ -115,10 +137,14 @@ async function watchBatch(watch: Watch, pass: PassState, limit: number): Promise
   const { settings } = watch;
   const entries = await claim(watch, limit);
   if (!entries || entries.length === 0) return 'short';
+  const claimedHere = settings.now();
   pass.batches += 1;
-  pass.calls += entries.filter((entry) => !isPastBound(settings, entry.createdAt, settings.now())).length;
+  pass.calls += entries.filter((entry) => !isPastBound(settings, entry.createdAt, entry.claimedAt)).length;
   const results = await Promise.all(
-    entries.map(async (entry) => ({ entry, trouble: await watchEntry(watch, entry) })),
+    entries.map(async (entry) => {
+      const order = { entry, createdHere: claimedHere - (entry.claimedAt - entry.createdAt) };
+      return { entry, trouble: await watchEntry(watch, order) };
+    }),
   );
   const troubles = results.filter((result): result is Troubled => result.trouble !== undefined);
   pass.troubles.push(...troubles);
@@ -126,14 +152,10 @@ async function watchBatch(watch: Watch, pass: PassState, limit: number): Promise
   return entries.length < limit ? 'short' : 'full';
 }
 
-async function claim(watch: Watch, limit: number): Promise<PendingEntry[] | undefined> {
+async function claim(watch: Watch, limit: number): Promise<Claimed<PendingEntry>[] | undefined> {
   const { settings } = watch;
   try {
-    return await settings.journal.claimDue(settings.owner, {
-      now: settings.now(),
-      limit,
-      leaseMs: settings.leaseMs,
-    });
+    return await settings.journal.claimDue(settings.owner, { limit, leaseMs: settings.leaseMs });
   } catch (error) {
     watch.reporter.emit({ type: 'watcher_error', stage: 'claim', error });
     return undefined;
@@ -141,13 +163,17 @@ async function claim(watch: Watch, limit: number): Promise<PendingEntry[] | unde
 }
 
 /** Acts on one claimed entry; the trouble it met, if the service is down or busy. */
-async function watchEntry(watch: Watch, entry: PendingEntry): Promise<ServiceTrouble | undefined> {
+async function watchEntry(watch: Watch, order: ClaimedOrder): Promise<ServiceTrouble | undefined> {
+  const { entry, createdHere } = order;
   try {
-    if (isPastBound(watch.settings, entry.createdAt, watch.settings.now())) {
+    // The bound is judged on the journal's clock alone.
+    if (isPastBound(watch.settings, entry.createdAt, entry.claimedAt)) {
       await expire(watch, entry);
       return undefined;
     }
-    return entry.phase === 'creating' ? await resendCreate(watch, entry) : await lookUp(watch, entry);
+    return entry.phase === 'creating'
+      ? await resendCreate(watch, entry, createdHere)
+      : await lookUp(watch, entry, createdHere);
   } catch (error) {
     // The journal failed: the lease runs out and the order is claimed again; nothing is lost.
     watch.reporter.emit({ type: 'watcher_error', stage: 'record', error });
@@ -169,7 +195,7 @@ async function pauseFor(watch: Watch, troubles: Troubled[]): Promise<void> {
   await Promise.all(
     troubles.map(async ({ entry }) => {
       try {
-        await defer(watch, entry, pause.until);
+        await defer(watch, entry, pauseMs);
       } catch (error) {
         watch.reporter.emit({ type: 'watcher_error', stage: 'record', error });
       }
@@ -177,13 +203,19 @@ async function pauseFor(watch: Watch, troubles: Troubled[]): Promise<void> {
   );
 }
 
-function defer(watch: Watch, entry: PendingEntry, dueAt: number): Promise<boolean> {
-  return watch.settings.journal.deferCheck(entry.idempotencyKey, watch.settings.owner, dueAt);
+function defer(watch: Watch, entry: PendingEntry, dueInMs: number): Promise<boolean> {
+  return watch.settings.journal.deferCheck(entry.idempotencyKey, watch.settings.owner, dueInMs);
+}
+
+/** How long until the next lookup of an order created at `createdHere`, on the pass's rhythm. */
+function nextCheckIn(watch: Watch, createdHere: number): number {
+  const now = watch.settings.now();
+  return nextCheckInPass(watch.settings, createdHere, watch.passStartedAt, now) - now;
 }
 
 async function expire(watch: Watch, entry: PendingEntry): Promise<void> {
   const { settings } = watch;
-  if (await settings.journal.recordExpired(entry.idempotencyKey, settings.owner, settings.now())) {
+  if (await settings.journal.recordExpired(entry.idempotencyKey, settings.owner)) {
     watch.reporter.emit({
       type: 'order_expired',
       orderId: entry.phase === 'watching' ? entry.orderId : null,
@@ -192,9 +224,13 @@ async function expire(watch: Watch, entry: PendingEntry): Promise<void> {
   }
 }
 
-async function resendCreate(watch: Watch, entry: CreatingEntry): Promise<ServiceTrouble | undefined> {
+async function resendCreate(
+  watch: Watch,
+  entry: CreatingEntry,
+  createdHere: number,
+): Promise<ServiceTrouble | undefined> {
   const { settings } = watch;
-  let answer: OrderCreateAnswer;
+  let answer: OrderCreateResult;
   try {
     answer = await watch.client.orders.create(entry.createBody as unknown as OrderCreateInput, {
       idempotencyKey: entry.idempotencyKey,
@@ -208,43 +244,56 @@ async function resendCreate(watch: Watch, entry: CreatingEntry): Promise<Service
       await settings.journal.discardIntent(entry.idempotencyKey);
     } else {
       // 409: the first create is still in flight; look again after an interval.
-      await defer(watch, entry, settings.now() + settings.intervalMs);
+      await defer(watch, entry, settings.intervalMs);
     }
     return undefined;
   }
-  const now = settings.now();
   const { order } = answer;
   await settings.journal.recordCreated(entry.idempotencyKey, {
+    ...serviceReadingOf(order),
     orderId: order.id,
-    paymentStatus: order.payment.status,
-    now,
-    nextCheckAt: nextCheckInPass(settings, entry.createdAt, watch.passStartedAt, now),
+    nextCheckInMs: nextCheckIn(watch, createdHere),
   });
+  await announceResent(watch, entry, answer);
   settled(watch, order.id, order.payment.status);
   return undefined;
 }
 
-async function lookUp(watch: Watch, entry: WatchingEntry): Promise<ServiceTrouble | undefined> {
+/** `order_created` for an order the watcher's resend created (or replayed): the merchant hears of every order. */
+async function announceResent(watch: Watch, entry: CreatingEntry, { order, replayed }: OrderCreateResult) {
+  const details = await watch.settings.journal.readOrder({ idempotencyKey: entry.idempotencyKey });
+  if (!details) return;
+  const customer = (entry.createBody as unknown as Required<OrderCreateInput>).customer_data;
+  const amount = chargedAmount(order, details);
+  const { idempotencyKey } = entry;
+  watch.reporter.emit(
+    orderCreatedEvent({ order, replayed, amount, customer, details, idempotencyKey, source: 'watcher' }),
+  );
+}
+
+async function lookUp(
+  watch: Watch,
+  entry: WatchingEntry,
+  createdHere: number,
+): Promise<ServiceTrouble | undefined> {
   const { settings } = watch;
-  let paymentStatus: string;
+  let reading: ReturnType<typeof serviceReadingOf>;
   try {
-    paymentStatus = (await watch.lookups.forWatcher(entry.orderId, watch.client)).payment.status;
+    reading = readingOf(await watch.lookups.forWatcher(entry.orderId, watch.client));
   } catch (error) {
     const trouble = serviceTroubleOf(error);
     if (trouble) return trouble;
     watch.reporter.emit({ type: 'watcher_error', stage: 'record', error });
     // A 404 or a refusal: the service may be misconfigured; keep the order and look much later.
     const later = error instanceof ServiceNotFoundError ? MAX_BACKOFF_CHECK_MS : settings.intervalMs * 10;
-    await defer(watch, entry, settings.now() + later);
+    await defer(watch, entry, later);
     return undefined;
   }
-  const now = settings.now();
   const checked = await settings.journal.recordChecked(entry.idempotencyKey, settings.owner, {
-    paymentStatus,
-    now,
-    nextCheckAt: nextCheckInPass(settings, entry.createdAt, watch.passStartedAt, now),
+    ...reading,
+    nextCheckInMs: nextCheckIn(watch, createdHere),
   });
-  if (checked) settled(watch, entry.orderId, paymentStatus);
+  if (checked) settled(watch, entry.orderId, reading.paymentStatus);
   return undefined;
 }
 

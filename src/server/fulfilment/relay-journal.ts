@@ -6,28 +6,42 @@
  */
 
 import type { RelayReporter } from '../events/relay-reporter.js';
-import type { CreateRequestBody, JournalEntry } from '../journal/journal.js';
+import type {
+  CreateRequestBody,
+  JournalEntry,
+  JournalOrder,
+  OrderDetails,
+  ServiceReading,
+} from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { RelayFulfilment } from './fulfilment-runner.js';
 import { isRefusedForGood } from './service-trouble.js';
 import { nextCheckAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
-/** What the journal holds of an earlier try under a key: its order, or the body of a create never answered. */
-export type RecalledCreate =
+/** What the journal holds of an earlier try under a key: its order, or the body of a create never answered; and what it was for. */
+export type RecalledCreate = { details: OrderDetails } & (
   | { kind: 'created'; orderId: string }
-  | { kind: 'unanswered'; createBody: CreateRequestBody };
+  | { kind: 'unanswered'; createBody: CreateRequestBody }
+);
+
+/** What the relay read of an order at the service: its payment status, failure code and total. */
+export type OrderReading = ServiceReading & { paymentStatus: string };
 
 /** The journal steps of the create and lookup handlers. */
 export interface RelayJournal {
   /** Records the create before the service is called; rejects when the journal cannot (refuse the create). */
-  beforeCreate(idempotencyKey: string, createBody: Readonly<Record<string, unknown>>): Promise<void>;
+  beforeCreate(
+    idempotencyKey: string,
+    createBody: Readonly<Record<string, unknown>>,
+    details: OrderDetails,
+  ): Promise<void>;
   /** Records the service's answer to a create. Never rejects: the watcher resends an unrecorded create. */
-  created(idempotencyKey: string, orderId: string, paymentStatus: string): Promise<void>;
+  created(idempotencyKey: string, orderId: string, reading: OrderReading): Promise<void>;
   /** Forgets a create the service refused for good; network failures and `5xx` stay for the watcher. */
   createFailed(idempotencyKey: string, error: unknown): Promise<void>;
   /** Settles an order a browser lookup saw final, and delivers it at once. Never rejects. */
-  lookedUp(orderId: string, paymentStatus: string): Promise<void>;
+  lookedUp(orderId: string, reading: OrderReading): Promise<void>;
   /** What an earlier try under the key left, or `undefined` (always, without a journal); rejects when the journal cannot be read. */
   recall(idempotencyKey: string): Promise<RecalledCreate | undefined>;
 }
@@ -56,38 +70,45 @@ export function relayJournal(
     }
   };
   return {
-    beforeCreate: (idempotencyKey, createBody) => {
-      const now = settings.now();
-      return runner.track(
-        journal.recordIntent({ idempotencyKey, createBody, now, resendAt: now + settings.createGraceMs }),
-      );
+    beforeCreate: (idempotencyKey, createBody, details) => {
+      const resendInMs = settings.createGraceMs;
+      return runner.track(journal.recordIntent({ idempotencyKey, createBody, resendInMs, details }));
     },
-    created: (idempotencyKey, orderId, paymentStatus) =>
+    created: (idempotencyKey, orderId, reading) =>
       quietly('record', async () => {
         const now = settings.now();
-        const next = nextCheckAt(settings, now, now);
-        await journal.recordCreated(idempotencyKey, { orderId, paymentStatus, now, nextCheckAt: next });
-        if (outcomeOfPaymentStatus(paymentStatus) !== null) void runner.deliverNow();
+        const nextCheckInMs = nextCheckAt(settings, now, now) - now;
+        await journal.recordCreated(idempotencyKey, { ...reading, orderId, nextCheckInMs });
+        if (outcomeOfPaymentStatus(reading.paymentStatus) !== null) void runner.deliverNow();
       }),
     createFailed: (idempotencyKey, error) =>
       isRefusedForGood(error)
         ? quietly('record', () => journal.discardIntent(idempotencyKey))
         : Promise.resolve(),
-    lookedUp: (orderId, paymentStatus) =>
+    lookedUp: (orderId, { paymentStatus, ...reading }) =>
       quietly('browser_lookup', async () => {
         const outcome = outcomeOfPaymentStatus(paymentStatus);
         if (outcome === null) return;
-        if (!(await journal.settleFromBrowserLookup(orderId, paymentStatus, settings.now()))) return;
+        if (!(await journal.settleFromBrowserLookup(orderId, paymentStatus, reading))) return;
         reporter.emit({ type: 'order_settled', orderId, outcome, paymentStatus, source: 'browser' });
         void runner.deliverNow();
       }),
-    recall: async (idempotencyKey) => recalled(await runner.track(journal.get(idempotencyKey))),
+    recall: async (idempotencyKey) => {
+      const entry = await runner.track(journal.get(idempotencyKey));
+      const order = entry && (await runner.track(journal.readOrder({ idempotencyKey })));
+      return recalled(entry, order);
+    },
   };
 }
 
-function recalled(entry: JournalEntry | undefined): RecalledCreate | undefined {
-  if (entry === undefined) return undefined;
-  if (entry.phase === 'creating') return { kind: 'unanswered', createBody: entry.createBody };
+function recalled(
+  entry: JournalEntry | undefined,
+  order: JournalOrder | undefined,
+): RecalledCreate | undefined {
+  if (entry === undefined || order === undefined) return undefined;
+  const { reference, metadata, lineItems, amount } = order;
+  const details = { reference, metadata, lineItems, amount };
+  if (entry.phase === 'creating') return { kind: 'unanswered', createBody: entry.createBody, details };
   // A create the watcher gave up on unanswered keeps neither an order nor its body: nothing to replay.
-  return entry.orderId === null ? undefined : { kind: 'created', orderId: entry.orderId };
+  return entry.orderId === null ? undefined : { kind: 'created', orderId: entry.orderId, details };
 }

@@ -16,6 +16,8 @@ export const MAX_BACKOFF_CHECK_MS = 60 * 60 * 1000;
 export const MAX_DELIVERY_BACKOFF_MS = 10 * 60 * 1000;
 /** Longest pause of the watcher while the service is down or rate limiting. */
 export const MAX_SERVICE_BACKOFF_MS = 60_000;
+/** Longest pause at all: a `Retry-After` is honoured up to five minutes. */
+export const MAX_SERVICE_PAUSE_MS = MAX_SERVICE_BACKOFF_MS * 5;
 
 /**
  * When to look up an order created at `createdAt` next: every interval while
@@ -61,9 +63,9 @@ export function isPastBound(timing: WatchTiming, createdAt: number, now: number)
   return now - createdAt >= timing.maxWatchMs;
 }
 
-/** When a callback that has thrown `failures` times is tried again: 2 s, 4 s, 8 s… at most 10 minutes. */
-export function deliveryRetryAt(failures: number, now: number): number {
-  return now + Math.min(MAX_DELIVERY_BACKOFF_MS, 2_000 * 2 ** Math.min(failures, 20));
+/** How long until a callback that has failed `failures` times is tried again: 2 s, 4 s, 8 s… at most 10 minutes. */
+export function deliveryRetryInMs(failures: number): number {
+  return Math.min(MAX_DELIVERY_BACKOFF_MS, 2_000 * 2 ** Math.min(failures, 20));
 }
 
 /**
@@ -73,5 +75,5 @@ export function deliveryRetryAt(failures: number, now: number): number {
  */
 export function servicePauseMs(intervalMs: number, failures: number, retryAfterMs = 0): number {
   const doubled = Math.min(MAX_SERVICE_BACKOFF_MS, intervalMs * 2 ** Math.min(Math.max(failures - 1, 0), 20));
-  return Math.max(doubled, Math.min(retryAfterMs, MAX_SERVICE_BACKOFF_MS * 5));
+  return Math.max(doubled, Math.min(retryAfterMs, MAX_SERVICE_PAUSE_MS));
 }

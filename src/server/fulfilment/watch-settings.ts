@@ -1,8 +1,9 @@
 /**
  * The watcher's options (contract §6), checked once into frozen settings.
- * Times are epoch milliseconds from the relay's `clock`, and the watcher's
- * ticks and lease renewals are scheduled on its timers, so a test moves both
- * by hand.
+ * Times the watcher keeps for itself (its rhythm, a pause) are epoch
+ * milliseconds from the relay's `clock`, and its ticks are scheduled on that
+ * clock's timers, so a test moves both by hand; what the journal stores
+ * (leases, due times, an order's age) is on the journal's own clock.
  */
 import type { Clock } from '../../shared/clock.js';
 import { DEFAULT_RETENTION_MS, type Journal } from '../journal/journal.js';
@@ -26,6 +27,8 @@ export const DEFAULT_MAX_WATCH_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_CREATE_GRACE_MS = 60_000;
 /** How long a claim on an order is exclusive; a dead process's orders pass on after it. */
 export const DEFAULT_LEASE_MS = 30_000;
+/** How long a callback may run before the call counts as failed and is retried later: 30 s. */
+export const DEFAULT_CALLBACK_TIMEOUT_MS = 30_000;
 
 /** The merchant's callback for one outcome; the order is delivered once it returns. */
 export type FulfilmentCallback = (order: FulfilledOrder) => void | Promise<void>;
@@ -44,6 +47,10 @@ export interface WatchOptions {
   createGraceMs?: number;
   /** How long one process's claim on an order lasts. Default 30 s. */
   leaseMs?: number;
+  /** How long a callback may run; past it the call counts as failed and is retried later. Default 30 s. */
+  callbackTimeoutMs?: number;
+  /** `false`: the relay runs no watcher pass by itself; call `relay.fulfilment.tick()` (a cron job, a test). Default `true`. */
+  ticks?: boolean;
 }
 
 /** The fulfilment options of `createCheckoutRelay`. */
@@ -58,7 +65,12 @@ export interface FulfilmentOptions {
   onExpired?: FulfilmentCallback;
   /** The watcher's timing. */
   watch?: WatchOptions;
+  /** The relay's clock as the merchant gave it; `undefined`: the system's. */
+  clock?: Clock;
 }
+
+/** The timers the watcher and delivery schedule on: the relay's `Clock`'s. */
+export type WatchTimers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
 /** Everything the watcher and delivery read, checked. */
 export interface FulfilmentSettings {
@@ -70,10 +82,18 @@ export interface FulfilmentSettings {
   readonly retentionMs: number;
   readonly createGraceMs: number;
   readonly leaseMs: number;
+  readonly callbackTimeoutMs: number;
   /** The relay's clock, epoch ms. */
   readonly now: () => number;
-  /** The relay's clock's timers: the ticks and the lease renewals are scheduled on them. */
-  readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+  /** The relay's clock's timers, the ticks are scheduled on; `undefined` when the merchant runs the ticks. */
+  readonly timers: WatchTimers | undefined;
+  /**
+   * The timers a delivery and `close()` wait on (a callback's time limit, its
+   * lease, a retried write, the grace), ticks or not: those of the clock the
+   * merchant gave, or the runtime's, which keep the process alive while
+   * something waits on them.
+   */
+  readonly deliveryTimers: WatchTimers;
   /** This process's name in leases: unique, so two processes never hold one order. */
   readonly owner: string;
 }
@@ -127,8 +147,15 @@ export function resolveFulfilmentSettings(
     retentionMs: positive(watch.retentionMs, DEFAULT_RETENTION_MS, 'retentionMs', owner),
     createGraceMs: positive(watch.createGraceMs, DEFAULT_CREATE_GRACE_MS, 'createGraceMs', owner),
     leaseMs: positive(watch.leaseMs, DEFAULT_LEASE_MS, 'leaseMs', owner),
+    callbackTimeoutMs: positive(
+      watch.callbackTimeoutMs,
+      DEFAULT_CALLBACK_TIMEOUT_MS,
+      'callbackTimeoutMs',
+      owner,
+    ),
     now: () => clock.now(),
-    timers: clock,
+    timers: ticksOf(watch.ticks, owner) ? clock : undefined,
+    deliveryTimers: options.clock === undefined ? waitingTimers : clock,
     owner: `relay-${crypto.randomUUID()}`,
   });
 }
@@ -138,3 +165,17 @@ function positive(value: unknown, fallback: number, name: string, owner: string)
   if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
   throw new TypeError(`${owner}: watch.${name} must be a positive number of milliseconds.`);
 }
+
+function ticksOf(ticks: unknown, owner: string): boolean {
+  if (ticks === undefined) return true;
+  if (typeof ticks === 'boolean') return ticks;
+  throw new TypeError(`${owner}: watch.ticks must be true or false.`);
+}
+
+/** The runtime's timers, as they are: a `tick()` or `close()` awaited in a script keeps its process alive. */
+const waitingTimers: WatchTimers = {
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout(handle) {
+    globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]);
+  },
+};

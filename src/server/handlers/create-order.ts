@@ -1,9 +1,11 @@
 /**
  * The relay's create handler (contract §3), top to bottom: checks the
  * shopper's idempotency key and intent, prices the cart on the server,
- * records the create in the journal, creates the order under the
- * merchant-scoped key, reports `order_created`, and answers status fields and
- * a lookup token only. Every refusal is thrown, for the route to answer.
+ * records the create in the journal with what it is for (the line items,
+ * the merchant's reference and metadata: contract §6), creates the order
+ * under the merchant-scoped key, reports `order_created`, and answers status
+ * fields, the amount charged, the merchant's reference and a lookup token
+ * only. Every refusal is thrown, for the route to answer.
  *
  * A cart `priceCart` refuses (a CartError) is a `400` for a new attempt. But
  * the element resends the very request of an attempt whose earlier tries went
@@ -13,12 +15,15 @@
  * those tries (contract §6), so it answers the retry as the create would have:
  * the known order, or the recorded create sent again under the same key (the
  * service replays its first answer, or creates it now: the very create the
- * earlier try meant). Without a journal the relay has no memory: the `400` stands.
+ * earlier try meant), to the same shopper only: the same key with another
+ * name, number or network is the service's `422`, whatever the cart. Without
+ * a journal the relay has no memory: the `400` stands.
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
 import { jsonResponse } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
+import { normalizeCustomerName } from '../../shared/customer-name.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
 import {
   type CheckoutIntent,
@@ -27,14 +32,20 @@ import {
   issueParam,
   isValidIdempotencyKey,
 } from '../../shared/wire.js';
-import { internalRefusal, type RelayRefusal } from '../events/relay-refusal.js';
+import { orderCreatedEvent } from '../events/order-created.js';
+import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RecalledCreate, type RelayJournal } from '../fulfilment/relay-journal.js';
-import { takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
+import { chargedAmount, serviceReadingOf } from '../fulfilment/service-reading.js';
+import { isRefusedForGood } from '../fulfilment/service-trouble.js';
+import type { OrderAmount, OrderDetails } from '../journal/journal.js';
+import { type PromptSlot, takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
 import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
-import { checkPricedLineItems, type PricedLineItem } from '../pricing/priced-line-items.js';
+import { checkPricedCart, lineItemsTotal, type PricedCart } from '../pricing/priced-cart.js';
+import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
+import { idempotencyKeyReused } from './upstream-answer.js';
 
 /** The body the relay sends the service to create an order; the journal keeps it until the service answers. */
 type ServiceCreateBody = {
@@ -48,7 +59,8 @@ type ServiceCreateBody = {
 interface CreateContext {
   config: HandlerConfig;
   journal: RelayJournal;
-  request: Request;
+  /** What the runtime knows of the connection: its `signal` says the shopper left. */
+  connection: ConnectionInfo | undefined;
   /** The merchant-scoped key (contract §3): the same on every try of the attempt. */
   idempotencyKey: string;
 }
@@ -61,18 +73,39 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
     const priced = await price(config, intent, request);
     const idempotencyKey = await config.scopeIdempotencyKey(shopperKey);
-    const context: CreateContext = { config, journal, request, idempotencyKey };
+    const context: CreateContext = { config, journal, connection, idempotencyKey };
     if (!priced.ok) return answerRefusedCart(context, intent, priced.refusal);
-    await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
+    const slot = await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
+    const { lineItems, reference, metadata } = priced.cart;
     const createBody: ServiceCreateBody = {
       execute_payment: true,
       customer_data: intent.customer_data,
       payment_method_data: intent.payment_method_data,
-      line_items: priced.lineItems,
+      line_items: lineItems,
     };
-    await recordIntent(context, createBody);
-    return createAndAnswer(context, createBody);
+    const details: OrderDetails = { reference, metadata, lineItems, amount: lineItemsTotal(lineItems) };
+    return withPromptSlot(slot, async () => {
+      await recordIntent(context, createBody, details);
+      return createAndAnswer(context, createBody, details);
+    });
   };
+}
+
+/** Runs a create that counted `slot`, and gives the slot back when the create surely sent no prompt. */
+async function withPromptSlot(slot: PromptSlot, create: () => Promise<Response>): Promise<Response> {
+  try {
+    return await create();
+  } catch (error) {
+    if (sentNoPrompt(error)) await slot.release();
+    throw error;
+  }
+}
+
+/** A create the service refused for good (`4xx`: no order exists), or one the journal stopped before the service heard of it. */
+function sentNoPrompt(error: unknown): boolean {
+  return (
+    isRefusedForGood(error) || (error instanceof RelayRefusal && error.event.type === 'journal_unavailable')
+  );
 }
 
 /** The shopper's `Idempotency-Key`; a `400` when it is missing or malformed. */
@@ -101,15 +134,16 @@ function parseIntent(body: Record<string, unknown>): CheckoutIntent {
 }
 
 /**
- * The merchant's price for the cart, or the `400` of its CartError (answered
- * by the caller, which may find an earlier try's order instead); a `500`
- * refusal (`price_cart_failed`) is thrown for anything else.
+ * The merchant's price for the cart, with their reference and metadata, or
+ * the `400` of its CartError (answered by the caller, which may find an
+ * earlier try's order instead); a `500` refusal (`price_cart_failed`, naming
+ * the field that was wrong) is thrown for anything else.
  */
 async function price(
   config: HandlerConfig,
   intent: CheckoutIntent,
   request: Request,
-): Promise<{ ok: true; lineItems: PricedLineItem[] } | { ok: false; refusal: HttpError }> {
+): Promise<{ ok: true; cart: PricedCart } | { ok: false; refusal: HttpError }> {
   let result: unknown;
   try {
     result = await config.priceCart(intent.cart ?? null, request);
@@ -122,26 +156,31 @@ async function price(
     }
     throw internalRefusal({ type: 'price_cart_failed', reason: 'priceCart threw.', error });
   }
-  const checked = checkPricedLineItems(result);
+  const checked = checkPricedCart(result);
   if (checked.ok) return checked;
-  throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason });
+  throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason, field: checked.field });
 }
 
-/** Writes the create to the journal before the service hears of it; a journal that fails refuses the create. */
+/** Writes the create and what it is for to the journal before the service hears of it; a journal that fails refuses the create. */
 async function recordIntent(
   { journal, idempotencyKey }: CreateContext,
   createBody: ServiceCreateBody,
+  details: OrderDetails,
 ): Promise<void> {
   try {
-    await journal.beforeCreate(idempotencyKey, createBody);
+    await journal.beforeCreate(idempotencyKey, createBody, details);
   } catch (error) {
     throw journalUnavailable(error);
   }
 }
 
 /** Asks the service to create `createBody` under the context's key, records and reports it, and answers the browser. */
-async function createAndAnswer(context: CreateContext, createBody: ServiceCreateBody): Promise<Response> {
-  const { config, journal, request, idempotencyKey } = context;
+async function createAndAnswer(
+  context: CreateContext,
+  createBody: ServiceCreateBody,
+  details: OrderDetails,
+): Promise<Response> {
+  const { config, journal, connection, idempotencyKey } = context;
   let answer: OrderCreateResult;
   try {
     // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
@@ -151,30 +190,32 @@ async function createAndAnswer(context: CreateContext, createBody: ServiceCreate
     await journal.createFailed(idempotencyKey, error);
     throw error;
   }
-  const { order } = answer;
-  await journal.created(idempotencyKey, order.id, order.payment.status);
-  config.reporter.emit({
-    type: 'order_created',
-    orderId: order.id,
-    orderStatus: order.status,
-    paymentStatus: order.payment.status,
-    replayed: answer.replayed,
-    lineItems: createBody.line_items,
-    customer: { ...createBody.customer_data },
-    idempotencyKey,
-  });
+  const { order, replayed } = answer;
+  await journal.created(idempotencyKey, order.id, serviceReadingOf(order));
+  const amount = chargedAmount(order, details);
+  const customer = createBody.customer_data;
+  const source = 'create';
+  config.reporter.emit(
+    orderCreatedEvent({ order, replayed, amount, customer, details, idempotencyKey, source }),
+  );
   // The order exists but its answer will not arrive: the element retries with the same key and gets it.
-  if (request.signal.aborted)
+  if (connection?.signal?.aborted)
     config.reporter.emit({ type: 'request_aborted', route: 'create', orderId: order.id });
-  return answerOrder(config, order);
+  return answerOrder(config, order, amount, details.reference);
 }
 
 /** The browser's create answer for `order`, built field by field. */
-async function answerOrder(config: HandlerConfig, order: OrderWithPayment): Promise<Response> {
-  // Nothing else of the service's answer (customer, totals) reaches the browser.
+async function answerOrder(
+  config: HandlerConfig,
+  order: OrderWithPayment,
+  amount: OrderAmount,
+  reference: string | null,
+): Promise<Response> {
+  // Nothing else of the service's answer (customer, line items) reaches the browser.
   const created: CreateAnswer = {
-    order: { id: order.id, status: order.status, payment: paymentSummary(order.payment) },
+    order: { id: order.id, status: order.status, amount, payment: paymentSummary(order.payment) },
     lookup_token: await config.lookupTokens.sign(order.id),
+    reference,
   };
   return jsonResponse(created);
 }
@@ -194,37 +235,48 @@ async function answerRefusedCart(
     throw journalUnavailable(error);
   }
   if (earlier === undefined) throw refusal;
-  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier.orderId);
+  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier, refusal);
   // Written by the relay itself from a checked intent; JSON keeps it as it was.
   const createBody = earlier.createBody as ServiceCreateBody;
-  // The same key with other shopper details is not a retry of that attempt (the service would say 422).
-  if (!sameShopper(createBody, intent)) throw refusal;
+  // The same key with other shopper details is not a retry of that attempt: the service's 422.
+  if (!sameShopper(createBody, intent)) throw idempotencyKeyReused();
   // Counted under the attempt's key: free when the earlier try was counted in the window, as it was.
-  await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
-  return createAndAnswer(context, createBody);
+  const slot = await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
+  return withPromptSlot(slot, () => createAndAnswer(context, createBody, earlier.details));
 }
 
-/** The order an earlier try created, as the service has it now, answered as a replay of that create. */
+/**
+ * The order an earlier try created, as the service has it now, answered as a
+ * replay of that create: only to the shopper it is for, by the name and
+ * number on the service's order (its customer); `refusal` when the order
+ * shows none, as without a journal.
+ */
 async function answerKnownOrder(
   { config, journal, idempotencyKey }: CreateContext,
   intent: CheckoutIntent,
-  orderId: string,
+  { orderId, details }: { orderId: string; details: OrderDetails },
+  refusal: HttpError,
 ): Promise<Response> {
   const { order } = await config.client.orders.lookup(orderId);
+  if (!order.customer) throw refusal;
+  if (!isOrderOf(order.customer, intent)) throw idempotencyKeyReused();
   // A final status settles the order in the journal, as a browser's lookup does.
-  await journal.lookedUp(orderId, order.payment.status);
-  config.reporter.emit({
-    type: 'order_created',
-    orderId,
-    orderStatus: order.status,
-    paymentStatus: order.payment.status,
-    replayed: true,
-    // The journal dropped the body once the order was known, and this try's cart was refused.
-    lineItems: [],
-    customer: { ...intent.customer_data },
-    idempotencyKey,
-  });
-  return answerOrder(config, order);
+  await journal.lookedUp(orderId, serviceReadingOf(order));
+  const amount = chargedAmount(order, details);
+  // The journal dropped the shopper's details once the order was known: this try's are the same shopper's.
+  const customer = intent.customer_data;
+  config.reporter.emit(
+    orderCreatedEvent({ order, replayed: true, amount, customer, details, idempotencyKey, source: 'create' }),
+  );
+  return answerOrder(config, order, amount, details.reference);
+}
+
+/** True when the service's customer of an order has this intent's name and number. */
+function isOrderOf(customer: { name: string; phone_number: string }, intent: CheckoutIntent): boolean {
+  return (
+    normalizeCustomerName(customer.name) === intent.customer_data.name &&
+    customer.phone_number === intent.customer_data.phone_number
+  );
 }
 
 function sameShopper(createBody: ServiceCreateBody, intent: CheckoutIntent): boolean {

@@ -4,7 +4,7 @@
  * and the largest body they read.
  */
 import type { LimitsConfig } from '../limits/relay-limits.js';
-import type { PriceCart } from '../pricing/priced-line-items.js';
+import type { PriceCart } from '../pricing/priced-cart.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import type { IdempotencyScope } from '../tokens/idempotency-scope.js';
 import type { LookupTokens } from '../tokens/lookup-token.js';

@@ -1,7 +1,8 @@
 /**
  * The relay's lookup handler (contract §3): checks the lookup token before
  * the service is called (without it an order id reads nothing) and answers
- * status fields only; no customer data leaves the merchant's server.
+ * status fields and the amount charged only; no customer data leaves the
+ * merchant's server.
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
@@ -12,6 +13,7 @@ import { RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
 import { takeClientToken } from '../limits/relay-limits.js';
 import type { OrderLookups } from '../lookups/order-lookups.js';
+import { readingOf } from '../lookups/order-status-read.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 
 /** `POST` lookup-url; throws for every refusal. Reads through `lookups`; a final status settles the order in `journal`. */
@@ -26,7 +28,7 @@ export function lookupOrderHandler(
     // Shared with every other lookup of the order, in this process and across the fleet.
     const order = await lookups.forBrowser(orderId);
     // A final status settles the order in the journal, and delivers it at once.
-    await journal.lookedUp(orderId, order.payment.status);
+    await journal.lookedUp(orderId, readingOf(order));
     config.reporter.emit({
       type: 'order_looked_up',
       orderId,

@@ -15,6 +15,14 @@ const GENERIC_UPSTREAM_MESSAGE = 'The payment service is unavailable. Try again 
 /** A field the shopper typed: the only kind of upstream `param` named back to the browser. */
 const SHOPPER_FIELD = /^(?:customer_data|payment_method_data)\.[a-z_.]+$/;
 
+/** The `422` of a key already used for another checkout: the service's, or the relay's own when it knows. */
+export function idempotencyKeyReused(): HttpError {
+  return new HttpError(
+    'idempotencyKeyReused',
+    'This Idempotency-Key was already used for another checkout. Start a new attempt with a new key.',
+  );
+}
+
 /** The browser's answer on `route` to a service call that failed with `error`. */
 export function upstreamAnswer(route: RelayRoute, error: ServiceError): HttpError {
   switch (error.status) {
@@ -24,10 +32,7 @@ export function upstreamAnswer(route: RelayRoute, error: ServiceError): HttpErro
         'This checkout attempt is still being processed. Try again in a moment with the same key.',
       );
     case SERVICE_ERRORS.idempotencyKeyReused.status:
-      return new HttpError(
-        'idempotencyKeyReused',
-        'This Idempotency-Key was already used for another checkout. Start a new attempt with a new key.',
-      );
+      return idempotencyKeyReused();
     case SERVICE_ERRORS.rateLimited.status:
       return rateLimited(error.retryAfterMs ?? 1000);
     case SERVICE_ERRORS.resourceNotFound.status:

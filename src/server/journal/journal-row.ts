@@ -5,6 +5,7 @@
  */
 import { classifyPaymentStatus } from '../../shared/service-contract.js';
 import type {
+  Claimed,
   CreateRequestBody,
   FulfilmentSummary,
   JournalEntry,
@@ -32,6 +33,15 @@ export interface JournalRow {
   last_delivery_error: string | null;
   lease_owner: string | null;
   lease_expires_at: StoredInteger | null;
+  /** Not a column: the journal's time, which a claim returns with each row it leased. */
+  claimed_at?: StoredInteger;
+  /** From schema version 2: what the checkout was for (journal-order.ts), and why a payment failed. */
+  reference: string | null;
+  metadata: string | null;
+  line_items: string | null;
+  amount_currency: string | null;
+  amount_value: StoredInteger | null;
+  failure_code: string | null;
 }
 
 /** The longest failure description kept: enough to tell errors apart, too short to hold a record. */
@@ -93,9 +103,14 @@ export function rowToEntry(row: JournalRow): JournalEntry {
 }
 
 /** Entries a claim returned, due first; claims come back in no particular order from SQL. */
-export function claimedEntries<T extends PendingEntry | SettledEntry>(rows: readonly JournalRow[]): T[] {
+export function claimedEntries<T extends PendingEntry | SettledEntry>(
+  rows: readonly JournalRow[],
+): Claimed<T>[] {
   return rows
-    .map((row) => rowToEntry(row) as T)
+    .map((row) => {
+      const claimedAt = toNumber(requireValue(row.claimed_at ?? null, 'claimed_at', 'claimed'));
+      return { ...(rowToEntry(row) as T), claimedAt };
+    })
     .sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0) || a.createdAt - b.createdAt);
 }
 

@@ -4,73 +4,151 @@
  * Every write by a lease holder carries `lease_owner = $2` in its WHERE: a
  * process whose lease passed to another writes nothing, and learns so from
  * the row count.
+ *
+ * Every time is the database's own (`{now}` below): PostgreSQL's `now()`,
+ * SQLite's clock. Callers give durations only, so no process's clock decides
+ * whose lease has run out or how old an order is. A test that moves time
+ * itself binds its clock's time in place of `{now}`, as one more parameter.
  */
 import type { SqlDialect } from './migrations.js';
 
 const TABLE = 'pay_checkout_journal';
+const NOW = '{now}';
 const RELEASE = 'lease_owner = NULL, lease_expires_at = NULL';
-const FREE_LEASE = '(lease_expires_at IS NULL OR lease_expires_at <= $3)';
+const FREE_LEASE = `(lease_expires_at IS NULL OR lease_expires_at <= ${NOW})`;
 
-/** A claim: lease up to $4 rows matching `due` to owner $1 until $2, at time $3. */
+/** The service's order total from placeholders `currency` and `value`; the amount recorded stays where they are null. */
+function serviceTotal(currency: string, value: string): string {
+  return `amount_currency = COALESCE(${currency}, amount_currency), amount_value = COALESCE(${value}, amount_value)`;
+}
+
+/** The database's clock in epoch milliseconds, one value for the whole statement. */
+const DATABASE_NOW: Record<SqlDialect, string> = {
+  // now() is the transaction's start: one instant for every row of the statement.
+  postgres: '(EXTRACT(EPOCH FROM now()) * 1000)::bigint',
+  // 'now' is fixed for the whole step of a statement.
+  sqlite: "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)",
+};
+
+/** Where statements read the time: the database's clock, or a parameter the journal binds from a test's clock. */
+export type JournalTimeSource = 'database' | 'parameter';
+
+/** A claim: lease up to $3 due rows matching `due` to owner $1 for $2 ms. */
 function claim(due: string, dialect: SqlDialect): string {
   // PostgreSQL: rows another transaction is claiming right now are skipped,
   // not waited for, so concurrent claimers get disjoint sets without blocking.
   // SQLite runs this inside BEGIN IMMEDIATE, which serialises claimers.
   const lock = dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
-  return `UPDATE ${TABLE} SET lease_owner = $1, lease_expires_at = $2
+  return `UPDATE ${TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
     WHERE idempotency_key IN (
       SELECT idempotency_key FROM ${TABLE}
-      WHERE ${due} AND due_at <= $3 AND ${FREE_LEASE}
-      ORDER BY due_at LIMIT $4 ${lock}
-    ) RETURNING *`;
+      WHERE ${due} AND due_at <= ${NOW} AND ${FREE_LEASE}
+      ORDER BY due_at LIMIT $3 ${lock}
+    ) RETURNING *, ${NOW} AS claimed_at`;
 }
 
 function journalStatementsIn(dialect: SqlDialect) {
   return {
-    insertIntent: `INSERT INTO ${TABLE} (idempotency_key, phase, create_body, created_at, due_at)
-      VALUES ($1, 'creating', $2, $3, $4) ON CONFLICT (idempotency_key) DO NOTHING`,
+    insertIntent: `INSERT INTO ${TABLE} (idempotency_key, phase, create_body, created_at, due_at,
+      reference, metadata, line_items, amount_currency, amount_value)
+      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3, $4, $5, $6, $7, $8)
+      ON CONFLICT (idempotency_key) DO NOTHING`,
     createdWatching: `UPDATE ${TABLE} SET phase = 'watching', create_body = NULL, order_id = $2,
-      payment_status = $3, due_at = $4, ${RELEASE} WHERE idempotency_key = $1 AND phase = 'creating'`,
+      payment_status = $3, due_at = ${NOW} + $4, ${RELEASE},
+      ${serviceTotal('$5', '$6')} WHERE idempotency_key = $1 AND phase = 'creating'`,
     createdSettled: `UPDATE ${TABLE} SET phase = 'settled', create_body = NULL, order_id = $2,
-      payment_status = $3, outcome = $4, settled_at = $5, due_at = $5, ${RELEASE}
+      payment_status = $3, outcome = $4, settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      failure_code = $5, ${serviceTotal('$6', '$7')}
       WHERE idempotency_key = $1 AND phase = 'creating'`,
     discardIntent: `DELETE FROM ${TABLE} WHERE idempotency_key = $1 AND phase = 'creating'`,
     claimDue: claim(`phase IN ('creating', 'watching')`, dialect),
     claimUndelivered: claim(`phase = 'settled' AND delivered_at IS NULL`, dialect),
-    renewLease: `UPDATE ${TABLE} SET lease_expires_at = $3 WHERE idempotency_key = $1 AND lease_owner = $2`,
-    checkedPending: `UPDATE ${TABLE} SET payment_status = $3, due_at = $4, ${RELEASE}
+    renewLease: `UPDATE ${TABLE} SET lease_expires_at = ${NOW} + $3
+      WHERE idempotency_key = $1 AND lease_owner = $2`,
+    checkedPending: `UPDATE ${TABLE} SET payment_status = $3, due_at = ${NOW} + $4, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
     checkedSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $3, outcome = $4,
-      settled_at = $5, due_at = $5, ${RELEASE}
+      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      failure_code = $5, ${serviceTotal('$6', '$7')}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
-    deferCheck: `UPDATE ${TABLE} SET due_at = $3, ${RELEASE}
+    deferCheck: `UPDATE ${TABLE} SET due_at = ${NOW} + $3, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase IN ('creating', 'watching')`,
     // The last payment status read stays; an unanswered create's body goes.
     expired: `UPDATE ${TABLE} SET phase = 'settled', create_body = NULL, outcome = 'expired',
-      settled_at = $3, due_at = $3, ${RELEASE}
+      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase IN ('creating', 'watching')`,
     // Whoever holds the lease is watching an order that is already settled: its write will find nothing.
     browserSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $2, outcome = $3,
-      settled_at = $4, due_at = $4, ${RELEASE} WHERE order_id = $1 AND phase = 'watching'`,
-    markDelivered: `UPDATE ${TABLE} SET delivered_at = $3, due_at = NULL, ${RELEASE}
+      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      failure_code = $4, ${serviceTotal('$5', '$6')} WHERE order_id = $1 AND phase = 'watching'`,
+    markDelivered: `UPDATE ${TABLE} SET delivered_at = ${NOW}, due_at = NULL, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'settled' AND delivered_at IS NULL`,
     deliveryFailed: `UPDATE ${TABLE} SET delivery_attempts = delivery_attempts + 1, last_delivery_error = $3,
-      due_at = $4, ${RELEASE}
+      due_at = ${NOW} + $4, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'settled' AND delivered_at IS NULL`,
     get: `SELECT * FROM ${TABLE} WHERE idempotency_key = $1`,
     listRecent: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL
       ORDER BY created_at DESC, idempotency_key DESC LIMIT $1`,
-    prune: `DELETE FROM ${TABLE} WHERE phase = 'settled' AND delivered_at IS NOT NULL AND delivered_at < $1`,
+    orderById: `SELECT * FROM ${TABLE} WHERE order_id = $1`,
+    ordersByReference: `SELECT * FROM ${TABLE} WHERE reference = $1 AND order_id IS NOT NULL
+      ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
+    recordAmount: `UPDATE ${TABLE} SET amount_currency = $2, amount_value = $3
+      WHERE idempotency_key = $1 AND amount_value IS NULL`,
+    prune: `DELETE FROM ${TABLE} WHERE phase = 'settled' AND delivered_at IS NOT NULL
+      AND delivered_at < ${NOW} - $1`,
+    ...lookupStatements,
   };
 }
 
-/** The journal's statements by name. */
-export type JournalStatements = ReturnType<typeof journalStatementsIn>;
+/** The shared lookups' statements (sql-lookups.ts). */
+const lookupStatements = {
+  lookupLatest: `SELECT lookup_claimed_at, lookup_read_at, lookup_order_status, lookup_payment_status,
+    lookup_failure_code, lookup_completed_at, lookup_amount_currency, lookup_amount_value,
+    ${NOW} - lookup_read_at AS lookup_age_ms FROM ${TABLE} WHERE order_id = $1`,
+  // $2 how long a claim holds, $3 how soon the watcher checks again. A watched order whose
+  // lease is live is being looked up by the watcher that holds it: that lookup is the one.
+  lookupClaim: `UPDATE ${TABLE} SET lookup_claimed_at = ${NOW},
+      due_at = CASE WHEN phase = 'watching' AND due_at < ${NOW} + $3 THEN ${NOW} + $3 ELSE due_at END
+    WHERE order_id = $1 AND (lookup_claimed_at IS NULL OR lookup_claimed_at <= ${NOW} - $2)
+      AND (phase <> 'watching' OR lease_owner IS NULL OR lease_expires_at <= ${NOW})`,
+  // $2 how long ago the lookup began. Its statuses replace only older ones; its start counts
+  // as a claim, so no other lookup follows it too soon.
+  lookupRecord: `UPDATE ${TABLE} SET lookup_read_at = ${NOW} - $2,
+      lookup_claimed_at = CASE WHEN lookup_claimed_at IS NULL OR lookup_claimed_at < ${NOW} - $2
+        THEN ${NOW} - $2 ELSE lookup_claimed_at END,
+      lookup_order_status = $3, lookup_payment_status = $4, lookup_failure_code = $5, lookup_completed_at = $6,
+      lookup_amount_currency = $7, lookup_amount_value = $8
+    WHERE order_id = $1 AND (lookup_read_at IS NULL OR lookup_read_at <= ${NOW} - $2)`,
+};
 
-/** The journal's statements in `dialect`'s placeholder style. */
-export function journalStatements(dialect: SqlDialect): JournalStatements {
-  const statements = journalStatementsIn(dialect);
-  if (dialect === 'postgres') return statements;
-  const entries = Object.entries(statements).map(([name, sql]) => [name, sql.replace(/\$(\d+)/g, '?$1')]);
+/** The journal's statement names. */
+export type JournalStatementName = keyof ReturnType<typeof journalStatementsIn>;
+
+/** One statement as a store runs it. */
+export interface JournalStatement {
+  readonly sql: string;
+  /** Whether the journal binds its clock's time as the last parameter. */
+  readonly takesNow: boolean;
+}
+
+/** The journal's statements by name. */
+export type JournalStatements = Readonly<Record<JournalStatementName, JournalStatement>>;
+
+/** `sql` with the time read from `source`: the database's clock, or one more parameter after the others. */
+function withTime(sql: string, dialect: SqlDialect, source: JournalTimeSource): JournalStatement {
+  if (!sql.includes(NOW)) return { sql, takesNow: false };
+  if (source === 'database') return { sql: sql.replaceAll(NOW, DATABASE_NOW[dialect]), takesNow: false };
+  const last = Math.max(0, ...[...sql.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+  const type = dialect === 'postgres' ? 'BIGINT' : 'INTEGER';
+  return { sql: sql.replaceAll(NOW, `CAST($${last + 1} AS ${type})`), takesNow: true };
+}
+
+/** The journal's statements in `dialect`'s placeholder style, reading the time from `source`. */
+export function journalStatements(dialect: SqlDialect, source: JournalTimeSource): JournalStatements {
+  const entries = Object.entries(journalStatementsIn(dialect)).map(([name, sql]) => {
+    const statement = withTime(sql, dialect, source);
+    const text = dialect === 'postgres' ? statement.sql : statement.sql.replace(/\$(\d+)/g, '?$1');
+    return [name, { sql: text, takesNow: statement.takesNow }];
+  });
   return Object.fromEntries(entries) as JournalStatements;
 }

@@ -3,11 +3,21 @@
  * web runtimes): the store a journal URL names, the options, and the error of
  * a missing driver. No driver and no `node:` module is imported here.
  */
+import type { Clock } from '../../shared/clock.js';
+
+/** The time source a test gives the journal in place of its own. */
+export type JournalClock = Pick<Clock, 'now'>;
 
 /** Tuning for `openJournal`; every field has a default. */
 export interface OpenJournalOptions {
   /** PostgreSQL connections this process keeps open (default 4). */
   postgresPoolSize?: number;
+  /**
+   * For tests that move time by hand: the journal stamps times and judges
+   * leases by this clock (give it the relay's). By default it keeps its own:
+   * PostgreSQL's `now()`, SQLite's clock, this process's for `memory:`.
+   */
+  clock?: JournalClock;
 }
 
 /** The driver a journal URL needs is not installed. */

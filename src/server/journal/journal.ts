@@ -4,14 +4,18 @@
  * that no order the service creates through the relay can be missed.
  *
  * The journal only stores; the relay's watcher decides when to look an order
- * up and when to call the merchant. Every time comes from the caller as epoch
- * milliseconds, so a test drives leases and retention with its own clock and
- * all three stores compare times alike.
+ * up and when to call the merchant. The journal keeps time itself: every time
+ * it stores or compares is its own (PostgreSQL's `now()`, SQLite's clock, this
+ * process's for `memory:`), and callers give durations (`…InMs`), never
+ * instants. So a relay process whose clock jumps can neither take another's
+ * lease nor make an order look older than it is.
  *
  * Leases make the fleet safe: a process claims an entry for `leaseMs`, and
  * only the lease holder may write its result. A process that dies stops
  * renewing, its leases run out, and another process claims the entry.
  */
+
+import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { LookupJournal } from './lookup-journal.js';
 
 /** Where an entry stands: being created, being watched, or settled. */
@@ -89,50 +93,94 @@ export interface FulfilmentSummary {
   deliveredAt: number | null;
 }
 
+/** An amount of money: a lowercase currency code and whole minor units (spec §2). */
+export interface OrderAmount {
+  currency: string;
+  value: number;
+}
+
+/** What the checkout was for: recorded with the intent. */
+export interface OrderDetails {
+  /** The merchant's reference for the checkout, or `null` when `priceCart` gave none. */
+  reference: string | null;
+  /** The merchant's metadata; `{}` when none. */
+  metadata: Readonly<Record<string, string>>;
+  /** The line items as `priceCart` returned them. */
+  lineItems: readonly PricedLineItem[];
+  /** The service's order total once it answered, else the priced total; `null` only for an order journalled before amounts were kept. */
+  amount: OrderAmount | null;
+}
+
+/** What a read of an order at the service adds to its payment status: why it failed, and its total. */
+export interface ServiceReading {
+  /** The payment's failure code, allow-listed (`declined`, `insufficient_funds`); `null` when none. */
+  failureCode?: string | null;
+  /** The service's order total (`line_item_group.total`). */
+  amount?: OrderAmount;
+}
+
+/** One order as the journal reads it for `relay.orders` and the merchant's callbacks. */
+export interface JournalOrder extends OrderDetails {
+  idempotencyKey: string;
+  /** `null` while the create has no answer, and for a create the watcher gave up on unanswered. */
+  orderId: string | null;
+  /** `pending` until the order settles. */
+  outcome: JournalOutcome | 'pending';
+  paymentStatus: string | null;
+  failureCode: string | null;
+  createdAt: number;
+  settledAt: number | null;
+  deliveredAt: number | null;
+}
+
 /** What the relay records before it calls the service. */
 export interface CreateIntent {
   idempotencyKey: string;
   createBody: CreateRequestBody;
-  now: number;
-  /** When the watcher may resend the create if no answer was recorded: past the relay's own create call. */
-  resendAt: number;
+  /** How long the watcher leaves the create to the relay before resending it: past the relay's own create call. */
+  resendInMs: number;
+  /** What the checkout is for, recorded in the same write; kept until the order is pruned. */
+  details?: OrderDetails;
 }
 
 /** What the service answered to a create (or to its replay). */
-export interface CreateAnswer {
+export interface CreateAnswer extends ServiceReading {
   orderId: string;
   paymentStatus: string;
-  now: number;
-  /** When to look the order up first, if the status is not yet settled. */
-  nextCheckAt: number;
+  /** How long until the first lookup, if the status is not yet settled. */
+  nextCheckInMs: number;
 }
 
 /** What a claim asks for. */
 export interface ClaimOptions {
-  now: number;
   /** At most this many entries. */
   limit: number;
-  /** How long the claim is exclusive; renew it before then with `renewLease`. */
+  /** How long the claim is exclusive, on the journal's clock; renew it before then with `renewLease`. */
   leaseMs: number;
 }
 
+/** A claimed entry, with the journal's time of the claim: its age is `claimedAt - createdAt`, on one clock. */
+export type Claimed<T extends JournalEntry> = T & {
+  /** The journal's time when it leased the entry (epoch ms). */
+  claimedAt: number;
+};
+
 /** What one lookup of a watched order read. */
-export interface CheckResult {
+export interface CheckResult extends ServiceReading {
   paymentStatus: string;
-  now: number;
-  /** When to look again if the status is still pending. */
-  nextCheckAt: number;
+  /** How long until the next lookup if the status is still pending. */
+  nextCheckInMs: number;
 }
 
-/** A callback that threw, and when to try it again. */
+/** A callback that threw (or ran past its time), and when to try it again. */
 export interface DeliveryFailure {
-  now: number;
-  nextAttemptAt: number;
+  /** How long until the callback is due again. */
+  retryInMs: number;
   /** A short description without personal data, such as the error's name. */
   error: string;
 }
 
-/** The storage every journal offers, in memory, in SQLite or in PostgreSQL; lookups are shared through it too. */
+/** The storage every journal offers, in memory, in SQLite or in PostgreSQL; lookups are shared through it too. Times are the journal's own. */
 export interface Journal extends LookupJournal {
   /** Records a checkout attempt before the service is called; a second intent with the same key is ignored. */
   recordIntent(intent: CreateIntent): Promise<void>;
@@ -141,29 +189,35 @@ export interface Journal extends LookupJournal {
   /** Forgets an intent the service refused for good (no order exists); `false` if it was already created. */
   discardIntent(idempotencyKey: string): Promise<boolean>;
   /** Leases up to `limit` due entries that no live process holds: creates to resend, orders to look up. */
-  claimDue(owner: string, options: ClaimOptions): Promise<PendingEntry[]>;
-  /** Extends a lease the caller still holds; `false` if it lost it. */
-  renewLease(idempotencyKey: string, owner: string, until: number): Promise<boolean>;
+  claimDue(owner: string, options: ClaimOptions): Promise<Claimed<PendingEntry>[]>;
+  /** Extends a lease the caller still holds to `leaseMs` from now; `false` if it lost it. */
+  renewLease(idempotencyKey: string, owner: string, leaseMs: number): Promise<boolean>;
   /** Records a lookup by the lease holder and releases the lease; settles the entry on a final status. */
   recordChecked(idempotencyKey: string, owner: string, result: CheckResult): Promise<boolean>;
-  /** Releases the lease without news (the service was busy or down) and sets when to try again. */
-  deferCheck(idempotencyKey: string, owner: string, dueAt: number): Promise<boolean>;
+  /** Releases the lease without news (the service was busy or down): due again in `dueInMs`. */
+  deferCheck(idempotencyKey: string, owner: string, dueInMs: number): Promise<boolean>;
   /** Settles an entry the watcher gave up on (past the total bound) as `expired`. */
-  recordExpired(idempotencyKey: string, owner: string, now: number): Promise<boolean>;
+  recordExpired(idempotencyKey: string, owner: string): Promise<boolean>;
   /** Settles the order a browser lookup through the relay saw final; `false` if it was not being watched. */
-  settleFromBrowserLookup(orderId: string, paymentStatus: string, now: number): Promise<boolean>;
+  settleFromBrowserLookup(orderId: string, paymentStatus: string, reading?: ServiceReading): Promise<boolean>;
   /** Leases up to `limit` settled entries whose callback is due. */
-  claimUndelivered(owner: string, options: ClaimOptions): Promise<SettledEntry[]>;
-  /** Marks the callback delivered, only while the caller holds the lease; `true` exactly once per entry. */
-  markDelivered(idempotencyKey: string, owner: string, now: number): Promise<boolean>;
-  /** Records a callback that threw and releases the lease until `nextAttemptAt`. */
+  claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]>;
+  /** Marks the callback delivered, only by the caller holding the lease; `true` exactly once per entry. */
+  markDelivered(idempotencyKey: string, owner: string): Promise<boolean>;
+  /** Records a callback that threw (or ran past its time) and releases the lease for `retryInMs`. */
   recordDeliveryFailure(idempotencyKey: string, owner: string, failure: DeliveryFailure): Promise<boolean>;
   /** The entry for a key, or `undefined`. */
   get(idempotencyKey: string): Promise<JournalEntry | undefined>;
   /** The newest orders first: ids, statuses and delivery times only. */
   listRecent(limit: number): Promise<FulfilmentSummary[]>;
+  /** One order with what it was for, by its order id or its key; `undefined` when the journal has none. */
+  readOrder(by: { orderId: string } | { idempotencyKey: string }): Promise<JournalOrder | undefined>;
+  /** The orders of a merchant's reference, newest first, at most `limit`; unanswered creates left out. */
+  ordersByReference(reference: string, limit: number): Promise<JournalOrder[]>;
+  /** Records the service's total of an order journalled before amounts were kept; a recorded amount stays. */
+  recordAmount(idempotencyKey: string, amount: OrderAmount): Promise<boolean>;
   /** Deletes entries delivered more than `retentionMs` ago; returns how many. */
-  prune(options: { now: number; retentionMs: number }): Promise<number>;
+  prune(options: { retentionMs: number }): Promise<number>;
   /** Closes the store; the journal is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -1,9 +1,11 @@
 /**
  * The journal in this process's memory, for tests and demos: the same rows and
  * the same rules as the SQL stores, kept in a `Map`, and gone with the process.
+ * Its clock is this process's (or a test's): one process, one clock.
  */
 import type {
   CheckResult,
+  Claimed,
   ClaimOptions,
   CreateAnswer,
   CreateIntent,
@@ -11,9 +13,13 @@ import type {
   FulfilmentSummary,
   Journal,
   JournalEntry,
+  JournalOrder,
+  OrderAmount,
   PendingEntry,
+  ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
   fulfilmentSummary,
@@ -22,14 +28,14 @@ import {
   rowToEntry,
   shortDeliveryError,
 } from './journal-row.js';
+import type { JournalClock } from './journal-url.js';
 import {
-  isFreshLookup,
   type LookupColumns,
-  lookupColumnsOf,
+  type RecordedLookup,
+  recordLookupOnRow,
   type SharedLookup,
   type ShareLookupOptions,
-  type StoredLookup,
-  storedLookupOf,
+  shareLookupOnRow,
 } from './lookup-journal.js';
 
 const RELEASED = { lease_owner: null, lease_expires_at: null } as const;
@@ -45,10 +51,17 @@ function isDue(row: JournalRow, now: number): boolean {
 /** A journal held in memory; `memory:` in `openJournal`. */
 export class MemoryJournal implements Journal {
   readonly #rows = new Map<string, JournalRow>();
+  readonly #clock: JournalClock;
   #closed = false;
 
-  async recordIntent({ idempotencyKey, createBody, now, resendAt }: CreateIntent): Promise<void> {
+  /** A journal on `clock` (this process's by default). */
+  constructor(clock: JournalClock = { now: () => Date.now() }) {
+    this.#clock = clock;
+  }
+
+  async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent): Promise<void> {
     if (this.#open().has(idempotencyKey)) return;
+    const now = this.#clock.now();
     this.#rows.set(idempotencyKey, {
       idempotency_key: idempotencyKey,
       phase: 'creating',
@@ -57,25 +70,30 @@ export class MemoryJournal implements Journal {
       payment_status: null,
       outcome: null,
       created_at: now,
-      due_at: resendAt,
+      due_at: now + Math.round(resendInMs),
       settled_at: null,
       delivered_at: null,
       delivery_attempts: 0,
       last_delivery_error: null,
       ...RELEASED,
+      ...detailsColumns(details),
+      failure_code: null,
     });
   }
 
-  async recordCreated(idempotencyKey: string, { orderId, paymentStatus, now, nextCheckAt }: CreateAnswer) {
+  async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
+    const { orderId, paymentStatus, nextCheckInMs } = answer;
     const row = this.#open().get(idempotencyKey);
     if (row?.phase !== 'creating') return;
+    const now = this.#clock.now();
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const common = { create_body: null, order_id: orderId, payment_status: paymentStatus, ...RELEASED };
     Object.assign(
       row,
       outcome === null
-        ? { ...common, phase: 'watching', due_at: nextCheckAt }
+        ? { ...common, phase: 'watching', due_at: now + Math.round(nextCheckInMs) }
         : { ...common, phase: 'settled', outcome, settled_at: now, due_at: now },
+      readChanges(row, outcome === null ? { amount: answer.amount } : answer),
     );
   }
 
@@ -83,46 +101,61 @@ export class MemoryJournal implements Journal {
     return this.#open().get(idempotencyKey)?.phase === 'creating' && this.#rows.delete(idempotencyKey);
   }
 
-  async claimDue(owner: string, options: ClaimOptions): Promise<PendingEntry[]> {
+  async claimDue(owner: string, options: ClaimOptions): Promise<Claimed<PendingEntry>[]> {
     return claimedEntries(this.#claim(owner, options, (row) => row.phase !== 'settled'));
   }
 
-  async renewLease(idempotencyKey: string, owner: string, until: number): Promise<boolean> {
-    return this.#update(idempotencyKey, owner, () => true, { lease_expires_at: until });
+  async renewLease(idempotencyKey: string, owner: string, leaseMs: number): Promise<boolean> {
+    return this.#update(idempotencyKey, owner, () => true, {
+      lease_expires_at: this.#clock.now() + Math.round(leaseMs),
+    });
   }
 
-  async recordChecked(
-    idempotencyKey: string,
-    owner: string,
-    { paymentStatus, now, nextCheckAt }: CheckResult,
-  ) {
+  async recordChecked(idempotencyKey: string, owner: string, result: CheckResult) {
+    const { paymentStatus, nextCheckInMs } = result;
+    const now = this.#clock.now();
     const outcome = outcomeOfPaymentStatus(paymentStatus);
+    const row = this.#open().get(idempotencyKey);
+    if (row === undefined) return false;
     const changes =
       outcome === null
-        ? { payment_status: paymentStatus, due_at: nextCheckAt }
-        : { phase: 'settled', payment_status: paymentStatus, outcome, settled_at: now, due_at: now };
+        ? { payment_status: paymentStatus, due_at: now + Math.round(nextCheckInMs) }
+        : {
+            phase: 'settled',
+            payment_status: paymentStatus,
+            outcome,
+            settled_at: now,
+            due_at: now,
+            ...readChanges(row, result),
+          };
     return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', {
       ...changes,
       ...RELEASED,
     });
   }
 
-  async deferCheck(idempotencyKey: string, owner: string, dueAt: number): Promise<boolean> {
+  async deferCheck(idempotencyKey: string, owner: string, dueInMs: number): Promise<boolean> {
     return this.#update(idempotencyKey, owner, (row) => row.phase !== 'settled', {
-      due_at: dueAt,
+      due_at: this.#clock.now() + Math.round(dueInMs),
       ...RELEASED,
     });
   }
 
-  async recordExpired(idempotencyKey: string, owner: string, now: number): Promise<boolean> {
+  async recordExpired(idempotencyKey: string, owner: string): Promise<boolean> {
+    const now = this.#clock.now();
     const changes = { phase: 'settled', create_body: null, outcome: 'expired', settled_at: now, due_at: now };
     return this.#update(idempotencyKey, owner, (row) => row.phase !== 'settled', { ...changes, ...RELEASED });
   }
 
-  async settleFromBrowserLookup(orderId: string, paymentStatus: string, now: number): Promise<boolean> {
+  async settleFromBrowserLookup(
+    orderId: string,
+    paymentStatus: string,
+    reading: ServiceReading = {},
+  ): Promise<boolean> {
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const row = [...this.#open().values()].find((candidate) => candidate.order_id === orderId);
     if (outcome === null || row?.phase !== 'watching') return false;
+    const now = this.#clock.now();
     const changes = {
       phase: 'settled',
       payment_status: paymentStatus,
@@ -130,34 +163,30 @@ export class MemoryJournal implements Journal {
       settled_at: now,
       due_at: now,
     };
-    Object.assign(row, changes, RELEASED);
+    Object.assign(row, changes, readChanges(row, reading), RELEASED);
     return true;
   }
 
-  async claimUndelivered(owner: string, options: ClaimOptions): Promise<SettledEntry[]> {
+  async claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]> {
     const undelivered = (row: JournalRow) => row.phase === 'settled' && row.delivered_at === null;
     return claimedEntries(this.#claim(owner, options, undelivered));
   }
 
-  async markDelivered(idempotencyKey: string, owner: string, now: number): Promise<boolean> {
+  async markDelivered(idempotencyKey: string, owner: string): Promise<boolean> {
     return this.#update(idempotencyKey, owner, isUndelivered, {
-      delivered_at: now,
+      delivered_at: this.#clock.now(),
       due_at: null,
       ...RELEASED,
     });
   }
 
-  async recordDeliveryFailure(
-    idempotencyKey: string,
-    owner: string,
-    { nextAttemptAt, error }: DeliveryFailure,
-  ) {
+  async recordDeliveryFailure(idempotencyKey: string, owner: string, { retryInMs, error }: DeliveryFailure) {
     const row = this.#open().get(idempotencyKey);
     const attempts = Number(row?.delivery_attempts ?? 0) + 1;
     const changes = { delivery_attempts: attempts, last_delivery_error: shortDeliveryError(error) };
     return this.#update(idempotencyKey, owner, isUndelivered, {
       ...changes,
-      due_at: nextAttemptAt,
+      due_at: this.#clock.now() + Math.round(retryInMs),
       ...RELEASED,
     });
   }
@@ -170,15 +199,37 @@ export class MemoryJournal implements Journal {
   async listRecent(limit: number): Promise<FulfilmentSummary[]> {
     return [...this.#open().values()]
       .filter((row) => row.order_id !== null)
-      .sort(
-        (a, b) =>
-          Number(b.created_at) - Number(a.created_at) || (a.idempotency_key < b.idempotency_key ? 1 : -1),
-      )
+      .sort(newestFirst)
       .slice(0, limit)
       .map(fulfilmentSummary);
   }
 
-  async prune({ now, retentionMs }: { now: number; retentionMs: number }): Promise<number> {
+  async readOrder(by: { orderId: string } | { idempotencyKey: string }): Promise<JournalOrder | undefined> {
+    const rows = this.#open();
+    const row =
+      'orderId' in by
+        ? [...rows.values()].find((candidate) => candidate.order_id === by.orderId)
+        : rows.get(by.idempotencyKey);
+    return row && rowToOrder(row);
+  }
+
+  async ordersByReference(reference: string, limit: number): Promise<JournalOrder[]> {
+    return [...this.#open().values()]
+      .filter((row) => row.reference === reference && row.order_id !== null)
+      .sort(newestFirst)
+      .slice(0, limit)
+      .map(rowToOrder);
+  }
+
+  async recordAmount(idempotencyKey: string, { currency, value }: OrderAmount): Promise<boolean> {
+    const row = this.#open().get(idempotencyKey);
+    if (row === undefined || row.amount_value !== null) return false;
+    Object.assign(row, { amount_currency: currency, amount_value: value });
+    return true;
+  }
+
+  async prune({ retentionMs }: { retentionMs: number }): Promise<number> {
+    const now = this.#clock.now();
     let pruned = 0;
     for (const [key, row] of this.#open()) {
       if (
@@ -198,32 +249,14 @@ export class MemoryJournal implements Journal {
     this.#rows.clear();
   }
 
-  async shareLookup(
-    orderId: string,
-    { now, freshMs, watchAgainAt }: ShareLookupOptions,
-  ): Promise<SharedLookup> {
+  async shareLookup(orderId: string, options: ShareLookupOptions): Promise<SharedLookup> {
     const row = this.#byOrderId(orderId);
-    if (row === undefined) return { kind: 'unknown' };
-    const stored = storedLookupOf(row);
-    if (stored && isFreshLookup(stored, now, freshMs)) return { kind: 'fresh', stored };
-    const claimedAt = row.lookup_claimed_at == null ? undefined : Number(row.lookup_claimed_at);
-    // The watcher holding a watched order's lease is looking it up: that lookup is the one (sql-lookups.ts).
-    const watcherLooking = row.phase === 'watching' && !isLeaseFree(row, now);
-    if ((claimedAt !== undefined && claimedAt > now - freshMs) || watcherLooking)
-      return { kind: 'taken', stored };
-    row.lookup_claimed_at = now;
-    if (row.phase === 'watching' && Number(row.due_at) < watchAgainAt) row.due_at = watchAgainAt;
-    return { kind: 'claimed', stored };
+    return row === undefined ? { kind: 'unknown' } : shareLookupOnRow(row, this.#clock.now(), options);
   }
 
-  async recordLookup(orderId: string, lookup: StoredLookup): Promise<void> {
+  async recordLookup(orderId: string, lookup: RecordedLookup): Promise<void> {
     const row = this.#byOrderId(orderId);
-    if (row === undefined || (row.lookup_read_at != null && Number(row.lookup_read_at) > lookup.readAt))
-      return;
-    Object.assign(row, lookupColumnsOf(lookup));
-    if (row.lookup_claimed_at == null || Number(row.lookup_claimed_at) < lookup.readAt) {
-      row.lookup_claimed_at = lookup.readAt;
-    }
+    if (row !== undefined) recordLookupOnRow(row, this.#clock.now(), lookup);
   }
 
   /** The raw rows, for tests that prove what is (and is not) stored. */
@@ -241,17 +274,15 @@ export class MemoryJournal implements Journal {
     return undefined;
   }
 
-  #claim(
-    owner: string,
-    { now, limit, leaseMs }: ClaimOptions,
-    kind: (row: JournalRow) => boolean,
-  ): JournalRow[] {
+  #claim(owner: string, { limit, leaseMs }: ClaimOptions, kind: (row: JournalRow) => boolean): JournalRow[] {
+    const now = this.#clock.now();
     const due = [...this.#open().values()]
       .filter((row) => kind(row) && isDue(row, now))
       .sort((a, b) => Number(a.due_at) - Number(b.due_at))
       .slice(0, limit);
-    for (const row of due) Object.assign(row, { lease_owner: owner, lease_expires_at: now + leaseMs });
-    return due.map((row) => ({ ...row }));
+    for (const row of due)
+      Object.assign(row, { lease_owner: owner, lease_expires_at: now + Math.round(leaseMs) });
+    return due.map((row) => ({ ...row, claimed_at: now }));
   }
 
   #update(
@@ -265,6 +296,21 @@ export class MemoryJournal implements Journal {
     Object.assign(row, changes);
     return true;
   }
+}
+
+/** Newest first, as the SQL stores order: by creation time, then by key. */
+function newestFirst(a: JournalRow, b: JournalRow): number {
+  return Number(b.created_at) - Number(a.created_at) || (a.idempotency_key < b.idempotency_key ? 1 : -1);
+}
+
+/** What a service reading changes in `row`, as the SQL stores write it: a total it gave replaces the recorded one. */
+function readChanges(row: JournalRow, reading: ServiceReading): Partial<JournalRow> {
+  const columns = readingColumns(reading);
+  return {
+    failure_code: columns.failure_code,
+    amount_currency: columns.amount_currency ?? row.amount_currency,
+    amount_value: columns.amount_value ?? row.amount_value,
+  };
 }
 
 function isUndelivered(row: JournalRow): boolean {

@@ -68,8 +68,41 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
   },
   {
     version: 2,
+    description: 'What was paid for and for whom: reference, metadata, line items, amount, failure code',
+    statements: [
+      // Not personal data (contract §6): kept, unlike the create body, until the row is pruned.
+      'ALTER TABLE pay_checkout_journal ADD COLUMN reference TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN metadata TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN line_items TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN amount_currency TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN amount_value BIGINT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN failure_code TEXT',
+      `CREATE INDEX pay_checkout_journal_reference ON pay_checkout_journal (reference, created_at)
+        WHERE reference IS NOT NULL`,
+      // An unanswered create still holds its body: its line items and their total are known.
+      // Orders already created kept none; their amount is read from the service when delivered.
+      {
+        sqlite: `UPDATE pay_checkout_journal SET
+          line_items = json_extract(create_body, '$.line_items'),
+          amount_currency = json_extract(create_body, '$.line_items[0].product.price.currency'),
+          amount_value = (SELECT SUM(json_extract(item.value, '$.product.price.value')
+            * json_extract(item.value, '$.product.quantity'))
+            FROM json_each(create_body, '$.line_items') AS item)
+          WHERE phase = 'creating' AND create_body IS NOT NULL`,
+        postgres: `UPDATE pay_checkout_journal SET
+          line_items = (create_body::jsonb -> 'line_items')::text,
+          amount_currency = create_body::jsonb #>> '{line_items,0,product,price,currency}',
+          amount_value = (SELECT SUM((item #>> '{product,price,value}')::bigint
+            * (item #>> '{product,quantity}')::bigint)
+            FROM jsonb_array_elements(create_body::jsonb -> 'line_items') AS item)
+          WHERE phase = 'creating' AND create_body IS NOT NULL`,
+      },
+    ],
+  },
+  {
+    version: 3,
     description: "Each order's latest lookup, so that a fleet shares one service lookup per order",
-    // Statuses and times only (lookup-journal.ts): nothing a customer typed.
+    // Statuses, the amount charged and times only (lookup-journal.ts): nothing a customer typed.
     // One column per statement: SQLite adds one at a time.
     statements: [
       'lookup_claimed_at BIGINT',
@@ -78,6 +111,8 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
       'lookup_payment_status TEXT',
       'lookup_failure_code TEXT',
       'lookup_completed_at TEXT',
+      'lookup_amount_currency TEXT',
+      'lookup_amount_value BIGINT',
     ].map((column) => `ALTER TABLE pay_checkout_journal ADD COLUMN ${column}`),
   },
 ];

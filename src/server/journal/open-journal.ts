@@ -38,13 +38,13 @@ export async function importDriver(packageName: string, scheme: string): Promise
   }
 }
 
-async function openSqlite(path: string): Promise<Journal> {
+async function openSqlite(path: string, options: OpenJournalOptions): Promise<Journal> {
   if (path === '')
     throw new TypeError('Give the SQLite journal a file: sqlite:<path>, e.g. sqlite:.data/pay-checkout.db');
   const driver = await importDriver('libsql', 'sqlite:');
   const { openSqliteJournal } = await import('./sqlite-journal.js');
   // libsql is CommonJS: its constructor is the default export.
-  return openSqliteJournal(path, driver.default as SqliteDriver);
+  return openSqliteJournal(path, driver.default as SqliteDriver, options.clock);
 }
 
 async function openPostgres(url: string, options: OpenJournalOptions): Promise<Journal> {
@@ -52,7 +52,7 @@ async function openPostgres(url: string, options: OpenJournalOptions): Promise<J
   const Pool = (driver.Pool ??
     (driver.default as { Pool?: unknown } | undefined)?.Pool) as PostgresPoolDriver;
   const { openPostgresJournal } = await import('./postgres-journal.js');
-  return openPostgresJournal(url, Pool, options.postgresPoolSize);
+  return openPostgresJournal(url, Pool, options.postgresPoolSize, options.clock);
 }
 
 /**
@@ -64,7 +64,7 @@ async function openPostgres(url: string, options: OpenJournalOptions): Promise<J
  */
 export async function openJournal(url: string, options: OpenJournalOptions = {}): Promise<Journal> {
   const location = locateJournal(url);
-  if (location.store === 'memory') return new MemoryJournal();
-  if (location.store === 'sqlite') return openSqlite(location.path);
+  if (location.store === 'memory') return new MemoryJournal(options.clock);
+  if (location.store === 'sqlite') return openSqlite(location.path, options);
   return openPostgres(location.url, options);
 }

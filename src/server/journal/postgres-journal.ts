@@ -2,7 +2,9 @@
  * The journal in PostgreSQL (`postgres://…`): any number of relay processes
  * share it. Claims lease rows with `FOR UPDATE SKIP LOCKED`, so concurrent
  * watchers take disjoint sets without waiting on each other, and a dead
- * process's rows are claimable again once its leases run out.
+ * process's rows are claimable again once its leases run out. Every time is
+ * PostgreSQL's `now()`, so the fleet shares one clock whatever each
+ * process's says.
  *
  * The `pg` module is passed in by `openJournal`, which imports it only when a
  * merchant asks for PostgreSQL; here it is named for its types alone.
@@ -10,6 +12,7 @@
 import type { Pool, PoolConfig } from 'pg';
 import type { Journal } from './journal.js';
 import type { JournalRow } from './journal-row.js';
+import type { JournalClock } from './journal-url.js';
 import {
   CREATE_MIGRATIONS_TABLE,
   MIGRATIONS_TABLE,
@@ -61,15 +64,18 @@ function postgresExecutor(pool: Pool): SqlExecutor {
     query: async (sql, params) => (await pool.query<JournalRow>(sql, [...params])).rows,
     // One statement is one transaction: SKIP LOCKED makes it exclusive across the fleet.
     claim: async (sql, params) => (await pool.query<JournalRow>(sql, [...params])).rows,
+    // A dropped row version stays until vacuum; no file is under the journal's own control.
+    erased: () => undefined,
     close: () => pool.end(),
   };
 }
 
-/** Opens (and creates or migrates) the journal in the PostgreSQL database at `connectionString`. */
+/** Opens (and creates or migrates) the journal in the PostgreSQL database at `connectionString`, on its clock unless a test gives one. */
 export async function openPostgresJournal(
   connectionString: string,
   PoolDriver: PostgresPoolDriver,
   poolSize = DEFAULT_POSTGRES_POOL_SIZE,
+  clock?: JournalClock,
 ): Promise<Journal> {
   const pool = new PoolDriver({ connectionString, max: poolSize, application_name: 'pay-checkout journal' });
   // An idle connection that drops (a database restart, a network cut) is
@@ -82,5 +88,5 @@ export async function openPostgresJournal(
     await pool.end();
     throw error;
   }
-  return createSqlJournal(postgresExecutor(pool));
+  return createSqlJournal(postgresExecutor(pool), clock);
 }

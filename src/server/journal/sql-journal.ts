@@ -1,7 +1,7 @@
 /**
  * The journal on top of any SQL database: SQLite and PostgreSQL differ only in
- * how they run a statement and make a claim atomic, so each store supplies an
- * executor and this module supplies the journal, once.
+ * how they run a statement, make a claim atomic and forget erased bytes, so
+ * each store supplies an executor and this module supplies the journal, once.
  */
 import type {
   CheckResult,
@@ -12,9 +12,12 @@ import type {
   FulfilmentSummary,
   Journal,
   JournalEntry,
+  OrderAmount,
   PendingEntry,
+  ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
   fulfilmentSummary,
@@ -23,7 +26,8 @@ import {
   rowToEntry,
   shortDeliveryError,
 } from './journal-row.js';
-import { journalStatements } from './journal-sql.js';
+import { type JournalStatementName, journalStatements } from './journal-sql.js';
+import type { JournalClock } from './journal-url.js';
 import type { SqlDialect } from './migrations.js';
 import { sqlLookupJournal } from './sql-lookups.js';
 
@@ -39,88 +43,159 @@ export interface SqlExecutor {
   query(sql: string, params: readonly SqlValue[]): Promise<JournalRow[]>;
   /** Runs a claim so that no two processes can lease the same row. */
   claim(sql: string, params: readonly SqlValue[]): Promise<JournalRow[]>;
+  /** Called after a write dropped a customer's details: the store sees that none of its files keeps a copy. */
+  erased(): void;
   /** Releases the connection(s). */
   close(): Promise<void>;
 }
 
-/** A `Journal` that runs on `executor`. */
-export function createSqlJournal(openExecutor: SqlExecutor): Journal {
-  const sql = journalStatements(openExecutor.dialect);
+/** How a statement is run: a write's row count, or the rows read or claimed. */
+type Runner = {
+  execute(name: JournalStatementName, params: SqlValue[]): Promise<number>;
+  query(name: JournalStatementName, params: SqlValue[]): Promise<JournalRow[]>;
+  claim(name: JournalStatementName, params: SqlValue[]): Promise<JournalRow[]>;
+  close(): Promise<void>;
+};
+
+/** Runs statements by name on `executor`, binding `clock`'s time where a statement reads it; fails plainly once closed. */
+function statementRunner(executor: SqlExecutor, clock: JournalClock | undefined): Runner {
+  const sql = journalStatements(executor.dialect, clock ? 'parameter' : 'database');
   let closed = false;
   // After close() every call fails plainly, whatever the driver would do with a closed connection.
-  const executor: SqlExecutor = {
-    dialect: openExecutor.dialect,
-    execute: async (statement, params) => open().execute(statement, params),
-    query: async (statement, params) => open().query(statement, params),
-    claim: async (statement, params) => open().claim(statement, params),
+  const open = () => {
+    if (closed) throw new Error('The journal is closed.');
+    return executor;
+  };
+  const bind = (name: JournalStatementName, params: SqlValue[]): [string, SqlValue[]] => {
+    const statement = sql[name];
+    return [statement.sql, statement.takesNow && clock ? [...params, clock.now()] : params];
+  };
+  return {
+    execute: async (name, params) => open().execute(...bind(name, params)),
+    query: async (name, params) => open().query(...bind(name, params)),
+    claim: async (name, params) => open().claim(...bind(name, params)),
     close: async () => {
       if (closed) return;
       closed = true;
-      await openExecutor.close();
+      await executor.close();
     },
   };
-  const open = () => {
-    if (closed) throw new Error('The journal is closed.');
-    return openExecutor;
+}
+
+/** A duration as every store binds it: whole milliseconds. */
+const ms = (duration: number) => Math.round(duration);
+
+/** A `Journal` that runs on `executor`, on the database's clock unless a test gives its own. */
+export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): Journal {
+  const run = statementRunner(executor, clock);
+  const changed = async (name: JournalStatementName, params: SqlValue[]) =>
+    (await run.execute(name, params)) > 0;
+  const erasing = async (name: JournalStatementName, params: SqlValue[]) => {
+    const erased = await changed(name, params);
+    if (erased) executor.erased();
+    return erased;
   };
-  const changed = async (statement: string, params: readonly SqlValue[]) =>
-    (await executor.execute(statement, params)) > 0;
 
   return {
-    async recordIntent({ idempotencyKey, createBody, now, resendAt }: CreateIntent) {
-      await executor.execute(sql.insertIntent, [idempotencyKey, JSON.stringify(createBody), now, resendAt]);
+    ...recordingSteps(run, erasing),
+    discardIntent: (idempotencyKey: string) => erasing('discardIntent', [idempotencyKey]),
+    async claimDue(owner: string, { limit, leaseMs }: ClaimOptions) {
+      return claimedEntries<PendingEntry>(await run.claim('claimDue', [owner, ms(leaseMs), limit]));
     },
-    async recordCreated(idempotencyKey: string, { orderId, paymentStatus, now, nextCheckAt }: CreateAnswer) {
-      const outcome = outcomeOfPaymentStatus(paymentStatus);
-      if (outcome === null) {
-        await executor.execute(sql.createdWatching, [idempotencyKey, orderId, paymentStatus, nextCheckAt]);
-      } else {
-        await executor.execute(sql.createdSettled, [idempotencyKey, orderId, paymentStatus, outcome, now]);
-      }
-    },
-    discardIntent: (idempotencyKey: string) => changed(sql.discardIntent, [idempotencyKey]),
-    async claimDue(owner: string, { now, limit, leaseMs }: ClaimOptions) {
-      const rows = await executor.claim(sql.claimDue, [owner, now + leaseMs, now, limit]);
-      return claimedEntries<PendingEntry>(rows);
-    },
-    renewLease: (idempotencyKey: string, owner: string, until: number) =>
-      changed(sql.renewLease, [idempotencyKey, owner, until]),
-    recordChecked(idempotencyKey: string, owner: string, { paymentStatus, now, nextCheckAt }: CheckResult) {
+    renewLease: (idempotencyKey: string, owner: string, leaseMs: number) =>
+      changed('renewLease', [idempotencyKey, owner, ms(leaseMs)]),
+    recordChecked(idempotencyKey: string, owner: string, result: CheckResult) {
+      const { paymentStatus, nextCheckInMs } = result;
       const outcome = outcomeOfPaymentStatus(paymentStatus);
       return outcome === null
-        ? changed(sql.checkedPending, [idempotencyKey, owner, paymentStatus, nextCheckAt])
-        : changed(sql.checkedSettled, [idempotencyKey, owner, paymentStatus, outcome, now]);
+        ? changed('checkedPending', [idempotencyKey, owner, paymentStatus, ms(nextCheckInMs)])
+        : changed('checkedSettled', [idempotencyKey, owner, paymentStatus, outcome, ...reading(result)]);
     },
-    deferCheck: (idempotencyKey: string, owner: string, dueAt: number) =>
-      changed(sql.deferCheck, [idempotencyKey, owner, dueAt]),
-    recordExpired: (idempotencyKey: string, owner: string, now: number) =>
-      changed(sql.expired, [idempotencyKey, owner, now]),
-    async settleFromBrowserLookup(orderId: string, paymentStatus: string, now: number) {
+    deferCheck: (idempotencyKey: string, owner: string, dueInMs: number) =>
+      changed('deferCheck', [idempotencyKey, owner, ms(dueInMs)]),
+    recordExpired: (idempotencyKey: string, owner: string) => erasing('expired', [idempotencyKey, owner]),
+    async settleFromBrowserLookup(orderId: string, paymentStatus: string, read: ServiceReading = {}) {
       const outcome = outcomeOfPaymentStatus(paymentStatus);
-      return outcome !== null && changed(sql.browserSettled, [orderId, paymentStatus, outcome, now]);
+      return (
+        outcome !== null && changed('browserSettled', [orderId, paymentStatus, outcome, ...reading(read)])
+      );
     },
-    async claimUndelivered(owner: string, { now, limit, leaseMs }: ClaimOptions) {
-      const rows = await executor.claim(sql.claimUndelivered, [owner, now + leaseMs, now, limit]);
-      return claimedEntries<SettledEntry>(rows);
+    async claimUndelivered(owner: string, { limit, leaseMs }: ClaimOptions) {
+      return claimedEntries<SettledEntry>(await run.claim('claimUndelivered', [owner, ms(leaseMs), limit]));
     },
-    markDelivered: (idempotencyKey: string, owner: string, now: number) =>
-      changed(sql.markDelivered, [idempotencyKey, owner, now]),
-    recordDeliveryFailure: (
-      idempotencyKey: string,
-      owner: string,
-      { nextAttemptAt, error }: DeliveryFailure,
-    ) => changed(sql.deliveryFailed, [idempotencyKey, owner, shortDeliveryError(error), nextAttemptAt]),
+    markDelivered: (idempotencyKey: string, owner: string) =>
+      changed('markDelivered', [idempotencyKey, owner]),
+    recordDeliveryFailure: (idempotencyKey: string, owner: string, { retryInMs, error }: DeliveryFailure) =>
+      changed('deliveryFailed', [idempotencyKey, owner, shortDeliveryError(error), ms(retryInMs)]),
+    ...reads(run),
+    prune: ({ retentionMs }: { retentionMs: number }) => run.execute('prune', [ms(retentionMs)]),
+    close: () => run.close(),
+    ...sqlLookupJournal(run),
+  };
+}
+
+/** A service reading's parameters, in the order the settling statements take them: failure code, total. */
+function reading(read: ServiceReading): SqlValue[] {
+  const { failure_code, amount_currency, amount_value } = readingColumns(read);
+  return [failure_code, amount_currency, amount_value];
+}
+
+/** The intent, with what the checkout is for, and the service's answer to it. */
+function recordingSteps(
+  run: Runner,
+  erasing: (name: JournalStatementName, params: SqlValue[]) => Promise<boolean>,
+) {
+  return {
+    async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent) {
+      const { reference, metadata, line_items, amount_currency, amount_value } = detailsColumns(details);
+      await run.execute('insertIntent', [
+        ...[idempotencyKey, JSON.stringify(createBody), ms(resendInMs)],
+        ...[reference, metadata, line_items, amount_currency, amount_value],
+      ]);
+    },
+    async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
+      const { orderId, paymentStatus, nextCheckInMs } = answer;
+      const outcome = outcomeOfPaymentStatus(paymentStatus);
+      const [failureCode = null, ...total] = reading(answer);
+      if (outcome === null) {
+        const params = [idempotencyKey, orderId, paymentStatus, ms(nextCheckInMs), ...total];
+        await erasing('createdWatching', params);
+      } else {
+        await erasing('createdSettled', [
+          idempotencyKey,
+          orderId,
+          paymentStatus,
+          outcome,
+          failureCode,
+          ...total,
+        ]);
+      }
+    },
+  };
+}
+
+/** The journal's reads: entries, the demo's list, and orders with what they were for. */
+function reads(run: Runner) {
+  return {
     async get(idempotencyKey: string): Promise<JournalEntry | undefined> {
-      const [row] = await executor.query(sql.get, [idempotencyKey]);
+      const [row] = await run.query('get', [idempotencyKey]);
       return row && rowToEntry(row);
     },
     async listRecent(limit: number): Promise<FulfilmentSummary[]> {
-      const rows = await executor.query(sql.listRecent, [limit]);
-      return rows.map(fulfilmentSummary);
+      return (await run.query('listRecent', [limit])).map(fulfilmentSummary);
     },
-    prune: ({ now, retentionMs }: { now: number; retentionMs: number }) =>
-      executor.execute(sql.prune, [now - retentionMs]),
-    close: () => executor.close(),
-    ...sqlLookupJournal(executor),
+    async readOrder(by: { orderId: string } | { idempotencyKey: string }) {
+      const [row] =
+        'orderId' in by
+          ? await run.query('orderById', [by.orderId])
+          : await run.query('get', [by.idempotencyKey]);
+      return row && rowToOrder(row);
+    },
+    async ordersByReference(reference: string, limit: number) {
+      return (await run.query('ordersByReference', [reference, limit])).map(rowToOrder);
+    },
+    async recordAmount(idempotencyKey: string, { currency, value }: OrderAmount) {
+      return (await run.execute('recordAmount', [idempotencyKey, currency, value])) > 0;
+    },
   };
 }

@@ -16,9 +16,9 @@ const SCHEMES: Record<Exclude<JournalLocation['store'], 'memory'>, string> = {
 };
 
 /** Opens a `memory:` journal; rejects for the stores that need Node. */
-export async function openJournal(url: string, _options: OpenJournalOptions = {}): Promise<Journal> {
+export async function openJournal(url: string, options: OpenJournalOptions = {}): Promise<Journal> {
   const location = locateJournal(url);
-  if (location.store === 'memory') return new MemoryJournal();
+  if (location.store === 'memory') return new MemoryJournal(options.clock);
   // The scheme only: the URL may carry a password.
   throw needsNode(
     `openJournal('${SCHEMES[location.store]}…')`,

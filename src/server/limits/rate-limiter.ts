@@ -4,7 +4,7 @@
  * pure functions; where limits live is a {@link RateLimitStore}, so a
  * merchant running several instances keeps them in a shared store (Redis,
  * redis-rate-limit-store.ts, does the same math in a script).
- * The default store is in memory and bounded.
+ * The default store is in memory and bounded (memory-rate-limit-store.ts).
  */
 
 /** A bucket of `capacity` tokens refilled at `refillPerMinute`; each request takes one. */
@@ -29,6 +29,13 @@ export interface RateLimitDecision {
   remaining: number;
   /** When refused: milliseconds until a token is available. 0 when allowed. */
   retryAfterMs: number;
+  /** `takeSlot` only: true when this call counted the member, false when an earlier call had. */
+  newSlot?: boolean;
+  /**
+   * Refused because the store holds as many live limits of this kind as it
+   * may (the in-memory store's bound), not by this key's own limit.
+   */
+  storeFull?: boolean;
 }
 
 /** Where limits live. Each call must be atomic per key when instances share the store. */
@@ -45,6 +52,12 @@ export interface RateLimitStore {
     rule: SlidingWindowRule,
     now: number,
   ): RateLimitDecision | Promise<RateLimitDecision>;
+  /**
+   * Gives back the slot `member` holds in the window `key`: the create it
+   * counted sent no prompt. Optional: a store without it keeps the slot,
+   * which errs on the side of the phone's owner.
+   */
+  releaseSlot?(key: string, member: string): void | Promise<void>;
 }
 
 /** Refills `state` up to `now`, then takes one token if there is one. */
@@ -65,50 +78,6 @@ export function takeToken(
   return {
     state: { tokens, updatedAt: now },
     decision: { allowed: false, remaining: 0, retryAfterMs: Math.ceil((1 - tokens) / perMs) },
-  };
-}
-
-/** Options of {@link createMemoryRateLimitStore}. */
-export interface MemoryRateLimitStoreOptions {
-  /** Buckets kept; past it the least recently used is dropped. Default 10 000. */
-  maxKeys?: number;
-}
-
-/**
- * The in-memory store: one process only. Bounded: a flood of new addresses
- * evicts the least recently used buckets instead of growing without end (an
- * evicted bucket starts full again, the price of the bound).
- */
-export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore & {
-  /** Buckets and windows held now. */
-  readonly size: number;
-} {
-  const maxKeys = options.maxKeys ?? 10_000;
-  const entries = new Map<string, TokenBucketState | SlidingWindowState>();
-  const keep = (key: string, state: TokenBucketState | SlidingWindowState): void => {
-    // Re-inserting keeps the Map in least-recently-used order.
-    entries.delete(key);
-    entries.set(key, state);
-    if (entries.size > maxKeys) {
-      const oldest = entries.keys().next();
-      if (!oldest.done) entries.delete(oldest.value);
-    }
-  };
-  return {
-    get size() {
-      return entries.size;
-    },
-    take(key, rule, now) {
-      const { state, decision } = takeToken(entries.get(key) as TokenBucketState | undefined, rule, now);
-      keep(key, state);
-      return decision;
-    },
-    takeSlot(key, member, rule, now) {
-      const current = entries.get(key) as SlidingWindowState | undefined;
-      const { state, decision } = takeWindowSlot(current, member, rule, now);
-      keep(key, state);
-      return decision;
-    },
   };
 }
 
@@ -137,13 +106,18 @@ export function takeWindowSlot(
 ): { state: SlidingWindowState; decision: RateLimitDecision } {
   const windowMs = rule.windowMinutes * 60_000;
   const slots = (state?.slots ?? []).filter(([, at]) => at > now - windowMs);
-  const allowed = (remaining: number) => ({ allowed: true, remaining, retryAfterMs: 0 });
+  const allowed = (remaining: number, newSlot: boolean) => ({
+    allowed: true,
+    remaining,
+    retryAfterMs: 0,
+    newSlot,
+  });
   if (slots.some(([counted]) => counted === member)) {
-    return { state: { slots }, decision: allowed(Math.max(0, rule.limit - slots.length)) };
+    return { state: { slots }, decision: allowed(Math.max(0, rule.limit - slots.length), false) };
   }
   if (slots.length < rule.limit) {
     slots.push([member, now]);
-    return { state: { slots }, decision: allowed(rule.limit - slots.length) };
+    return { state: { slots }, decision: allowed(rule.limit - slots.length, true) };
   }
   const oldest = slots[0]?.[1] ?? now;
   return {

@@ -14,10 +14,10 @@ import {
   createClientKeyOf,
   type TrustProxy,
 } from './client-address/client-address.js';
+import { createMemoryRateLimitStore } from './memory-rate-limit-store.js';
 import {
   assertSlidingWindowRule,
   assertTokenBucketRule,
-  createMemoryRateLimitStore,
   type RateLimitStore,
   type SlidingWindowRule,
   type TokenBucketRule,

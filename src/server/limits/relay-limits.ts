@@ -37,13 +37,14 @@ export async function takeClientToken(
     // request goes unlimited per client; the per-number prompt limit still holds.
     config.reporter.warnOnce(
       'rate_limit_no_client_address',
-      'The client address is unknown (the runtime gave none, and rateLimit.clientAddress is not set or answered undefined): requests are not limited per client. Give rateLimit.clientAddress, and check the header it reads reaches the relay (see the README for your platform).',
+      'The client address is unknown (the runtime gave none, and rateLimit.clientAddress is not set or answered undefined): requests are not limited per client. Give rateLimit.clientAddress, and check the header it reads reaches the relay; behind proxies that append X-Forwarded-For, trustProxy as a hop count works without a peer (docs/security.md, Client address recipes).',
     );
     return;
   }
   const key = `${route}:${clientKey}`;
-  const decision = await decide(config, (store) => store.take(key, rule, config.clock.now()));
+  const { decision } = await decide(config, (store) => store.take(key, rule, config.clock.now()));
   if (decision.allowed) return;
+  if (decision.storeFull) warnStoreFull(config);
   throw new RelayRefusal(rateLimited(decision.retryAfterMs), {
     type: 'rate_limited',
     route,
@@ -51,6 +52,14 @@ export async function takeClientToken(
     retryAfterMs: decision.retryAfterMs,
   });
 }
+
+/** A payment prompt counted for an attempt; `release` gives its slot back when no prompt went out. */
+export interface PromptSlot {
+  /** Gives the slot back if this request took it (not an earlier try of the attempt). Never rejects. */
+  release(): Promise<void>;
+}
+
+const NO_SLOT: PromptSlot = { release: async () => undefined };
 
 /**
  * Counts one payment prompt to `internationalNumber` for the attempt `attemptKey`
@@ -60,19 +69,46 @@ export async function takePromptSlot(
   config: LimitsConfig,
   internationalNumber: string,
   attemptKey: string,
-): Promise<void> {
+): Promise<PromptSlot> {
   const rule = config.promptRule;
-  if (!rule) return;
+  if (!rule) return NO_SLOT;
   const numberKey = await config.promptKeyOf(internationalNumber);
   const key = `prompt:${numberKey}`;
-  const decision = await decide(config, (store) => store.takeSlot(key, attemptKey, rule, config.clock.now()));
-  if (decision.allowed) return;
-  throw new RelayRefusal(tooManyPaymentRequests(decision.retryAfterMs), {
+  const { decision, store } = await decide(config, (each) =>
+    each.takeSlot(key, attemptKey, rule, config.clock.now()),
+  );
+  if (decision.allowed) return decision.newSlot ? slotIn(store, key, attemptKey) : NO_SLOT;
+  if (decision.storeFull) warnStoreFull(config);
+  // At the bound, the number itself is not over its limit: the shopper hears "busy", not "your phone".
+  const answer = decision.storeFull
+    ? rateLimited(decision.retryAfterMs)
+    : tooManyPaymentRequests(decision.retryAfterMs);
+  throw new RelayRefusal(answer, {
     type: 'rate_limited',
     route: 'create',
     clientKey: key,
     retryAfterMs: decision.retryAfterMs,
   });
+}
+
+/** The slot `member` took in `store`'s window `key`. */
+function slotIn(store: RateLimitStore, key: string, member: string): PromptSlot {
+  return {
+    async release() {
+      try {
+        await store.releaseSlot?.(key, member);
+      } catch {
+        // A slot that cannot be given back stays spent: the limit errs on the phone owner's side.
+      }
+    },
+  };
+}
+
+function warnStoreFull(config: LimitsConfig): void {
+  config.reporter.warnOnce(
+    'rate_limit_store_full',
+    'The in-memory rate-limit store holds as many live limits as its maxKeys allows: new clients are refused (429) until some run out. Raise maxKeys, or share a Redis store (createRedisRateLimitStore).',
+  );
 }
 
 /** `429` with `Retry-After` in whole seconds, at least one (contract §3). */
@@ -98,22 +134,22 @@ function retryAfterSeconds(retryAfterMs: number): number {
   return Math.max(1, Math.ceil(retryAfterMs / 1000));
 }
 
-/** The store's decision; while the store fails, this process's memory decides. */
+/** The store's decision, and the store that made it; while the store fails, this process's memory decides. */
 async function decide(
   config: LimitsConfig,
   ask: (store: RateLimitStore) => RateLimitDecision | Promise<RateLimitDecision>,
-): Promise<RateLimitDecision> {
+): Promise<{ decision: RateLimitDecision; store: RateLimitStore }> {
   try {
     const taken = ask(config.store);
     // The memory store answers at once: no turn of the event loop for it.
-    return isPromiseLike(taken) ? await taken : taken;
+    return { decision: isPromiseLike(taken) ? await taken : taken, store: config.store };
   } catch (error) {
     config.reporter.warnOnce(
       'rate_limit_store_failed',
       'The rate-limit store failed; limits are kept in this process until it answers again.',
       error,
     );
-    return ask(config.fallbackStore) as RateLimitDecision;
+    return { decision: ask(config.fallbackStore) as RateLimitDecision, store: config.fallbackStore };
   }
 }
 

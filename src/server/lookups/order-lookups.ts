@@ -48,7 +48,7 @@ export interface SharedLookupJournal {
 export interface OrderLookupsDeps {
   /** The browser's service client. */
   readonly client: ServiceClient;
-  /** The relay's clock. */
+  /** The relay's clock, for this process's recent reads; the journal keeps its own time. */
   readonly now: () => number;
   readonly reporter: Pick<RelayReporter, 'emit'>;
   /** With a journal, lookups are shared across every process on it. */
@@ -91,24 +91,17 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
     const statuses = shared && record !== 'never' ? statusesOf(read) : undefined;
     const changed = record === 'always' || !kept || !statuses || !sameStatuses(kept.statuses, statuses);
     if (shared && statuses && changed) {
-      await quietly(shared.track(shared.journal.recordLookup(orderId, { statuses, readAt })));
+      const lookup = { statuses, sinceReadMs: Math.max(0, now() - readAt) };
+      await quietly(shared.track(shared.journal.recordLookup(orderId, lookup)));
     }
     return read;
   }
 
   async function browserRead(orderId: string): Promise<OrderStatusRead> {
     if (!shared) return callService(orderId, deps.client, 'never');
-    const startedAt = now();
-    const outcome = await quietly(
-      shared.track(
-        shared.journal.shareLookup(orderId, {
-          now: startedAt,
-          freshMs: LOOKUP_SHARING_MS,
-          watchAgainAt: startedAt + shared.intervalMs,
-        }),
-      ),
-    );
-    const known = answerFrom(outcome);
+    const sharing = { freshMs: LOOKUP_SHARING_MS, watchAgainInMs: shared.intervalMs };
+    const outcome = await quietly(shared.track(shared.journal.shareLookup(orderId, sharing)));
+    const known = answerFrom(outcome, now());
     if (known) {
       recent.remember(orderId, known.read, known.readAt);
       return known.read;
@@ -139,11 +132,13 @@ function isStillTrue({ read, readAt }: RecentRead, now: number): boolean {
   return now - readAt < LOOKUP_SHARING_MS || classifyPaymentStatus(read.payment.status) !== 'pending';
 }
 
-/** The read a journal's answer gives without a call: a fresh status, or the last one while another lookup is in flight. */
-function answerFrom(
-  outcome: SharedLookup | undefined,
-): { read: OrderStatusRead; readAt: number } | undefined {
+/**
+ * The read a journal's answer gives without a call: a fresh status, or the
+ * last one while another lookup is in flight; read its age before `now` on
+ * this process's clock.
+ */
+function answerFrom(outcome: SharedLookup | undefined, now: number): RecentRead | undefined {
   if (outcome?.kind !== 'fresh' && outcome?.kind !== 'taken') return undefined;
   const { stored } = outcome;
-  return stored && { read: readOfStatuses(stored.statuses), readAt: stored.readAt };
+  return stored && { read: readOfStatuses(stored.statuses), readAt: now - stored.ageMs };
 }

@@ -7,9 +7,6 @@ import * as z from 'zod/mini';
 import { CURRENCIES, type Currency, ORDER_INPUT_LIMITS } from '../../shared/service-contract.js';
 import { issueParam } from '../../shared/wire.js';
 
-/** Prices the cart on the server: whatever the browser said about prices is ignored. */
-export type PriceCart = (cart: unknown, request: Request) => PricedLineItem[] | Promise<PricedLineItem[]>;
-
 /** A line item as `priceCart` returns it (spec §2's product line; `value` in minor units). */
 export interface PricedLineItem {
   type: 'product';

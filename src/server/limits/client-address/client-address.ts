@@ -45,21 +45,29 @@ export function createClientKeyOf(
     throw new TypeError(`${name}.header is 'x-forwarded-for' or 'forwarded'.`);
   }
   const trustsHop = createTrustsHop(options.proxies, `${name}.proxies`);
-  return (request, connection) => {
-    const peer = peerOf(request, connection);
-    return peer === undefined ? undefined : behindProxies(peer, request.headers, header, trustsHop);
-  };
+  return (request, connection) =>
+    behindProxies(peerOf(request, connection), request.headers, header, trustsHop);
 }
 
-/** Walks from the peer leftwards through the header while each hop is a trusted proxy. */
+/**
+ * Walks from the peer leftwards through the header while each hop is a
+ * trusted proxy. Each proxy appends the address of its own peer, so with N
+ * trusted hops the client is the Nth entry from the right. A runtime that
+ * gives no peer (`relay.handle(request)` on a platform behind its own
+ * proxy): under a hop count that peer is the first trusted proxy, whatever
+ * its address, and the walk is the same; under named proxies it cannot be
+ * told to be one, and no address is known.
+ */
 function behindProxies(
-  peer: string,
+  peer: string | undefined,
   headers: Headers,
   header: ForwardingHeader,
   trustsHop: TrustsHop,
-): string {
-  let current = parseIpAddress(peer);
-  if (!current) return peer;
+): string | undefined {
+  if (peer === '') return undefined;
+  let current = peer === undefined ? undefined : parseIpAddress(peer);
+  // A peer the merchant's clientAddress names in its own words: the client, as without trustProxy.
+  if (peer !== undefined && !current) return peer;
   const chain = forwardedAddresses(headers, header);
   for (let depth = 0; depth < chain.length && trustsHop(current, depth); depth++) {
     const next = chain[chain.length - 1 - depth];
@@ -67,7 +75,7 @@ function behindProxies(
     if (!next) break;
     current = next;
   }
-  return clientKeyOf(current);
+  return current && clientKeyOf(current);
 }
 
 /** The key of an address as the runtime or the merchant gave it: IPv6 by its /64, anything else as is. */

@@ -12,8 +12,11 @@ const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
   linklocal: ['169.254.0.0/16', 'fe80::/10'],
 };
 
-/** Whether the peer `depth` hops from us (0 is the socket's peer) is a proxy we trust. */
-export type TrustsHop = (address: IpAddress, depth: number) => boolean;
+/**
+ * Whether the peer `depth` hops from us (0 is the socket's peer) is a proxy
+ * we trust; `address` is undefined for a peer the runtime did not give.
+ */
+export type TrustsHop = (address: IpAddress | undefined, depth: number) => boolean;
 
 interface Range {
   network: IpAddress;
@@ -37,6 +40,8 @@ export function createTrustsHop(proxies: number | readonly string[], name: strin
   }
   const ranges = proxies.flatMap((entry: unknown) => rangesOf(entry, name));
   return (address) => {
+    // Named proxies are told by their address: a peer without one is none of them.
+    if (address === undefined) return false;
     const plain = unmapIpv4(address);
     return ranges.some((range) => inPrefix(plain, range.network, range.prefixLength));
   };

@@ -1,0 +1,169 @@
+/**
+ * One order's delivery, on its own: the merchant's callback, called within
+ * `callbackTimeoutMs` while this process holds the order's lease; then the
+ * journal marks the order delivered, retried while the lease holds, so that a
+ * blip of the database after the callback returned never leads to a second
+ * call. A callback that throws or runs past its time counts as failed: the
+ * journal records it and the order is due again after a backoff. Nothing here
+ * waits for any other order.
+ */
+
+import type { RelayReporter } from '../events/relay-reporter.js';
+import type { Claimed, SettledEntry } from '../journal/journal.js';
+import type { Abandonment } from './abandonment.js';
+import { type HeldLease, holdLease } from './delivery-lease.js';
+import type { FulfilledOrder } from './fulfilled-order.js';
+import type { OrderRecords } from './order-records.js';
+import { deliveryRetryInMs } from './watch-schedule.js';
+import type { FulfilmentCallback, FulfilmentSettings, WatchTimers } from './watch-settings.js';
+
+/** What one delivery needs. */
+export interface OrderDeliveryContext {
+  readonly settings: FulfilmentSettings;
+  readonly reporter: Pick<RelayReporter, 'emit'>;
+  /** Given when the relay closes and gives up on the deliveries still running: their outcome is ignored. */
+  readonly abandonment: Abandonment;
+  /** What each callback receives: the order as the journal holds it. */
+  readonly records: OrderRecords;
+}
+
+/** First wait before the journal is asked again to mark a delivery; doubled each time, at most a second. */
+const MARK_RETRY_MS = 100;
+const MAX_MARK_RETRY_MS = 1_000;
+
+/** The option name of each outcome's callback, for the time-out message. */
+const CALLBACK_NAMES = { paid: 'onPaid', failed: 'onFailed', expired: 'onExpired' } as const;
+
+/** How a call of the merchant's callback ended. */
+type CallOutcome = { kind: 'returned' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
+
+/** Delivers one claimed order; resolves `true` once the journal has marked it delivered. Never rejects. */
+export async function deliverOrder(
+  context: OrderDeliveryContext,
+  entry: Claimed<SettledEntry>,
+): Promise<boolean> {
+  const { settings, reporter } = context;
+  const lease = holdLease(settings, entry.idempotencyKey);
+  try {
+    const callback = settings.callbacks[entry.outcome];
+    // A create that never got an answer has no order the merchant ever saw:
+    // no callback (the watcher reported `order_expired` without an id).
+    if (entry.orderId === null || !callback) return (await markDelivered(context, entry, lease)) === 'marked';
+    const order = await context.records.fulfilledOrder({ ...entry, orderId: entry.orderId });
+    const call = await callWithin(context, callback, order);
+    if (call.kind === 'abandoned') return false;
+    if (call.kind === 'failed') {
+      lease.release();
+      await recordFailure(context, entry, order, call.error);
+      return false;
+    }
+    const marked = await markDelivered(context, entry, lease);
+    reporter.emit(
+      marked === 'marked'
+        ? { type: 'order_delivered', orderId: order.id, outcome: order.outcome, attempt: order.attempt }
+        : { type: 'delivery_lease_lost', orderId: order.id },
+    );
+    return marked === 'marked';
+  } catch (error) {
+    // The journal failed (for a mark, past the lease): the lease runs out and the order is due again.
+    if (!context.abandonment.given) reporter.emit({ type: 'watcher_error', stage: 'delivery', error });
+    return false;
+  } finally {
+    lease.release();
+  }
+}
+
+/** Calls `callback` with `order`; a call still running after `callbackTimeoutMs` counts as failed. */
+function callWithin(
+  { settings, abandonment }: OrderDeliveryContext,
+  callback: FulfilmentCallback,
+  order: FulfilledOrder,
+): Promise<CallOutcome> {
+  const timers = settings.deliveryTimers;
+  const limitMs = settings.callbackTimeoutMs;
+  return new Promise((resolve) => {
+    let timer: unknown;
+    let stopListening = () => {};
+    const finish = (outcome: CallOutcome) => {
+      timers.clearTimeout(timer);
+      stopListening();
+      resolve(outcome);
+    };
+    if (abandonment.given) return finish({ kind: 'abandoned' });
+    stopListening = abandonment.listen(() => finish({ kind: 'abandoned' }));
+    timer = timers.setTimeout(() => {
+      const message = `${CALLBACK_NAMES[order.outcome]} did not return within ${limitMs} ms.`;
+      finish({ kind: 'failed', error: new DOMException(message, 'TimeoutError') });
+    }, limitMs);
+    // Called on a later tick, so a callback that throws at once fails like any other.
+    Promise.resolve(order)
+      .then(callback)
+      .then(
+        () => finish({ kind: 'returned' }),
+        (error: unknown) => finish({ kind: 'failed', error }),
+      );
+  });
+}
+
+/** Tells `onEvent` and the journal that a call failed; the order is due again after its backoff. */
+async function recordFailure(
+  { settings, reporter }: OrderDeliveryContext,
+  entry: SettledEntry,
+  order: FulfilledOrder,
+  error: unknown,
+): Promise<void> {
+  const retryInMs = deliveryRetryInMs(entry.deliveryAttempts);
+  reporter.emit({
+    type: 'delivery_failed',
+    orderId: order.id,
+    outcome: order.outcome,
+    attempt: order.attempt,
+    nextAttemptAt: settings.now() + retryInMs,
+    error,
+  });
+  const name = error instanceof Error ? error.name : typeof error;
+  await settings.journal.recordDeliveryFailure(entry.idempotencyKey, settings.owner, {
+    retryInMs,
+    error: name,
+  });
+}
+
+/**
+ * Marks the order delivered, asking again while the lease holds when the
+ * journal does not answer: `lost` if another process holds the order now.
+ */
+async function markDelivered(
+  { settings, abandonment }: OrderDeliveryContext,
+  entry: SettledEntry,
+  lease: HeldLease,
+): Promise<'marked' | 'lost'> {
+  const { journal, owner } = settings;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      if (await journal.markDelivered(entry.idempotencyKey, owner)) return 'marked';
+      // An earlier try whose answer was lost may have been written after all.
+      if (attempt === 0) return 'lost';
+      const current = await journal.get(entry.idempotencyKey);
+      return current?.phase === 'settled' && current.deliveredAt !== null ? 'marked' : 'lost';
+    } catch (error) {
+      if (!lease.holds() || abandonment.given) throw error;
+      const waitMs = Math.min(MAX_MARK_RETRY_MS, MARK_RETRY_MS * 2 ** attempt);
+      await pause(settings.deliveryTimers, waitMs, abandonment);
+    }
+  }
+}
+
+/** Waits `ms`, or less if the delivery is abandoned. */
+function pause(timers: WatchTimers, ms: number, abandonment: Abandonment): Promise<void> {
+  return new Promise((resolve) => {
+    let stopListening = () => {};
+    const timer = timers.setTimeout(() => {
+      stopListening();
+      resolve();
+    }, ms);
+    stopListening = abandonment.listen(() => {
+      timers.clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * Delivery that never stalls and never doubles (contract §6), in one process
+ * against the sandbox, with the watcher's clock and the sandbox's moved by
+ * hand and the watcher's timers run by hand: a hung callback holds up no
+ * tick and no other order, a journal that does not answer after a callback
+ * returned is asked again, and `close()` keeps its bound and never rejects.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CLOSE_GRACE_MS, JOURNAL_CLOSE_TIMEOUT_MS } from '../../src/server/fulfilment/fulfilment-runner.js';
+import type { Clock, FulfilledOrder } from '../../src/server/index.js';
+import { fulfilmentStack } from '../fixtures/fulfilment.js';
+
+const INTERVAL_MS = 3_000;
+
+/** Timers run by the test: `fire(ms)` runs those set for `ms`; `whenPending(ms)` waits for one to be set. */
+function manualTimers() {
+  const pending = new Map<number, { callback: () => void; ms: number }>();
+  const waiters = new Set<{ ms: number; resolve: () => void }>();
+  let ids = 0;
+  const timers: Pick<Clock, 'setTimeout' | 'clearTimeout'> = {
+    setTimeout(callback, ms) {
+      ids += 1;
+      pending.set(ids, { callback, ms });
+      for (const waiter of waiters) {
+        if (waiter.ms !== ms) continue;
+        waiters.delete(waiter);
+        waiter.resolve();
+      }
+      return ids;
+    },
+    clearTimeout(id) {
+      pending.delete(id as number);
+    },
+  };
+  return {
+    timers,
+    fire(ms: number): number {
+      const due = [...pending].filter(([, timer]) => timer.ms === ms);
+      for (const [id, timer] of due) {
+        pending.delete(id);
+        timer.callback();
+      }
+      return due.length;
+    },
+    whenPending(ms: number): Promise<void> {
+      if ([...pending.values()].some((timer) => timer.ms === ms)) return Promise.resolve();
+      return new Promise((resolve) => waiters.add({ ms, resolve }));
+    },
+  };
+}
+
+/** A promise and its resolver. */
+function deferred<T>() {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+describe('delivery', () => {
+  it('keeps ticking and delivering while a callback hangs, and close() abandons it after its grace', async () => {
+    const manual = manualTimers();
+    const reached = new Map<string, () => void>();
+    const reachedOnPaid = (orderId: string) => {
+      const { promise, resolve } = deferred<void>();
+      reached.set(orderId, resolve);
+      return promise;
+    };
+    let hungId = '';
+    const returned: string[] = [];
+    const stack = await fulfilmentStack(
+      'sqlite:',
+      {
+        onPaid: (order: FulfilledOrder) => {
+          reached.get(order.id)?.();
+          if (order.id !== hungId) returned.push(order.id);
+          // The first order's callback never returns.
+          return order.id === hungId ? new Promise<void>(() => undefined) : undefined;
+        },
+        watch: { ticks: true, intervalMs: INTERVAL_MS },
+      },
+      manual.timers,
+    );
+    hungId = (await stack.checkout()).orderId;
+    const hungCalled = reachedOnPaid(hungId);
+    stack.clock.now += 6_000;
+    assert.equal(manual.fire(0), 1, 'the first tick');
+    await hungCalled;
+    // The next tick is scheduled though the callback never returns.
+    await manual.whenPending(INTERVAL_MS);
+
+    const { orderId: nextId } = await stack.checkout();
+    const nextCalled = reachedOnPaid(nextId);
+    stack.clock.now += 6_000;
+    assert.equal(manual.fire(INTERVAL_MS), 1, 'the second tick');
+    await nextCalled;
+    await manual.whenPending(INTERVAL_MS);
+    assert.deepEqual(returned, [nextId]);
+
+    const closing = stack.relay.close();
+    await manual.whenPending(CLOSE_GRACE_MS);
+    assert.equal(manual.fire(CLOSE_GRACE_MS), 1, 'the grace runs out with the callback still running');
+    await closing;
+    await assert.rejects(stack.journal.listRecent(1), /closed/);
+    assert.deepEqual(
+      stack.events.filter((event) => event.type === 'watcher_error'),
+      [],
+    );
+    assert.deepEqual(
+      stack.events.filter((event) => event.type === 'order_delivered'),
+      [{ type: 'order_delivered', orderId: nextId, outcome: 'paid', attempt: 1 }],
+    );
+  });
+
+  it('asks the journal again to mark a delivery it could not record, and calls the callback once', async () => {
+    let calls = 0;
+    const stack = await fulfilmentStack('memory:', {
+      onPaid: () => {
+        calls += 1;
+      },
+    });
+    const markDelivered = stack.journal.markDelivered.bind(stack.journal);
+    let failures = 0;
+    stack.journal.markDelivered = async (...args) => {
+      if (failures < 2) {
+        failures += 1;
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return markDelivered(...args);
+    };
+    const { orderId } = await stack.checkout();
+    const tick = await stack.advance(6_000);
+    assert.equal(tick?.delivered, 1);
+    assert.equal(calls, 1);
+    assert.equal(failures, 2);
+    for (let i = 0; i < 3; i++) await stack.advance(60_000);
+    assert.equal(calls, 1, 'never called again');
+    assert.deepEqual(
+      stack.events.filter((event) => event.type === 'order_delivered' || event.type === 'watcher_error'),
+      [{ type: 'order_delivered', orderId, outcome: 'paid', attempt: 1 }],
+    );
+  });
+
+  it('resolves close() and reports through onEvent when the journal fails to close', async () => {
+    const stack = await fulfilmentStack('memory:');
+    await stack.checkout();
+    stack.journal.close = async () => {
+      throw new Error('EROFS: read-only file system');
+    };
+    await stack.relay.close();
+    const errors = stack.events.filter((event) => event.type === 'watcher_error');
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0]?.type === 'watcher_error' && errors[0].stage, 'close');
+  });
+
+  it('resolves close() within its bound when the journal never finishes closing', async () => {
+    const manual = manualTimers();
+    const stack = await fulfilmentStack('memory:', {}, manual.timers);
+    stack.journal.close = () => new Promise<void>(() => undefined);
+    let closed = false;
+    const closing = stack.relay.close().then(() => {
+      closed = true;
+    });
+    // Bounded: the time the journal is given to close runs out (once, or twice counting the grace).
+    for (let round = 0; round < 4 && !closed; round++) {
+      await Promise.race([manual.whenPending(JOURNAL_CLOSE_TIMEOUT_MS), closing]);
+      manual.fire(JOURNAL_CLOSE_TIMEOUT_MS);
+    }
+    await closing;
+    const errors = stack.events.filter((event) => event.type === 'watcher_error');
+    assert.match(
+      String(errors[0]?.type === 'watcher_error' && errors[0].error),
+      /did not close within 5000 ms/,
+    );
+  });
+});
