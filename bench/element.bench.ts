@@ -12,171 +12,43 @@
  *   attached — `requestIdleCallback`: a keystroke would be handled at once.
  * Every load is a fresh browser context (cold cache), on a desktop CPU and
  * with the CPU slowed 4× (a mid-range phone). The page server runs in a
- * child process. Writes bench/results/element.json.
+ * child process and sends gzip, as a host would.
+ *
+ * Then two figures of what a shopper on a phone sees:
+ * - time to a usable form on a throttled mobile profile (Lighthouse 12's
+ *   mobile settings applied through the DevTools protocol: Slow 4G, CPU 4×,
+ *   412×823), for a bare page with only the embed: its interactive mark;
+ * - the demo's cumulative layout shift from load to a usable form at 412 px,
+ *   read as the end-to-end suite reads it (test/e2e/helpers/layout-shift.ts):
+ *   a layout value, not a timing.
+ * With `BENCH_BASELINE` naming a copy of an earlier commit (bench/baseline.ts),
+ * both are measured on that version's embed and demo too, loads in turns.
+ * Writes bench/results/element.json.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
-import { embedBundleCode } from '../test/fixtures/embed-bundle.js';
-import { isMainModule, type StartedServer, startServerInChild, writeResults } from './lib.js';
+import { demoLayoutShift } from '../test/e2e/helpers/layout-shift.js';
+import { type Baseline, loadBaseline, startDemoFrom } from './baseline.js';
+import { loadOnce, type Marks, MOBILE_PROFILE, mark, pairedRatio, summary } from './element-pages.js';
+import { isMainModule, loadAverage, startServerInChild, writeResults } from './lib.js';
 
 const LOADS = Number(process.env.ELEMENT_BENCH_LOADS ?? 20);
+const MOBILE_LOADS = Number(process.env.ELEMENT_BENCH_MOBILE_LOADS ?? 10);
+/** Loads of the demo per locale for its layout shift. */
+const LAYOUT_LOADS = 3;
 const TARGET_RATIO = 2;
 const SCENARIOS = [
   { name: 'desktop', cpuSlowdown: 1 },
   { name: 'phoneCpu4x', cpuSlowdown: 4 },
 ] as const;
 
-/** The marks a page records, ms since navigation start; a page without a form lacks its marks. */
-interface Marks {
-  plainRendered?: number;
-  plainInteractive?: number;
-  elementRendered?: number;
-  elementInteractive?: number;
-  firstContentfulPaint?: number;
-}
-
-const PLAIN_FORM = `<form class="plain" id="plain" novalidate aria-labelledby="plain-title">
-  <h2 id="plain-title">Pay with mobile money</h2>
-  <p>Total GH₵ 50.00</p>
-  <label for="p-name">Your name</label>
-  <input id="p-name" name="customer_name" required autocomplete="name">
-  <label for="p-number">Mobile money number</label>
-  <input id="p-number" name="number" type="tel" inputmode="tel" autocomplete="tel" required>
-  <label for="p-issuer">Network</label>
-  <select id="p-issuer" name="issuer" required>
-    <option value="">Choose your network</option><option value="mtn">MTN</option>
-    <option value="telecel">Telecel</option><option value="at">AT</option>
-  </select>
-  <button type="submit">Pay GH₵ 50.00</button>
-</form>
-<script>
-  document.getElementById('plain').addEventListener('submit', (event) => event.preventDefault());
-  __markFrame('plainRendered');
-  __markIdle('plainInteractive');
-</script>`;
-
-const ELEMENT = `<script src="/pay-checkout.embed.js"></script>
-<pay-checkout create-url="/api/checkout/orders" lookup-url="/api/checkout/lookup" amount="5000"></pay-checkout>
-<script>
-  document.querySelector('pay-checkout').updateComplete.then(() => {
-    __markFrame('elementRendered');
-    __markIdle('elementInteractive');
-  });
-</script>`;
-
-/** A page with the plain form, the element, or both (the plain form first). */
-function pageHtml(parts: { plain: boolean; element: boolean }): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Checkout: element against a plain form</title>
-<style>
-  body { font-family: system-ui, sans-serif; margin: 1rem; }
-  .plain { display: grid; gap: .5rem; max-width: 28rem; margin-bottom: 2rem; }
-  .plain input, .plain select, .plain button { font-size: 1rem; min-height: 44px; }
-</style>
-<script>
-  window.__marks = {};
-  window.__markFrame = (name) => requestAnimationFrame(() => setTimeout(() => { __marks[name] = performance.now(); }, 0));
-  window.__markIdle = (name) => requestAnimationFrame(() => requestIdleCallback(() => { __marks[name] = performance.now(); }));
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) if (entry.name === 'first-contentful-paint') __marks.firstContentfulPaint = entry.startTime;
-  }).observe({ type: 'paint', buffered: true });
-</script>
-</head><body>
-${parts.plain ? PLAIN_FORM : ''}
-${parts.element ? ELEMENT : ''}
-</body></html>`;
-}
-
-/** The pages served: both forms on one page, and each on its own. */
-const PAGES: Record<string, string> = {
-  '/same-page': pageHtml({ plain: true, element: true }),
-  '/plain-only': pageHtml({ plain: true, element: false }),
-  '/element-only': pageHtml({ plain: false, element: true }),
-};
-
-/** Child-process starter: serves the page and the embed bundle. */
-export async function servePage(): Promise<StartedServer<{ embedBytes: number }>> {
-  const embed = await embedBundleCode();
-  const server = createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0] ?? '/';
-    const page = PAGES[path];
-    if (page !== undefined || path === '/pay-checkout.embed.js') {
-      response.writeHead(200, {
-        'content-type': page !== undefined ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8',
-        'cache-control': 'no-store',
-      });
-      response.end(page ?? embed);
-      return;
-    }
-    response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    info: { embedBytes: Buffer.byteLength(embed) },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-async function loadOnce(browser: Browser, url: string, cpuSlowdown: number): Promise<Marks> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
-    const page = await context.newPage();
-    if (cpuSlowdown > 1) {
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
-    }
-    await page.goto(url);
-    const needed = url.endsWith('/plain-only')
-      ? ['plainInteractive']
-      : url.endsWith('/element-only')
-        ? ['elementInteractive']
-        : ['plainInteractive', 'elementInteractive'];
-    await page.waitForFunction(
-      (names) => {
-        const marks = (window as unknown as { __marks: Record<string, number> }).__marks;
-        return names.every((name) => marks[name] !== undefined);
-      },
-      needed,
-      { timeout: 60_000 },
-    );
-    return await page.evaluate(() => (window as unknown as { __marks: Marks }).__marks);
-  } finally {
-    await context.close();
-  }
-}
-
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const value = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
-  return Math.round(value * 100) / 100;
-}
-
-function summary(values: number[]) {
-  return { medianMs: percentile(values, 0.5), p90Ms: percentile(values, 0.9) };
-}
-
-/** The median over loads of element ÷ plain, each pair measured together (one page, or two pages in a row). */
-function pairedRatio(pairs: [number, number][]): number {
-  return percentile(
-    pairs.map(([element, plain]) => element / Math.max(0.1, plain)),
-    0.5,
-  );
-}
-
-const mark = (marks: Marks, name: keyof Marks): number => {
-  const value = marks[name];
-  if (value === undefined) throw new Error(`The page did not record ${name}.`);
-  return value;
-};
-
 async function main(): Promise<void> {
-  const server = await startServerInChild<{ embedBytes: number }>(new URL(import.meta.url), 'servePage');
+  const baseline = await loadBaseline();
+  const server = await startServerInChild<{ embedBytes: number; embedGzipBytes: number }>(
+    new URL('./element-pages.ts', import.meta.url),
+    'servePage',
+  );
   const browser = await chromium.launch({
     executablePath: findChromium(),
     args: CHROMIUM_ARGS,
@@ -185,16 +57,19 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = {};
   try {
     // One unmeasured load of each page: the browser's own start-up costs are not the page's.
-    for (const path of Object.keys(PAGES)) await loadOnce(browser, `${server.url}${path}`, 1);
+    for (const path of ['/same-page', '/plain-only', '/element-only']) {
+      await loadOnce(browser, `${server.url}${path}`, { cpuSlowdown: 1 });
+    }
     for (const scenario of SCENARIOS) {
+      const loadBefore = loadAverage();
       const same: Marks[] = [];
       const plainOnly: Marks[] = [];
       const elementOnly: Marks[] = [];
       // Interleaved, so a busy moment on a shared machine weighs on all three alike.
       for (let index = 0; index < LOADS; index++) {
-        same.push(await loadOnce(browser, `${server.url}/same-page`, scenario.cpuSlowdown));
-        plainOnly.push(await loadOnce(browser, `${server.url}/plain-only`, scenario.cpuSlowdown));
-        elementOnly.push(await loadOnce(browser, `${server.url}/element-only`, scenario.cpuSlowdown));
+        same.push(await loadOnce(browser, `${server.url}/same-page`, scenario));
+        plainOnly.push(await loadOnce(browser, `${server.url}/plain-only`, scenario));
+        elementOnly.push(await loadOnce(browser, `${server.url}/element-only`, scenario));
       }
       const of = (loads: Marks[], name: keyof Marks) => loads.map((marks) => mark(marks, name));
       const samePage = {
@@ -247,6 +122,7 @@ async function main(): Promise<void> {
         pagesOfTheirOwn.elementVersusPlain.interactive,
       );
       results[scenario.name] = {
+        loadAverage: { before: loadBefore, after: loadAverage() },
         cpuSlowdown: scenario.cpuSlowdown,
         loads: LOADS,
         samePage,
@@ -259,6 +135,8 @@ async function main(): Promise<void> {
         `${scenario.name}\n  ${line('same page', samePage)}\n  ${line('pages of their own', pagesOfTheirOwn)}\n  target ≤ ×${TARGET_RATIO}: ${worst <= TARGET_RATIO ? 'met' : 'NOT met'}\n`,
       );
     }
+    results.mobileProfile = await measureMobileProfile(browser, server.url, baseline !== undefined);
+    results.demoLayoutShift = await measureDemoLayoutShift(browser, baseline);
   } finally {
     await browser.close();
     await server.close();
@@ -275,10 +153,107 @@ async function main(): Promise<void> {
       ratios:
         'median over loads of element ÷ plain form, measured on the same load (samePage) or on the pair of loads',
       embedBytes: server.info.embedBytes,
+      embedGzipBytes: server.info.embedGzipBytes,
+      served: 'gzip (level 9) to a browser that accepts it, as a host would',
+      mobileProfile: `the bare page with only the embed, ${MOBILE_LOADS} loads each: Lighthouse 12 mobile settings applied through CDP (latency ${MOBILE_PROFILE.network.latency} ms, ${Math.round((MOBILE_PROFILE.network.downloadThroughput * 8) / 1024)} kbit/s down, CPU ×${MOBILE_PROFILE.cpuSlowdown}, 412×823 at 1.75×); usableForm is the interactive mark`,
+      demoLayoutShift: `the demo page at 412×823, en and fr, ${LAYOUT_LOADS} loads each: script and catalogue held until what came before them painted (test/e2e/helpers/layout-shift.ts); a layout value, not a timing`,
+      baseline: baseline
+        ? `the copy of an earlier commit in ${baseline.folder}`
+        : 'none (BENCH_BASELINE unset)',
     },
     ...results,
   });
   process.stdout.write(`wrote ${file}\n`);
+}
+
+/** Time to a usable form on the mobile profile, the bare page with only the embed: this version's, and the baseline's in turns. */
+async function measureMobileProfile(browser: Browser, serverUrl: string, withBaseline: boolean) {
+  const loadBefore = loadAverage();
+  const paths: Record<string, string> = {
+    current: '/element-only',
+    ...(withBaseline ? { baseline: '/baseline/element-only' } : {}),
+  };
+  const profile = { cpuSlowdown: MOBILE_PROFILE.cpuSlowdown, mobile: true };
+  const loads: Record<string, Marks[]> = {};
+  for (const [name, path] of Object.entries(paths)) {
+    // One unmeasured load each: the throttled browser's own start-up is not the page's.
+    await loadOnce(browser, `${serverUrl}${path}`, profile);
+    loads[name] = [];
+  }
+  for (let index = 0; index < MOBILE_LOADS; index++) {
+    for (const [name, path] of Object.entries(paths)) {
+      loads[name]?.push(await loadOnce(browser, `${serverUrl}${path}`, profile));
+    }
+  }
+  const of = (marks: Marks[], name: keyof Marks) => marks.map((entry) => mark(entry, name));
+  const figures = Object.fromEntries(
+    Object.entries(loads).map(([name, marks]) => [
+      name,
+      {
+        usableForm: summary(of(marks, 'elementInteractive')),
+        firstRender: summary(of(marks, 'elementRendered')),
+        firstContentfulPaint: summary(of(marks, 'firstContentfulPaint')),
+      },
+    ]),
+  );
+  for (const [name, figure] of Object.entries(figures)) {
+    process.stdout.write(`mobile profile, ${name}: usable form ${figure.usableForm.medianMs} ms (median)\n`);
+  }
+  const { current = [], baseline = [] } = loads;
+  // Each load of this version beside the baseline's load just after it, as the desktop pairs are read.
+  const currentVersusBaseline = withBaseline
+    ? pairedRatio(
+        current.map((marks, index) => [
+          mark(marks, 'elementInteractive'),
+          mark(baseline[index] as Marks, 'elementInteractive'),
+        ]),
+      )
+    : undefined;
+  return {
+    loadAverage: { before: loadBefore, after: loadAverage() },
+    loads: MOBILE_LOADS,
+    ...figures,
+    ...(currentVersusBaseline === undefined
+      ? {}
+      : { usableFormCurrentVersusBaseline: currentVersusBaseline }),
+  };
+}
+
+/** The demo's layout shift from load to a usable form at 412 px, en and fr: this version's demo, and the baseline's. */
+async function measureDemoLayoutShift(browser: Browser, baseline: Baseline | undefined) {
+  const demos = {
+    current: await startDemoFrom(fileURLToPath(new URL('../', import.meta.url))),
+    ...(baseline ? { baseline: await baseline.startDemo() } : {}),
+  };
+  const figures: Record<string, Record<string, { median: number; max: number; loads: number[] }>> = {};
+  try {
+    for (const [name, demo] of Object.entries(demos)) {
+      figures[name] = {};
+      for (const locale of ['en', 'fr']) {
+        const shifts: number[] = [];
+        for (let index = 0; index < LAYOUT_LOADS; index++) {
+          const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
+          try {
+            const shift = await demoLayoutShift(await context.newPage(), `${demo.url}/?locale=${locale}`);
+            shifts.push(Math.round(shift * 10_000) / 10_000);
+          } finally {
+            await context.close();
+          }
+        }
+        const sorted = [...shifts].sort((a, b) => a - b);
+        const figure = {
+          median: sorted[Math.floor(sorted.length / 2)] ?? 0,
+          max: sorted.at(-1) ?? 0,
+          loads: shifts,
+        };
+        (figures[name] as Record<string, typeof figure>)[locale] = figure;
+        process.stdout.write(`demo layout shift, ${name}, ${locale}: ${figure.median} (max ${figure.max})\n`);
+      }
+    }
+  } finally {
+    for (const demo of Object.values(demos)) await demo.close();
+  }
+  return figures;
 }
 
 if (isMainModule(import.meta.url)) await main();

@@ -11,7 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { listen } from '../src/http/node/listen.js';
@@ -199,12 +199,31 @@ export function machineInfo(): MachineInfo {
   };
 }
 
-/** Writes `bench/results/NAME.json` with the date and machine; returns its path. */
+/**
+ * The machine's load average now (1, 5 and 15 minutes). On 2 cores shared
+ * with other work, a figure is read beside the load it was measured under.
+ */
+export function loadAverage(): [number, number, number] {
+  const [one = 0, five = 0, fifteen = 0] = loadavg().map((value) => Math.round(value * 100) / 100);
+  return [one, five, fifteen];
+}
+
+const loadAverageAtStart = loadAverage();
+
+/**
+ * Writes `bench/results/NAME.json` with the date, the machine and its load
+ * average when the benchmark started and now; returns its path.
+ */
 export async function writeResults(name: string, figures: Record<string, unknown>): Promise<string> {
   const directory = new URL('./results/', import.meta.url);
   await mkdir(directory, { recursive: true });
   const file = new URL(`${name}.json`, directory);
-  const content = { date: new Date().toISOString(), machine: machineInfo(), ...figures };
+  const content = {
+    date: new Date().toISOString(),
+    machine: machineInfo(),
+    loadAverage: { atStart: loadAverageAtStart, atEnd: loadAverage() },
+    ...figures,
+  };
   await writeFile(file, `${JSON.stringify(content, null, 2)}\n`);
   return fileURLToPath(file);
 }

@@ -89,8 +89,8 @@ interface TestServer {
   creates: CreateRecord[];
   lookups: number;
   faults: Faults;
-  /** Null: the relay's answers as they are. */
-  charged: Charged | null;
+  /** Null: the relay's answers as they are; `'none'`: without amount and reference (an older relay). */
+  charged: Charged | 'none' | null;
   close(): Promise<void>;
 }
 
@@ -248,12 +248,20 @@ async function serveRelay(context: Context, state: TestServer): Promise<void> {
   context.body = text;
 }
 
-/** The relay's answer with `charged`'s amount (and, for a create, its reference); as it was when none is set. */
-function withCharged(text: string, charged: Charged | false | null, isCreate: boolean): string {
+/**
+ * The relay's answer with `charged`'s amount (and, for a create, its
+ * reference), or without either for `'none'`; as it was when none is set.
+ */
+function withCharged(text: string, charged: Charged | 'none' | false | null, isCreate: boolean): string {
   if (!charged) return text;
   const answer = JSON.parse(text);
-  answer.order.amount = charged.amount;
-  if (isCreate) answer.reference = charged.reference;
+  if (charged === 'none') {
+    delete answer.order.amount;
+    delete answer.reference;
+  } else {
+    answer.order.amount = charged.amount;
+    if (isCreate) answer.reference = charged.reference;
+  }
   return JSON.stringify(answer);
 }
 
@@ -304,7 +312,7 @@ async function serveTestRoute(context: Context, state: TestServer): Promise<void
       return json(context, state.faults);
     }
     case 'charged':
-      state.charged = JSON.parse((await readBody(context.req)) || 'null') as Charged | null;
+      state.charged = JSON.parse((await readBody(context.req)) || 'null') as Charged | 'none' | null;
       return json(context, state.charged);
     case 'reset':
       state.faults = { ...NO_FAULTS };

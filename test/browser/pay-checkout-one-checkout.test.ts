@@ -57,7 +57,7 @@ async function mount(
 }
 
 /** The relay's answers from now on carry this amount and reference (contract §3); null: as the relay sends them. */
-async function relayCharges(charged: Charged | null): Promise<void> {
+async function relayCharges(charged: Charged | 'none' | null): Promise<void> {
   const response = await realFetch('/test-server/charged', { method: 'POST', body: JSON.stringify(charged) });
   if (!response.ok) throw new Error(`The test server answered ${response.status}.`);
 }
@@ -167,6 +167,7 @@ describe('<pay-checkout>: the amount the shopper sees (contract §2)', () => {
   });
 
   it('shows the page’s amount with a relay that sends none, and says so in its events', async () => {
+    await relayCharges('none');
     const checkout = await mount();
     const orderId = await payWith(checkout, freshNumber());
     expect(shownAmount(checkout.harness)).to.equal('GH₵ 45.00');

@@ -14,6 +14,7 @@ import { type RunningDemoServer, startDemoServer } from '../../demo/server/start
 import { launchChromium } from './helpers/browser.js';
 import { E2E_PAGE_ROOT } from './helpers/demo-build.js';
 import { DemoPage } from './helpers/demo-page.js';
+import { demoLayoutShift } from './helpers/layout-shift.js';
 
 /** Layout shift at or above this is "needs improvement" (web.dev/cls); the demo stays well under it. */
 const LAYOUT_SHIFT_LIMIT = 0.05;
@@ -38,37 +39,6 @@ async function newPage(t: TestContext, options: BrowserContextOptions): Promise<
   return context.newPage();
 }
 
-/** A request the test lets through when it says so. */
-function gate(): { open(): void; opened: Promise<void> } {
-  let open = (): void => undefined;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
-}
-
-/** Resolves once the page has drawn a frame after everything it did so far. */
-function painted(page: Page): Promise<void> {
-  return page.evaluate(
-    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
-  );
-}
-
-/** The page's cumulative layout shift so far: the shifts no recent input explains, summed. */
-function layoutShift(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    // A buffered observer hands over every shift recorded since the page began.
-    const observer = new PerformanceObserver(() => undefined);
-    observer.observe({ type: 'layout-shift', buffered: true });
-    const shifts = observer.takeRecords() as (PerformanceEntry & {
-      value: number;
-      hadRecentInput: boolean;
-    })[];
-    observer.disconnect();
-    return shifts.filter((shift) => !shift.hadRecentInput).reduce((sum, shift) => sum + shift.value, 0);
-  });
-}
-
 /** Where a control's box is, and whether it lies wholly inside the viewport without scrolling. */
 async function inView(
   page: Page,
@@ -86,34 +56,8 @@ async function inView(
 describe('layout of the demo page', () => {
   for (const locale of ['en', 'fr'] as const) {
     it(`holds still from load to a usable form at 412 px, in ${locale} (layout shift under ${LAYOUT_SHIFT_LIMIT})`, async (t) => {
-      // No mobile emulation: Chromium counts its viewport set-up as input, which would hide the first shifts.
       const page = await newPage(t, { viewport: { width: 412, height: 823 } });
-      const script = gate();
-      const catalogue = gate();
-      await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
-        await script.opened;
-        await route.continue();
-      });
-      await page.route('**/api/demo/config', async (route) => {
-        await catalogue.opened;
-        await route.continue();
-      });
-      await page.goto(`${server.url}/?locale=${locale}`, { waitUntil: 'commit' });
-      // The page as its HTML and styles draw it, before any script.
-      await page.waitForFunction(() => performance.getEntriesByType('paint').length > 0);
-      await painted(page);
-      script.open();
-      // The element, defined and drawn, before the catalogue arrives.
-      await page.waitForFunction(() =>
-        Boolean(document.querySelector('pay-checkout')?.shadowRoot?.querySelector('form')),
-      );
-      await painted(page);
-      catalogue.open();
-      const demo = new DemoPage(page);
-      await demo.ready();
-      await demo.control('customer_name').waitFor();
-      await painted(page);
-      const shift = await layoutShift(page);
+      const shift = await demoLayoutShift(page, `${server.url}/?locale=${locale}`);
       t.diagnostic(`layout shift ${shift.toFixed(4)}`);
       assert.ok(
         shift < LAYOUT_SHIFT_LIMIT,
