@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { CLOSE_GRACE_MS, JOURNAL_CLOSE_TIMEOUT_MS } from '../../src/server/fulfilment/fulfilment-runner.js';
 import type { Clock, FulfilledOrder } from '../../src/server/index.js';
 import { fulfilmentStack } from '../fixtures/fulfilment.js';
+import { gate } from '../fixtures/wait.js';
 
 const INTERVAL_MS = 3_000;
 
@@ -142,6 +143,57 @@ describe('delivery', () => {
       [{ type: 'order_delivered', orderId, outcome: 'paid', attempt: 1 }],
     );
   });
+
+  for (const slowStep of ['claimUndelivered', 'readOrder'] as const) {
+    it(`calls no callback once the lease ran out while the journal was slow to answer ${slowStep}, and delivers the order once later`, async () => {
+      const LEASE_MS = 12_000;
+      const manual = manualTimers();
+      let calls = 0;
+      const stack = await fulfilmentStack(
+        'memory:',
+        {
+          onPaid: () => {
+            calls += 1;
+          },
+          watch: { leaseMs: LEASE_MS },
+        },
+        manual.timers,
+      );
+      // The journal answers this step only when the test says: a database queue, a stalled process.
+      const asked = gate();
+      const answer = gate();
+      const original = stack.journal[slowStep].bind(stack.journal) as (
+        ...args: unknown[]
+      ) => Promise<unknown>;
+      let held = false;
+      Object.assign(stack.journal, {
+        [slowStep]: async (...args: unknown[]) => {
+          if (!held) {
+            held = true;
+            asked.open();
+            await answer.promise;
+          }
+          return original(...args);
+        },
+      });
+      const { orderId } = await stack.checkout();
+      const ticking = stack.advance(6_000);
+      await asked.promise;
+      // The lease's length passes before the journal answers; no renewal was answered either.
+      assert.ok(manual.fire(LEASE_MS) >= 1, 'the lease is timed from the claim');
+      answer.open();
+      assert.equal((await ticking)?.delivered, 0);
+      assert.equal(calls, 0, 'not called on a lease another process may hold');
+      assert.deepEqual(
+        stack.events.filter((event) => event.type === 'delivery_lease_lost'),
+        [{ type: 'delivery_lease_lost', orderId }],
+      );
+      // Due again once the journal's lease has run out: called once.
+      const next = await stack.advance(LEASE_MS);
+      assert.equal(next?.delivered, 1);
+      assert.equal(calls, 1);
+    });
+  }
 
   it('resolves close() and reports through onEvent when the journal fails to close', async () => {
     const stack = await fulfilmentStack('memory:');

@@ -40,7 +40,11 @@ export type FulfilmentEvent =
       error: unknown;
     }
   | {
-      /** The callback returned, but this process's lease had passed to another, which may call it again. */
+      /**
+       * This process's lease passed to another: before the call (the callback
+       * is not called here), or before its return was recorded (the other may
+       * call it again).
+       */
       type: 'delivery_lease_lost';
       orderId: string;
     }

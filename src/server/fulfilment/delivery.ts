@@ -8,6 +8,7 @@
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import { createAbandonment } from './abandonment.js';
+import { type ClaimedLeases, claimLeases } from './delivery-lease.js';
 import { deliverOrder, type OrderDeliveryContext } from './order-delivery.js';
 import type { OrderRecords } from './order-records.js';
 import type { FulfilmentSettings } from './watch-settings.js';
@@ -58,10 +59,10 @@ export function createDelivery({ settings, reporter, records }: DeliveryDeps): D
   const inFlight = new Map<number, Promise<boolean>>();
   const state = { stopping: false, reserved: 0, starved: false, started: 0, delivered: 0 };
 
-  function start(entry: Claimed<SettledEntry>): void {
+  function start(entry: Claimed<SettledEntry>, leases: ClaimedLeases): void {
     state.started += 1;
     const number = state.started;
-    const delivery = deliverOrder(context, entry).then((delivered) => {
+    const delivery = deliverOrder(context, entry, leases.lease(entry.idempotencyKey)).then((delivered) => {
       if (delivered) state.delivered += 1;
       return delivered;
     });
@@ -100,11 +101,13 @@ export function createDelivery({ settings, reporter, records }: DeliveryDeps): D
 
   async function deliverDue(): Promise<void> {
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !state.stopping; batch++) {
+      // The leases are timed from before the claim is asked for.
+      const leases = claimLeases(settings);
       const claimed = await claimBatch();
       // Claimed as the relay began to close: left to their leases, which run out.
-      if (!claimed || state.stopping) break;
-      for (const entry of claimed.entries) start(entry);
-      if (claimed.entries.length < claimed.limit) break;
+      if (claimed && !state.stopping) for (const entry of claimed.entries) start(entry, leases);
+      leases.answered();
+      if (!claimed || state.stopping || claimed.entries.length < claimed.limit) break;
     }
   }
 

@@ -11,7 +11,7 @@
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import type { Abandonment } from './abandonment.js';
-import { type HeldLease, holdLease } from './delivery-lease.js';
+import type { HeldLease } from './delivery-lease.js';
 import type { FulfilledOrder } from './fulfilled-order.js';
 import type { OrderRecords } from './order-records.js';
 import { deliveryRetryInMs } from './watch-schedule.js';
@@ -37,19 +37,28 @@ const CALLBACK_NAMES = { paid: 'onPaid', failed: 'onFailed', expired: 'onExpired
 /** How a call of the merchant's callback ended. */
 type CallOutcome = { kind: 'returned' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
 
-/** Delivers one claimed order; resolves `true` once the journal has marked it delivered. Never rejects. */
+/**
+ * Delivers one claimed order under `lease`, the claim's; resolves `true` once
+ * the journal has marked it delivered. Never rejects.
+ */
 export async function deliverOrder(
   context: OrderDeliveryContext,
   entry: Claimed<SettledEntry>,
+  lease: HeldLease,
 ): Promise<boolean> {
   const { settings, reporter } = context;
-  const lease = holdLease(settings, entry.idempotencyKey);
   try {
     const callback = settings.callbacks[entry.outcome];
     // A create that never got an answer has no order the merchant ever saw:
     // no callback (the watcher reported `order_expired` without an id).
     if (entry.orderId === null || !callback) return (await markDelivered(context, entry, lease)) === 'marked';
     const order = await context.records.fulfilledOrder({ ...entry, orderId: entry.orderId });
+    // Reading the order took the lease's length (a busy database, a stalled process): another
+    // process may hold the order now, and a call here would deliver it twice.
+    if (!lease.holds()) {
+      reporter.emit({ type: 'delivery_lease_lost', orderId: order.id });
+      return false;
+    }
     const call = await callWithin(context, callback, order);
     if (call.kind === 'abandoned') return false;
     if (call.kind === 'failed') {
