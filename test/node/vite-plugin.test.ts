@@ -84,7 +84,7 @@ describe('pay-checkout/vite', () => {
     const relayTime = clockAhead();
 
     before(async () => {
-      journal = await openJournal('memory:');
+      journal = await openJournal('memory:', { clock: relayTime.clock });
       const port = await freePort();
       server = await createServer({
         configFile: false,
