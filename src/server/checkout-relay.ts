@@ -72,7 +72,7 @@ export function assembleCheckoutRelay(
   const tracking: { by?: RelayFulfilment } = {};
   const lookups = createOrderLookups({
     client: config.client,
-    now: () => config.clock.now(),
+    clock: config.clock,
     reporter: config.reporter,
     shared: settings && {
       journal: settings.journal,

@@ -7,7 +7,13 @@
  * by one lookup only, which also moves the watcher's next check of the order
  * so the two do not both call. Only statuses are shared, never the service's
  * order with its customer.
+ *
+ * Fresh enough for a shopper: a browser's lookup is answered by a read that
+ * began at most 1 s before it (or a final one). One older than that waits
+ * for the next read, which the 2 s spacing allows within 1 s; so a payment
+ * approved while a tab polls reaches it within its poll interval and 1 s.
  */
+import type { Clock } from '../../shared/clock.js';
 import { classifyPaymentStatus } from '../../shared/service-contract.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import {
@@ -22,6 +28,8 @@ import { createRecentReads, type RecentRead } from './recent-reads.js';
 
 /** A status read this recently answers every lookup of the order: the service sees at most one per 2 s. */
 export const LOOKUP_SHARING_MS = 2_000;
+/** A browser's lookup is answered by a read that began at most this long before it, or by the next one. */
+export const BROWSER_READ_AGE_MS = 1_000;
 
 /** The lookups of one relay process. */
 export interface OrderLookups {
@@ -48,8 +56,8 @@ export interface SharedLookupJournal {
 export interface OrderLookupsDeps {
   /** The browser's service client. */
   readonly client: ServiceClient;
-  /** The relay's clock, for this process's recent reads; the journal keeps its own time. */
-  readonly now: () => number;
+  /** The relay's clock, for this process's recent reads and a browser's wait for the next read; the journal keeps its own time. */
+  readonly clock: Pick<Clock, 'now' | 'setTimeout'>;
   readonly reporter: Pick<RelayReporter, 'emit'>;
   /** With a journal, lookups are shared across every process on it. */
   readonly shared?: SharedLookupJournal | undefined;
@@ -57,14 +65,15 @@ export interface OrderLookupsDeps {
 
 /** Creates the lookups of one relay process. */
 export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
-  const { now, shared } = deps;
+  const { clock, shared } = deps;
+  const now = () => clock.now();
   const recent = createRecentReads();
-  const inFlight = new Map<string, Promise<OrderStatusRead>>();
+  const inFlight = new Map<string, Promise<RecentRead>>();
 
   /** The call in flight for `orderId`, or a new one that `read` makes. */
-  function once(orderId: string, read: () => Promise<OrderStatusRead>): Promise<OrderStatusRead> {
+  function once(orderId: string, read: () => Promise<RecentRead>): Promise<RecentRead> {
     const recentRead = recent.get(orderId);
-    if (recentRead && isStillTrue(recentRead, now())) return Promise.resolve(recentRead.read);
+    if (recentRead && isStillTrue(recentRead, now())) return Promise.resolve(recentRead);
     let call = inFlight.get(orderId);
     if (call === undefined) {
       call = read().finally(() => inFlight.delete(orderId));
@@ -84,7 +93,7 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
     client: ServiceClient,
     record: 'always' | 'when changed' | 'never',
     kept?: StoredLookup,
-  ): Promise<OrderStatusRead> {
+  ): Promise<RecentRead> {
     const readAt = now();
     const read = statusReadOf((await client.orders.lookup(orderId)).order);
     recent.remember(orderId, read, readAt);
@@ -94,21 +103,32 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
       const lookup = { statuses, sinceReadMs: Math.max(0, now() - readAt) };
       await quietly(shared.track(shared.journal.recordLookup(orderId, lookup)));
     }
-    return read;
+    return { read, readAt };
   }
 
-  async function browserRead(orderId: string): Promise<OrderStatusRead> {
+  async function browserRead(orderId: string): Promise<RecentRead> {
     if (!shared) return callService(orderId, deps.client, 'never');
     const sharing = { freshMs: LOOKUP_SHARING_MS, watchAgainInMs: shared.intervalMs };
     const outcome = await quietly(shared.track(shared.journal.shareLookup(orderId, sharing)));
     const known = answerFrom(outcome, now());
     if (known) {
       recent.remember(orderId, known.read, known.readAt);
-      return known.read;
+      return known;
     }
     // Claimed: this is the fleet's one lookup. Unknown to the journal, or the journal failed: a plain call.
     if (outcome?.kind === 'claimed') return callService(orderId, deps.client, 'when changed', outcome.stored);
     return callService(orderId, deps.client, 'never');
+  }
+
+  /** A browser's lookup: a read that began at most 1 s before it, or the next one (within 1 s). */
+  async function forBrowser(orderId: string): Promise<OrderStatusRead> {
+    const askedAt = now();
+    const first = await once(orderId, () => browserRead(orderId));
+    if (isFreshFor(first, askedAt)) return first.read;
+    // The next read may begin 2 s after this one: at most 1 s from now, since it began over 1 s ago.
+    const waitMs = Math.min(BROWSER_READ_AGE_MS, first.readAt + LOOKUP_SHARING_MS - now());
+    if (waitMs > 0) await new Promise<void>((resolve) => clock.setTimeout(resolve, waitMs));
+    return (await once(orderId, () => browserRead(orderId))).read;
   }
 
   /** Swallows a journal failure (reported): lookups then go to the service as without a journal. */
@@ -122,9 +142,15 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
   }
 
   return {
-    forBrowser: (orderId) => once(orderId, () => browserRead(orderId)),
-    forWatcher: (orderId, client) => once(orderId, () => callService(orderId, client, 'always')),
+    forBrowser,
+    forWatcher: async (orderId, client) =>
+      (await once(orderId, () => callService(orderId, client, 'always'))).read,
   };
+}
+
+/** True when a read answers a browser's lookup asked at `askedAt`: final, or begun at most 1 s before. */
+function isFreshFor({ read, readAt }: RecentRead, askedAt: number): boolean {
+  return readAt >= askedAt - BROWSER_READ_AGE_MS || classifyPaymentStatus(read.payment.status) !== 'pending';
 }
 
 /** True when a read answers now: it began within the sharing window, or its payment is final (contract §3). */
