@@ -50,8 +50,8 @@ function claim(due: string, dialect: SqlDialect): string {
 function journalStatementsIn(dialect: SqlDialect) {
   return {
     insertIntent: `INSERT INTO ${TABLE} (idempotency_key, phase, create_body, created_at, due_at,
-      reference, metadata, line_items, amount_currency, amount_value)
-      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3, $4, $5, $6, $7, $8)
+      reference, metadata, line_items, amount_currency, amount_value, issuer)
+      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3, $4, $5, $6, $7, $8, $9)
       ON CONFLICT (idempotency_key) DO NOTHING`,
     createdWatching: `UPDATE ${TABLE} SET phase = 'watching', create_body = NULL, order_id = $2,
       payment_status = $3, due_at = ${NOW} + $4, ${RELEASE},

@@ -128,6 +128,8 @@ export interface JournalOrder extends OrderDetails {
   outcome: JournalOutcome | 'pending';
   paymentStatus: string | null;
   failureCode: string | null;
+  /** The network the shopper paid from (issuer code), to tell their retries from another's; `null` for a checkout journalled before it was kept. */
+  issuer: string | null;
   createdAt: number;
   settledAt: number | null;
   deliveredAt: number | null;
@@ -141,6 +143,8 @@ export interface CreateIntent {
   resendInMs: number;
   /** What the checkout is for, recorded in the same write; kept until the order is pruned. */
   details?: OrderDetails;
+  /** The mobile-money network (issuer code: `mtn`, `telecel`, `at`); kept, unlike the body, until the order is pruned. */
+  issuer?: string;
 }
 
 /** What the service answered to a create (or to its replay). */

@@ -59,7 +59,7 @@ export class MemoryJournal implements Journal {
     this.#clock = clock;
   }
 
-  async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent): Promise<void> {
+  async recordIntent({ idempotencyKey, createBody, resendInMs, ...kept }: CreateIntent): Promise<void> {
     if (this.#open().has(idempotencyKey)) return;
     const now = this.#clock.now();
     this.#rows.set(idempotencyKey, {
@@ -76,8 +76,9 @@ export class MemoryJournal implements Journal {
       delivery_attempts: 0,
       last_delivery_error: null,
       ...RELEASED,
-      ...detailsColumns(details),
+      ...detailsColumns(kept.details),
       failure_code: null,
+      issuer: kept.issuer ?? null,
     });
   }
 

@@ -115,6 +115,14 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
       'lookup_amount_value BIGINT',
     ].map((column) => `ALTER TABLE pay_checkout_journal ADD COLUMN ${column}`),
   },
+  {
+    version: 4,
+    description:
+      "Each checkout's mobile-money network, so that a retry's recall answers the same shopper only",
+    // The issuer code (mtn, telecel, at), neither a name nor a number: kept, unlike the create
+    // body, for the row's life. Rows journalled before have none.
+    statements: ['ALTER TABLE pay_checkout_journal ADD COLUMN issuer TEXT'],
+  },
 ];
 
 /** The newest version this library knows. */

@@ -146,11 +146,11 @@ function recordingSteps(
   erasing: (name: JournalStatementName, params: SqlValue[]) => Promise<boolean>,
 ) {
   return {
-    async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent) {
+    async recordIntent({ idempotencyKey, createBody, resendInMs, details, issuer }: CreateIntent) {
       const { reference, metadata, line_items, amount_currency, amount_value } = detailsColumns(details);
       await run.execute('insertIntent', [
         ...[idempotencyKey, JSON.stringify(createBody), ms(resendInMs)],
-        ...[reference, metadata, line_items, amount_currency, amount_value],
+        ...[reference, metadata, line_items, amount_currency, amount_value, issuer ?? null],
       ]);
     },
     async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
