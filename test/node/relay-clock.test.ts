@@ -12,25 +12,31 @@ import { clockReading } from '../fixtures/relay-clock.js';
 
 const { relayWith } = relayStack();
 
-/** A clock the test moves and whose timers it runs by hand; `scheduled` resolves at the next `setTimeout`. */
+/** A clock the test moves and whose timers it runs by hand; `scheduled(ms)` resolves at the next `setTimeout` for `ms`. */
 function handClock(start: number) {
   const timers = new Map<number, { ms: number; callback: () => void }>();
   let ids = 0;
-  let onSchedule: (() => void) | undefined;
+  let onSchedule: ((ms: number) => void) | undefined;
   const state = { time: start };
   const clock: Clock = {
     now: () => state.time,
     setTimeout(callback, ms) {
       ids += 1;
       timers.set(ids, { ms, callback });
-      onSchedule?.();
+      onSchedule?.(ms);
       return ids;
     },
     clearTimeout(timer) {
       timers.delete(timer as number);
     },
   };
-  const scheduled = () => new Promise<void>((resolve) => (onSchedule = resolve));
+  // Deliveries set timers of their own on the clock (a lease's length): a pass is told by its interval.
+  const scheduled = (ms: number) =>
+    new Promise<void>((resolve) => {
+      onSchedule = (set) => {
+        if (set === ms) resolve();
+      };
+    });
   return { clock, state, timers, scheduled };
 }
 
@@ -57,13 +63,13 @@ describe('the relay’s clock', () => {
   it('schedules the watcher’s passes on its timers, and close() clears them', async () => {
     const { clock, state, timers, scheduled } = handClock(3_000_000_000);
     const journal = await openJournal('memory:');
-    const first = scheduled();
+    const first = scheduled(0);
     const relay = relayWith({ journal, onPaid: () => undefined, clock, watch: { intervalMs: 4_000 } });
     await first;
     const [[id, pass] = []] = [...timers];
     assert.equal(pass?.ms, 0, 'the first pass is due at once');
     timers.delete(id as number);
-    const next = scheduled();
+    const next = scheduled(4_000);
     state.time += 1_000;
     pass?.callback();
     await next;
