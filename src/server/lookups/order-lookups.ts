@@ -125,27 +125,37 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
     const askedAt = now();
     const first = await once(orderId, () => browserRead(orderId));
     if (isFreshFor(first, askedAt)) return first.read;
-    // The next read may begin 2 s after this one: at most 1 s from now, since it began over 1 s ago.
-    const waitMs = Math.min(BROWSER_READ_AGE_MS, first.readAt + LOOKUP_SHARING_MS - now());
-    if (waitMs > 0) await new Promise<void>((resolve) => clock.setTimeout(resolve, waitMs));
+    await untilNextReadMay(clock, first);
     return (await once(orderId, () => browserRead(orderId))).read;
   }
 
   /** Swallows a journal failure (reported): lookups then go to the service as without a journal. */
-  async function quietly<T>(work: Promise<T>): Promise<T | undefined> {
-    try {
-      return await work;
-    } catch (error) {
-      deps.reporter.emit({ type: 'watcher_error', stage: 'browser_lookup', error });
-      return undefined;
-    }
-  }
+  const quietly = <T>(work: Promise<T>) => withoutJournalFailure(work, deps.reporter);
 
   return {
     forBrowser,
     forWatcher: async (orderId, client) =>
       (await once(orderId, () => callService(orderId, client, 'always'))).read,
   };
+}
+
+/** Resolves once the read after `read` may begin, 2 s after it: at most 1 s from now, since it began over 1 s ago. */
+function untilNextReadMay(clock: Pick<Clock, 'now' | 'setTimeout'>, { readAt }: RecentRead): Promise<void> {
+  const waitMs = Math.min(BROWSER_READ_AGE_MS, readAt + LOOKUP_SHARING_MS - clock.now());
+  return waitMs > 0 ? new Promise<void>((resolve) => clock.setTimeout(resolve, waitMs)) : Promise.resolve();
+}
+
+/** `work`'s value, or `undefined` when the journal failed (reported: lookups then go to the service). */
+async function withoutJournalFailure<T>(
+  work: Promise<T>,
+  reporter: Pick<RelayReporter, 'emit'>,
+): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (error) {
+    reporter.emit({ type: 'watcher_error', stage: 'browser_lookup', error });
+    return undefined;
+  }
 }
 
 /** True when a read answers a browser's lookup asked at `askedAt`: final, or begun at most 1 s before. */
