@@ -9,7 +9,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher, EnvHttpProxyAgent, errors } from 'undici';
-import { type HttpTransport, type TransportAnswer, withinTimeLimit } from '../transport.js';
+import { type HttpTransport, type TransportAnswer, TransportTimeoutError } from '../transport.js';
 
 /** Options of {@link createUndiciTransport}. */
 export interface UndiciTransportOptions {
@@ -37,28 +37,26 @@ function defaultDispatcher(): Dispatcher {
 /** A transport on undici's dispatcher API. */
 export function createUndiciTransport(options: UndiciTransportOptions = {}): HttpTransport {
   return ({ url, method, headers, body, timeoutMs, signal }) => {
-    const exchange = new Exchange();
-    return withinTimeLimit(
-      timeoutMs,
-      signal,
-      () => exchange.abort(),
-      () => {
-        const { origin, path } = targetOf(url);
-        const dispatcher = options.dispatcher ?? defaultDispatcher();
-        dispatcher.dispatch(
-          { origin, path, method: method as Dispatcher.HttpMethod, headers, body },
-          exchange,
-        );
-        return exchange.answer;
-      },
-    );
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const exchange = new Exchange(timeoutMs, signal);
+    try {
+      const { origin, path } = targetOf(url);
+      const dispatcher = options.dispatcher ?? defaultDispatcher();
+      dispatcher.dispatch({ origin, path, method: method as Dispatcher.HttpMethod, headers, body }, exchange);
+    } catch (error) {
+      exchange.fail(error as Error);
+    }
+    return exchange.answer;
   };
 }
 
 /**
  * One exchange, read whole as it arrives: the handler collects the answer's
  * chunks itself rather than through undici's `request()`, whose body is a
- * Node stream read back with `text()` (about 8 µs more a call).
+ * Node stream read back with `text()` (about 8 µs more a call). It keeps its
+ * own time limit, as `withinTimeLimit` (transport.ts) does for a fetch,
+ * without a closure per call: past `timeoutMs` it rejects with a
+ * {@link TransportTimeoutError}, on the caller's abort with undici's abort error.
  */
 class Exchange implements Dispatcher.DispatchHandler {
   readonly answer: Promise<TransportAnswer>;
@@ -66,23 +64,58 @@ class Exchange implements Dispatcher.DispatchHandler {
   #reject!: (error: Error) => void;
   #controller: Dispatcher.DispatchController | undefined;
   #aborted = false;
+  #settled = false;
+  #timedOut = false;
+  readonly #timeoutMs: number;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onCallerAbort: (() => void) | undefined;
   #status = 0;
   #headers: IncomingHttpHeaders = {};
   readonly #chunks: Buffer[] = [];
 
-  constructor() {
+  constructor(timeoutMs: number, signal: AbortSignal | undefined) {
     this.answer = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+    this.#timeoutMs = timeoutMs;
+    this.#timer = setTimeout(onTimeLimit, timeoutMs, this);
+    this.#signal = signal;
+    if (signal) {
+      this.#onCallerAbort = () => this.abort();
+      signal.addEventListener('abort', this.#onCallerAbort, { once: true });
+    }
   }
 
-  /** Stops the exchange (a time-out or the caller's abort): it rejects at once. */
+  /** Stops the exchange (the caller's abort): it rejects at once. */
   abort(): void {
     this.#aborted = true;
     const reason = new errors.RequestAbortedError();
     this.#controller?.abort(reason);
-    this.#reject(reason);
+    this.fail(reason);
+  }
+
+  /** The time limit ran out: the exchange stops and rejects with a time-out, unless the caller aborted too. */
+  timeUp(): void {
+    this.#timedOut = true;
+    this.abort();
+  }
+
+  /** Rejects the answer (once): a failure after the time limit ran out is the time-out. */
+  fail(error: Error): void {
+    if (!this.#finish()) return;
+    const timedOut = this.#timedOut && !this.#signal?.aborted;
+    this.#reject(timedOut ? new TransportTimeoutError(this.#timeoutMs) : error);
+  }
+
+  /** True the first time only: the time limit and the caller's signal are let go. */
+  #finish(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    if (this.#onCallerAbort) this.#signal?.removeEventListener('abort', this.#onCallerAbort);
+    return true;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -102,16 +135,25 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
+    if (!this.#finish()) return;
     const chunks = this.#chunks;
     const text =
       chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
-    const headers = this.#headers;
-    this.#resolve({ status: this.#status, header: (name) => headerOf(headers, name), text });
+    this.#resolve({ status: this.#status, header: headerReader(this.#headers), text });
   }
 
   onResponseError(_controller: unknown, error: Error): void {
-    this.#reject(error);
+    this.fail(error);
   }
+}
+
+function onTimeLimit(exchange: Exchange): void {
+  exchange.timeUp();
+}
+
+/** `Headers.get` over undici's answer headers (lower-cased names). */
+function headerReader(headers: IncomingHttpHeaders): (name: string) => string | null {
+  return (name) => headerOf(headers, name);
 }
 
 /** The service client calls a handful of URLs again and again: each is split once. */
