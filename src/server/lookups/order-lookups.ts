@@ -16,7 +16,7 @@ import {
   type StoredLookup,
   sameStatuses,
 } from '../journal/lookup-journal.js';
-import type { ServiceClient } from '../service-client/service-client.js';
+import { lookupOrderStatuses, type ServiceClient } from '../service-client/service-client.js';
 import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
 import { createRecentReads, type RecentRead } from './recent-reads.js';
 
@@ -86,7 +86,7 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
     kept?: StoredLookup,
   ): Promise<OrderStatusRead> {
     const readAt = now();
-    const read = statusReadOf((await client.orders.lookup(orderId)).order);
+    const read = statusReadOf((await lookupOrderStatuses(client, orderId)).order);
     recent.remember(orderId, read, readAt);
     const statuses = shared && record !== 'never' ? statusesOf(read) : undefined;
     const changed = record === 'always' || !kept || !statuses || !sameStatuses(kept.statuses, statuses);

@@ -16,12 +16,18 @@ import {
 } from './service-errors.js';
 import { serviceErrorBodySchema } from './service-schemas.js';
 
-/** The output of a `2xx` answer in the documented shape; throws the {@link ServiceError} of any other. */
+/**
+ * The output of a `2xx` answer in the documented shape; throws the
+ * {@link ServiceError} of any other. With `isAnswer`, a check that accepts
+ * exactly what `answerSchema` does, an accepted answer is the parsed JSON as
+ * it came, not the schema's copy of it.
+ */
 export function interpretAnswer<Output>(
   path: string,
   answer: TransportAnswer,
   answerSchema: z.ZodMiniType<Output>,
   redact: (text: string) => string,
+  isAnswer?: (json: unknown) => boolean,
 ): Output {
   // Headers are read only for an error.
   const requestIdOf = () => answer.header(REQUEST_ID_HEADER) ?? undefined;
@@ -30,6 +36,7 @@ export function interpretAnswer<Output>(
   if (json === undefined) {
     throw invalidResponse(answer.status, `The service's answer to ${path} is not JSON.`, requestIdOf());
   }
+  if (isAnswer?.(json)) return json as Output;
   const parsed = answerSchema.safeParse(json);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
