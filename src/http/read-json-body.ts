@@ -7,6 +7,7 @@
  * `400` empty, malformed or not UTF-8.
  */
 import { HttpError } from './http-error.js';
+import { takeBufferedBody } from './node/node-request.js';
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const UTF8_DECODER = new TextDecoder('utf-8', { fatal: true });
@@ -59,7 +60,7 @@ async function readTextWithin(request: Request, maxBytes: number): Promise<strin
   if (declared !== null) {
     if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
     // Framed by its Content-Length: reading it whole reads no more than was declared.
-    const bytes = await request.arrayBuffer();
+    const bytes = takeBufferedBody(request) ?? (await request.arrayBuffer());
     if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
     try {
       return UTF8_DECODER.decode(bytes);
