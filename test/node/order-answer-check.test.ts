@@ -9,7 +9,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { isOrderLookupAnswer } from '../../src/server/service-client/order-answer-check.js';
-import { orderLookupAnswerSchema } from '../../src/server/service-client/service-schemas.js';
+import {
+  orderLookupAnswerSchema,
+  orderLookupInputSchema,
+  SERVICE_ORDER_ID_PATTERN,
+} from '../../src/server/service-client/service-schemas.js';
 
 const ANSWER = {
   order: {
@@ -125,6 +129,22 @@ describe('the written-out check of a lookup answer', () => {
         assertSameVerdict({ order: value }, JSON.stringify(value));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('takes an order id matching the pattern exactly when the lookup body schema does, and sends it as is', () => {
+    const ids = fc.oneof(
+      fc.string(),
+      fc.string().map((tail) => `or_${tail}`),
+      fc.constantFrom('or_', 'or_\n', 'or_a\n'),
+    );
+    fc.assert(
+      fc.property(ids, (id) => {
+        const parsed = orderLookupInputSchema.safeParse({ order_id: id });
+        assert.equal(SERVICE_ORDER_ID_PATTERN.test(id), parsed.success, JSON.stringify(id));
+        if (parsed.success) assert.deepEqual(parsed.data, { order_id: id });
+      }),
+      { numRuns: 3000 },
     );
   });
 });

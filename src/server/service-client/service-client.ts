@@ -37,6 +37,7 @@ import {
   orderPageAnswerSchema,
   orderPageInputSchema,
   otpLookupInputSchema,
+  SERVICE_ORDER_ID_PATTERN,
   type UnshownRecordAnswer,
   unshownRecordAnswerSchema,
 } from './service-schemas.js';
@@ -196,14 +197,19 @@ interface LookupRoute<Output> {
   answerSchema: z.ZodMiniType<Output>;
   /** A check accepting exactly what `answerSchema` does (service-call.ts). */
   isAnswer?: (json: unknown) => boolean;
+  /** The pattern `inputSchema` holds the id to, when that is all it checks: a matching id needs no parse. */
+  idPattern?: RegExp;
 }
 
 /** The lookup of `route` by id, on `config`. */
 function lookupOn<Output>(config: ServiceClientConfig, route: LookupRoute<Output>) {
-  const { path, field, inputSchema, answerSchema, isAnswer } = route;
+  const { path, field, inputSchema, answerSchema, isAnswer, idPattern } = route;
   return (id: string, options: ServiceRequestOptions = {}): Promise<Output> =>
     guard(() => {
-      const body = validated(inputSchema, { [field]: id }, config);
+      const body =
+        typeof id === 'string' && idPattern?.test(id)
+          ? { [field]: id }
+          : validated(inputSchema, { [field]: id }, config);
       return callService(config, { path, body, answerSchema, isAnswer, signal: options.signal });
     });
 }
@@ -216,6 +222,7 @@ function statusLookupOn(config: ServiceClientConfig): StatusLookup {
     inputSchema: orderLookupInputSchema,
     answerSchema: orderLookupAnswerSchema,
     isAnswer: isOrderLookupAnswer,
+    idPattern: SERVICE_ORDER_ID_PATTERN,
   });
 }
 
