@@ -165,23 +165,32 @@ function decide(
   config: LimitsConfig,
   ask: (store: RateLimitStore) => RateLimitDecision | Promise<RateLimitDecision>,
 ): Decided | Promise<Decided> {
-  const fallBack = (error: unknown): Decided => {
-    config.reporter.warnOnce(
-      'rate_limit_store_failed',
-      'The rate-limit store failed; limits are kept in this process until it answers again.',
-      error,
-    );
-    return { decision: ask(config.fallbackStore) as RateLimitDecision, store: config.fallbackStore };
-  };
   let taken: RateLimitDecision | PromiseLike<RateLimitDecision>;
   try {
     taken = ask(config.store);
   } catch (error) {
-    return fallBack(error);
+    return fallBack(config, ask, error);
   }
   // The memory store answers at once: no turn of the event loop for it.
   if (!isPromiseLike(taken)) return { decision: taken, store: config.store };
-  return Promise.resolve(taken).then((decision) => ({ decision, store: config.store }), fallBack);
+  return Promise.resolve(taken).then(
+    (decision) => ({ decision, store: config.store }),
+    (error: unknown) => fallBack(config, ask, error),
+  );
+}
+
+/** The decision of this process's memory while the store fails, the merchant warned once. */
+function fallBack(
+  config: LimitsConfig,
+  ask: (store: RateLimitStore) => RateLimitDecision | Promise<RateLimitDecision>,
+  error: unknown,
+): Decided {
+  config.reporter.warnOnce(
+    'rate_limit_store_failed',
+    'The rate-limit store failed; limits are kept in this process until it answers again.',
+    error,
+  );
+  return { decision: ask(config.fallbackStore) as RateLimitDecision, store: config.fallbackStore };
 }
 
 /** True for a promise or any thenable, as `await` sees them. */
