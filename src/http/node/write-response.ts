@@ -56,9 +56,9 @@ function writeLightAnswer(outgoing: ServerResponse, light: LightAnswer, closeAft
     });
     if (headers['set-cookie'] !== undefined) headers['set-cookie'] = light.headers.getSetCookie();
   } else Object.assign(headers, light.headers);
-  const body = Buffer.from(light.text, 'utf8');
-  headers['content-length'] = String(body.byteLength);
+  headers['content-length'] = String(Buffer.byteLength(light.text, 'utf8'));
   if (closeAfter) headers.connection = 'close';
   outgoing.writeHead(light.status, headers);
-  outgoing.end(body);
+  // As text, Node sends the head and the body in one write, with no buffer made for either.
+  outgoing.end(light.text, 'utf8');
 }

@@ -22,7 +22,7 @@ import {
   type StoredLookup,
   sameStatuses,
 } from '../journal/lookup-journal.js';
-import type { ServiceClient } from '../service-client/service-client.js';
+import { lookupOrderStatuses, type ServiceClient } from '../service-client/service-client.js';
 import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
 import { createRecentReads, type RecentRead } from './recent-reads.js';
 
@@ -95,7 +95,7 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
     kept?: StoredLookup,
   ): Promise<RecentRead> {
     const readAt = now();
-    const read = statusReadOf((await client.orders.lookup(orderId)).order);
+    const read = statusReadOf((await lookupOrderStatuses(client, orderId)).order);
     recent.remember(orderId, read, readAt);
     const statuses = shared && record !== 'never' ? statusesOf(read) : undefined;
     const changed = record === 'always' || !kept || !statuses || !sameStatuses(kept.statuses, statuses);
