@@ -17,7 +17,10 @@
  *   second against the ideal of one per order per interval, this process's
  *   CPU per lookup and per 1,000 watched orders, the sandbox's CPU per
  *   lookup, and memory; then the same on a journal in memory, to tell the
- *   journal's share from the relay's.
+ *   journal's share from the relay's;
+ * - **a never-settling order over its life** (bench/never-settling.ts): the
+ *   service lookups the watcher makes of an order whose payer never
+ *   answers, in the approval window and after it, until `onExpired`.
  *
  * The machine (2 cores) is shared with other work: latencies and rates move
  * with it, CPU per create or lookup moves less; each part carries the load
@@ -36,6 +39,7 @@ import { createTestRelay } from '../test/fixtures/relay.js';
 import { loadBaseline } from './baseline.js';
 import { CREATES, measureCreates, priceShopCart } from './fulfilment-creates.js';
 import { isMainModule, loadAverage, type StartedServer, startServerInChild, writeResults } from './lib.js';
+import { measureNeverSettling } from './never-settling.js';
 
 const PENDING = 10_000;
 const WATCH_SECONDS = Number(process.env.BENCH_WATCH_SECONDS ?? 30);
@@ -136,6 +140,7 @@ async function main(): Promise<void> {
     const watching = await measureWatching(`sqlite:${join(scratch, 'watch.db')}`, WATCH_SECONDS);
     // The same on a journal in memory: what is left is the relay, its transport and the sandbox.
     const watchingWithMemoryJournal = await measureWatching('memory:', WATCH_SECONDS / 2);
+    const neverSettlingOrder = await measureNeverSettling();
     const file = await writeResults('fulfilment', {
       settings: {
         createsTimed: CREATES,
@@ -152,9 +157,10 @@ async function main(): Promise<void> {
       createLatency,
       watching,
       watchingWithMemoryJournal,
+      neverSettlingOrder,
     });
     process.stdout.write(
-      `${JSON.stringify({ watching, watchingWithMemoryJournal }, null, 2)}\nWrote ${file}\n`,
+      `${JSON.stringify({ watching, watchingWithMemoryJournal, neverSettlingOrder }, null, 2)}\nWrote ${file}\n`,
     );
   } finally {
     cluster.stop();

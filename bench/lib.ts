@@ -28,6 +28,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Replace `[<id>]` in the body and headers with a fresh id per request (unique idempotency keys). */
   idReplacement?: boolean;
+  /** Bodies sent in turn, one per request, across all connections (`body` is then the first). */
+  bodies?: readonly string[];
 }
 
 /** The figures of one load run. */
@@ -93,6 +95,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     body: options.body,
     headers: options.headers,
     idReplacement: options.idReplacement ?? false,
+    ...(options.bodies ? { requests: [{ setupRequest: inTurn(options.bodies) }] } : {}),
   });
   return {
     requestsPerSecond: Math.round(result.requests.total / result.duration),
@@ -101,6 +104,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     totalRequests: result.requests.total,
+  };
+}
+
+/** An autocannon `setupRequest` giving each request the next of `bodies`, round the list. */
+function inTurn(bodies: readonly string[]) {
+  let next = 0;
+  return (request: Record<string, unknown>) => {
+    request.body = bodies[next++ % bodies.length];
+    return request;
   };
 }
 

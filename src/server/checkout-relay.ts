@@ -13,12 +13,17 @@ import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
 import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
 import type { RelayRoute } from './events/relay-events.js';
-import { type FulfilmentRunner, startFulfilment } from './fulfilment/fulfilment-runner.js';
+import {
+  type FulfilmentRunner,
+  type RelayFulfilment,
+  startFulfilment,
+} from './fulfilment/fulfilment-runner.js';
 import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
 import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
+import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
 
@@ -63,7 +68,20 @@ export function assembleCheckoutRelay(
 ): CheckoutRelay {
   const config = resolveRelayConfig(options, defaultTransport);
   const settings = config.fulfilment;
-  const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter);
+  // The runner keeps close() waiting for the lookups' journal writes, and its watcher looks up through them.
+  const tracking: { by?: RelayFulfilment } = {};
+  const lookups = createOrderLookups({
+    client: config.client,
+    clock: config.clock,
+    reporter: config.reporter,
+    shared: settings && {
+      journal: settings.journal,
+      intervalMs: settings.intervalMs,
+      track: (work) => tracking.by?.track(work) ?? work,
+    },
+  });
+  const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter, lookups);
+  tracking.by = fulfilment;
   const journal = settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : NO_JOURNAL;
   let closing = false;
   // Once close() began the journal is going: a clear 503 the element retries, never a 500 from a closed journal.
@@ -74,7 +92,7 @@ export function assembleCheckoutRelay(
         ? answerThrow(config, name, request, relayClosing())
         : serve(request, connection);
   const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal)));
-  const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, journal)));
+  const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, lookups, journal)));
   const handle: WebHandler = (request, connection) => {
     let path: string;
     try {

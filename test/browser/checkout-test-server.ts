@@ -27,6 +27,7 @@ import {
 import { priceAnyCart, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
 import { embedBundleCode } from '../fixtures/embed-bundle.js';
 import { createTestRelay } from '../fixtures/relay.js';
+import { clockAhead } from '../fixtures/relay-clock.js';
 
 /**
  * The sandbox's simulated payers never answer on their own within a test
@@ -97,6 +98,15 @@ const NO_FAULTS: Faults = { dropCreateAnswers: 0, failCreates: 0, failLookups: 0
 
 let server: Promise<TestServer> | undefined;
 
+/**
+ * The relay's clock. The relay answers every lookup within 2 s of a read with
+ * that read (contract §7); a test answers for the payer within milliseconds
+ * of the last poll, where a real payer takes seconds. So each act on the
+ * sandbox's control surface moves the relay's clock past that window: no
+ * lookup after the payer's answer is given a read from before it.
+ */
+const relayTime = clockAhead();
+
 async function startTestServer(): Promise<TestServer> {
   const sandbox = createSandbox({ basePath: '/sandbox', approveAfterMs: TEST_APPROVE_AFTER_MS });
   const sandboxListener = toNodeListener(sandbox.handle);
@@ -110,6 +120,7 @@ async function startTestServer(): Promise<TestServer> {
       priceCart,
       // Every test creates from 127.0.0.1: the per-client limits would be hit, and are the relay's to test.
       rateLimit: false,
+      clock: relayTime.clock,
     },
     createCheckoutRelay,
   );
@@ -145,6 +156,7 @@ export async function checkoutTestServer(context: Context, next: Next): Promise<
   if (path.startsWith('/api/checkout/')) return serveRelay(context, await testServer());
   if (path.startsWith('/sandbox/')) {
     const state = await testServer();
+    if (path.includes('/_sandbox/')) relayTime.pastSharedReads();
     // The sandbox's listener answers on the raw response; Koa's own status would say 404.
     context.status = 200;
     context.respond = false;

@@ -12,6 +12,7 @@ import {
   MAX_DELIVERY_BACKOFF_MS,
   MAX_SERVICE_BACKOFF_MS,
   nextCheckAt,
+  nextCheckInPass,
   servicePauseMs,
 } from '../../src/server/fulfilment/watch-schedule.js';
 import { resolveFulfilmentSettings } from '../../src/server/fulfilment/watch-settings.js';
@@ -28,10 +29,24 @@ describe('the watch schedule', () => {
     }
   });
 
-  it('backs off after the approval window: a tenth of the age, at most 10 minutes apart', () => {
-    assert.equal(nextCheckAt(timing, T0, T0 + 6 * 60_000) - (T0 + 6 * 60_000), 36_000);
-    assert.equal(nextCheckAt(timing, T0, T0 + 3_600_000) - (T0 + 3_600_000), 360_000);
+  it('backs off after the approval window: half the age, at most an hour apart', () => {
+    assert.equal(nextCheckAt(timing, T0, T0 + 6 * 60_000) - (T0 + 6 * 60_000), 3 * 60_000);
+    assert.equal(nextCheckAt(timing, T0, T0 + 3_600_000) - (T0 + 3_600_000), MAX_BACKOFF_CHECK_MS / 2);
+    assert.equal(MAX_BACKOFF_CHECK_MS, 3_600_000);
     assert.equal(nextCheckAt(timing, T0, T0 + 5 * 3_600_000) - (T0 + 5 * 3_600_000), MAX_BACKOFF_CHECK_MS);
+  });
+
+  it('costs a never-settling order 149 lookups over 24 hours, 119 of them while the payer can approve', () => {
+    // Passes every interval, as the watcher runs them; each lookup schedules the next on the pass's rhythm.
+    let due = T0 + timing.intervalMs;
+    const lookups: number[] = [];
+    for (let pass = T0; !isPastBound(timing, T0, pass); pass += timing.intervalMs) {
+      if (pass < due) continue;
+      lookups.push(pass);
+      due = nextCheckInPass(timing, T0, pass, pass);
+    }
+    const inWindow = lookups.filter((at) => at - T0 < timing.approvalWindowMs).length;
+    assert.deepEqual([inWindow, lookups.length], [119, 149]);
   });
 
   it('never schedules past the bound, and gives up at it', () => {

@@ -10,6 +10,7 @@ import { listen } from '../../src/server/index.js';
 import { CUSTOMER_NAME, priceAnyCart } from '../fixtures/checkout-data.js';
 import { type FaultPlan, type FaultProxy, startFaultProxy } from '../fixtures/fault-proxy.js';
 import { createTestRelay } from '../fixtures/relay.js';
+import { clockAhead } from '../fixtures/relay-clock.js';
 import { gate, within } from '../fixtures/wait.js';
 
 let phoneSuffix = 1000;
@@ -34,9 +35,16 @@ describe('checkout-api against the real relay and sandbox', () => {
   let createUrl: string;
   let lookupUrl: string;
 
+  const relayTime = clockAhead();
+
   before(async () => {
     sandbox = await startSandbox({ approveAfterMs: 60_000 });
-    const relay = createTestRelay({ baseUrl: sandbox.url, priceCart: priceAnyCart, rateLimit: false });
+    const relay = createTestRelay({
+      baseUrl: sandbox.url,
+      priceCart: priceAnyCart,
+      rateLimit: false,
+      clock: relayTime.clock,
+    });
     relayServer = await listen(relay.node, { port: 0 });
     proxy = await startFaultProxy(relayServer.url, (index) => plan(index));
     createUrl = `${proxy.url}/api/checkout/orders`;
@@ -60,6 +68,8 @@ describe('checkout-api against the real relay and sandbox', () => {
     });
     assert.equal(looked.order.id, created.order.id);
     sandbox.sandbox.approve(created.order.id);
+    // A poll later: a lookup within the sharing window is answered the read before the approval.
+    relayTime.pastSharedReads();
     const paid = await lookupOrder(lookupUrl, {
       order_id: created.order.id,
       lookup_token: created.lookup_token,

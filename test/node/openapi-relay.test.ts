@@ -21,6 +21,7 @@ import {
 import { REFERENCE_PATTERN } from '../../src/shared/wire.js';
 import { customerPayingFrom, lineItems } from '../fixtures/checkout-data.js';
 import { CLIENT, createRequest, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
+import { clockAhead } from '../fixtures/relay-clock.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON.
 type Node = any;
@@ -149,7 +150,11 @@ describe('openapi/relay.json', () => {
     const { sandbox, relayWith } = relayStack();
 
     it('create, replay, lookup pending and paid, and every refusal of the wire', async () => {
-      const relay = relayWith({ rateLimit: { create: { capacity: 100, refillPerMinute: 100 } } });
+      const relayTime = clockAhead();
+      const relay = relayWith({
+        rateLimit: { create: { capacity: 100, refillPerMinute: 100 } },
+        clock: relayTime.clock,
+      });
       const key = crypto.randomUUID();
       const created = await assertDocumented(
         '/orders',
@@ -173,6 +178,8 @@ describe('openapi/relay.json', () => {
       );
       assert.equal(pending.order.payment.status, 'requires_action');
       sandbox.approve(created.order.id);
+      // A poll later: a lookup within the sharing window is answered the read before the approval.
+      relayTime.pastSharedReads();
       const paid = await assertDocumented('/lookup', await relay.lookup(lookupRequest(lookupBody), CLIENT));
       assert.equal(typeof paid.order.completed_at, 'string');
       assert.deepEqual(paid.order.amount, created.order.amount);

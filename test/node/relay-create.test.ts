@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createServiceClient, listen } from '../../src/server/index.js';
+import { LOOKUP_SHARING_MS } from '../../src/server/lookups/order-lookups.js';
 import { createAnswerSchema, lookupAnswerSchema } from '../../src/shared/wire.js';
 import { CUSTOMER_NAME } from '../fixtures/checkout-data.js';
 import {
@@ -20,6 +21,7 @@ import {
   relayStack,
   SECRET,
 } from '../fixtures/relay.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 import { sandboxFetch } from '../fixtures/sandbox.js';
 
 describe('createCheckoutRelay', () => {
@@ -52,7 +54,8 @@ describe('createCheckoutRelay', () => {
     });
 
     it('looks the order up with its token, status fields only, through to paid', async () => {
-      const relay = relayWith();
+      const time = { now: Date.now() };
+      const relay = relayWith({ clock: clockReading(() => time.now) });
       const created = createAnswerSchema.parse(
         await (await relay.create(createRequest(intent()), CLIENT)).json(),
       );
@@ -74,6 +77,8 @@ describe('createCheckoutRelay', () => {
         },
       });
       sandbox.approve(created.order.id);
+      // Past the sharing window (contract §7): a lookup within it is answered the status just read.
+      time.now += LOOKUP_SHARING_MS;
       const paid = await ask();
       const paidText = await paid.text();
       assertNoCustomerData(paidText);

@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { CLIENT, createRequest, createTestRelay, lookupRequest } from '../fixtures/relay.js';
+import { clockReading } from '../fixtures/relay-clock.js';
 import { APPROVE_AFTER_MS, sandboxFetch, sandboxWithClock } from '../fixtures/sandbox.js';
 
 const CART = { items: [{ sku: 'tote', quantity: 1 }] };
@@ -18,7 +19,12 @@ const CART = { items: [{ sku: 'tote', quantity: 1 }] };
 /** A relay in front of a sandbox with a hand-moved clock; `fetch` may stand a fuller service in between. */
 function shop(fetch: typeof globalThis.fetch = sandboxFetch) {
   const served = sandboxWithClock();
-  const relay = createTestRelay({ baseUrl: served.url, fetch });
+  const relay = createTestRelay({
+    baseUrl: served.url,
+    fetch,
+    // The relay's time is the sandbox's: a lookup 6 s later is not one that may share the last read.
+    clock: clockReading(() => served.clock.now),
+  });
   /** Creates an order paying from `localNumber`; resolves to a lookup of it through the relay. */
   async function payFrom(localNumber: string) {
     const answer = await relay.create(

@@ -47,6 +47,7 @@ import {
   RUNS,
 } from '../fixtures/property.js';
 import { createTestRelay, LOOKUP_SECRET } from '../fixtures/relay.js';
+import { clockAhead } from '../fixtures/relay-clock.js';
 import { shopperIntent } from '../fixtures/simulated-shopper.js';
 
 /** The Node adapter's own cap in front of the relay: the relay's (contract §3, 16 KiB). */
@@ -89,6 +90,8 @@ let relay: CheckoutRelay;
 let server: RunningServer;
 let events: CheckoutRelayEvent[];
 const upstreamLookups = { count: 0 };
+/** The relay's clock: moved past the last read before each lookup, so none shares it. */
+const relayTime = clockAhead();
 let prototypesBefore: string[];
 
 before(async () => {
@@ -105,6 +108,7 @@ before(async () => {
     },
     // Hundreds of requests from one address: the limits are the rate-limit tests' to check.
     rateLimit: false,
+    clock: relayTime.clock,
     onEvent: (event) => {
       events.push(event);
     },
@@ -219,6 +223,8 @@ describe('relay parsers under random and hostile input', () => {
         fc.boolean(),
         async (body, type, overHttp) => {
           const asked = upstreamLookups.count;
+          // Past the sharing window of the last lookup (contract §7), so a genuine one is asked of the service.
+          relayTime.pastSharedReads();
           const answer = await send('lookup', body, { 'content-type': type }, overHttp);
           assertSafe(answer);
           const parsed = parsedAsServerSees(body);

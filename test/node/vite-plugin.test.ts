@@ -23,6 +23,7 @@ import { payCheckout } from '../../src/vite/index.js';
 import { resolveViteOptions } from '../../src/vite/vite-options.js';
 import { checkoutIntent, LOCAL_NUMBER, priceAnyCart } from '../fixtures/checkout-data.js';
 import { freePort } from '../fixtures/free-port.js';
+import { clockAhead } from '../fixtures/relay-clock.js';
 
 /** A Vite logger that keeps every line it is given. */
 function recordingLogger(): { logger: Logger; lines: string[] } {
@@ -80,9 +81,10 @@ describe('pay-checkout/vite', () => {
     let origin: string;
     let journal: Journal;
     const { logger, lines } = recordingLogger();
+    const relayTime = clockAhead();
 
     before(async () => {
-      journal = await openJournal('memory:');
+      journal = await openJournal('memory:', { clock: relayTime.clock });
       const port = await freePort();
       server = await createServer({
         configFile: false,
@@ -97,7 +99,7 @@ describe('pay-checkout/vite', () => {
             sandbox: { approveAfterMs: 3_600_000 },
             // A journal asks for onPaid; here it is there to show that closing Vite closes it. The
             // tests create more orders for one number than a shopper may: limits are not their subject.
-            relay: { journal, onPaid: () => undefined, rateLimit: false },
+            relay: { journal, onPaid: () => undefined, rateLimit: false, clock: relayTime.clock },
           }),
         ],
       });
@@ -132,6 +134,8 @@ describe('pay-checkout/vite', () => {
         order_id: order.order.id,
       });
       assert.equal(approved.status, 200, await approved.clone().text());
+      // A poll later: a lookup within the sharing window is answered the read before the approval.
+      relayTime.pastSharedReads();
       assert.equal(await paymentStatus(origin, order), 'paid');
       const printed = lines.join('\n');
       assert.match(printed, new RegExp(`pay-checkout: order ${order.order.id}: payment paid`));

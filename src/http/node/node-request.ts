@@ -55,6 +55,22 @@ export function nodeRequest(
   return request as unknown as Request;
 }
 
+/** True when `request` is one the Node listener made (`nodeRequest`): its answer goes back through that listener. */
+export function isNodeRequest(request: Request): boolean {
+  return (request as unknown as Partial<StateHolder>)[STATE] !== undefined;
+}
+
+/**
+ * The body the Node listener buffered for `request`, taken as `arrayBuffer()`
+ * would take it (a second read throws the same TypeError), but without the
+ * copy; `undefined` for any other request, or once the real one was built.
+ */
+export function takeBufferedBody(request: Request): Uint8Array | undefined {
+  const state = (request as unknown as Partial<StateHolder>)[STATE];
+  if (state === undefined || state.real !== undefined) return undefined;
+  return takeBody(state);
+}
+
 /**
  * A host `new URL` writes back unchanged: lower-case letters, digits, dots and
  * hyphens, whose last label starts with a letter (so it is no IPv4 address to

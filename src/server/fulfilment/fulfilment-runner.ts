@@ -16,7 +16,12 @@ import type { RelayReporter } from '../events/relay-reporter.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { createDelivery, type Delivery } from './delivery.js';
 import { type CheckoutOrders, createOrderRecords } from './order-records.js';
-import { createOrderWatcher, type OrderWatcher, type WatchPass } from './order-watcher.js';
+import {
+  createOrderWatcher,
+  type OrderWatcher,
+  type WatcherLookups,
+  type WatchPass,
+} from './order-watcher.js';
 import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
 
 /** Shortest wait between two ticks, so a watcher that cannot keep up still yields to the server. */
@@ -70,11 +75,12 @@ interface Runner {
   prunedAt: number;
 }
 
-/** Starts fulfilment for a relay; ticks begin at once when the settings have timers. */
+/** Starts fulfilment for a relay (its watcher looks up through `lookups`); ticks begin at once when the settings have timers. */
 export function startFulfilment(
   settings: FulfilmentSettings,
   client: ServiceClient,
   relayReporter: RelayReporter,
+  lookups: WatcherLookups,
 ): RelayFulfilment {
   let closed = false;
   const reporter: Pick<RelayReporter, 'emit'> = {
@@ -89,6 +95,7 @@ export function startFulfilment(
   const watcher = createOrderWatcher({
     settings,
     client,
+    lookups,
     reporter,
     onSettled: () => void delivery.deliverDue(),
   });

@@ -12,6 +12,8 @@ import { orderCreatedEvent } from '../events/order-created.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
+import type { OrderLookups } from '../lookups/order-lookups.js';
+import { readingOf } from '../lookups/order-status-read.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
 import type { OrderCreateInput, OrderCreateResult } from '../service-client/service-schemas.js';
@@ -38,10 +40,15 @@ export interface OrderWatcherDeps {
   readonly settings: FulfilmentSettings;
   /** A service client that does not retry by itself: the watcher's own schedule is its retry. */
   readonly client: ServiceClient;
+  /** Where its lookups go: shared with the browsers' lookups of the same order (contract §7). */
+  readonly lookups: WatcherLookups;
   readonly reporter: Pick<RelayReporter, 'emit'>;
   /** Called when an order settled, so its callback comes at once. */
   readonly onSettled: () => void;
 }
+
+/** The watcher's side of the relay's shared lookups. */
+export type WatcherLookups = Pick<OrderLookups, 'forWatcher'>;
 
 /** One pass's figures. */
 export interface WatchPass {
@@ -272,7 +279,7 @@ async function lookUp(
   const { settings } = watch;
   let reading: ReturnType<typeof serviceReadingOf>;
   try {
-    reading = serviceReadingOf((await watch.client.orders.lookup(entry.orderId)).order);
+    reading = readingOf(await watch.lookups.forWatcher(entry.orderId, watch.client));
   } catch (error) {
     const trouble = serviceTroubleOf(error);
     if (trouble) return trouble;

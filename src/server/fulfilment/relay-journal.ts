@@ -19,9 +19,13 @@ import { isRefusedForGood } from './service-trouble.js';
 import { nextCheckAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
-/** What the journal holds of an earlier try under a key: its order, or the body of a create never answered; and what it was for. */
+/**
+ * What the journal holds of an earlier try under a key: its order with the
+ * network it was paid from (`null` when journalled before networks were
+ * kept), or the body of a create never answered; and what it was for.
+ */
 export type RecalledCreate = { details: OrderDetails } & (
-  | { kind: 'created'; orderId: string }
+  | { kind: 'created'; orderId: string; issuer: string | null }
   | { kind: 'unanswered'; createBody: CreateRequestBody }
 );
 
@@ -30,11 +34,12 @@ export type OrderReading = ServiceReading & { paymentStatus: string };
 
 /** The journal steps of the create and lookup handlers. */
 export interface RelayJournal {
-  /** Records the create before the service is called; rejects when the journal cannot (refuse the create). */
+  /** Records the create and its network (`issuer`) before the service is called; rejects when the journal cannot (refuse the create). */
   beforeCreate(
     idempotencyKey: string,
     createBody: Readonly<Record<string, unknown>>,
     details: OrderDetails,
+    issuer: string,
   ): Promise<void>;
   /** Records the service's answer to a create. Never rejects: the watcher resends an unrecorded create. */
   created(idempotencyKey: string, orderId: string, reading: OrderReading): Promise<void>;
@@ -70,9 +75,9 @@ export function relayJournal(
     }
   };
   return {
-    beforeCreate: (idempotencyKey, createBody, details) => {
+    beforeCreate: (idempotencyKey, createBody, details, issuer) => {
       const resendInMs = settings.createGraceMs;
-      return runner.track(journal.recordIntent({ idempotencyKey, createBody, resendInMs, details }));
+      return runner.track(journal.recordIntent({ idempotencyKey, createBody, resendInMs, details, issuer }));
     },
     created: (idempotencyKey, orderId, reading) =>
       quietly('record', async () => {
@@ -110,5 +115,6 @@ function recalled(
   const details = { reference, metadata, lineItems, amount };
   if (entry.phase === 'creating') return { kind: 'unanswered', createBody: entry.createBody, details };
   // A create the watcher gave up on unanswered keeps neither an order nor its body: nothing to replay.
-  return entry.orderId === null ? undefined : { kind: 'created', orderId: entry.orderId, details };
+  if (entry.orderId === null) return undefined;
+  return { kind: 'created', orderId: entry.orderId, issuer: order.issuer, details };
 }

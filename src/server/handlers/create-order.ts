@@ -161,14 +161,15 @@ async function price(
   throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason, field: checked.field });
 }
 
-/** Writes the create and what it is for to the journal before the service hears of it; a journal that fails refuses the create. */
+/** Writes the create, what it is for and its network to the journal before the service hears of it; a journal that fails refuses the create. */
 async function recordIntent(
   { journal, idempotencyKey }: CreateContext,
   createBody: ServiceCreateBody,
   details: OrderDetails,
 ): Promise<void> {
+  const { issuer } = createBody.payment_method_data.mobile_money;
   try {
-    await journal.beforeCreate(idempotencyKey, createBody, details);
+    await journal.beforeCreate(idempotencyKey, createBody, details, issuer);
   } catch (error) {
     throw journalUnavailable(error);
   }
@@ -247,16 +248,20 @@ async function answerRefusedCart(
 
 /**
  * The order an earlier try created, as the service has it now, answered as a
- * replay of that create: only to the shopper it is for, by the name and
- * number on the service's order (its customer); `refusal` when the order
- * shows none, as without a journal.
+ * replay of that create: only to the shopper it is for, by the network the
+ * journal recorded (the service's order shows none) and the name and number
+ * on the service's order (its customer); `refusal` when the order shows no
+ * customer, as without a journal.
  */
 async function answerKnownOrder(
   { config, journal, idempotencyKey }: CreateContext,
   intent: CheckoutIntent,
-  { orderId, details }: { orderId: string; details: OrderDetails },
+  { orderId, issuer, details }: { orderId: string; issuer: string | null; details: OrderDetails },
   refusal: HttpError,
 ): Promise<Response> {
+  // A row journalled before networks were kept has none: name and number decide alone.
+  if (issuer !== null && issuer !== intent.payment_method_data.mobile_money.issuer)
+    throw idempotencyKeyReused();
   const { order } = await config.client.orders.lookup(orderId);
   if (!order.customer) throw refusal;
   if (!isOrderOf(order.customer, intent)) throw idempotencyKeyReused();

@@ -3,7 +3,9 @@
  * the merchant's reference and metadata, the priced line items and the
  * amount charged, recorded with the intent and kept until the order is
  * pruned. None of it is personal data; the customer's name and number stay
- * in the create body alone, which goes once the order is known.
+ * in the create body alone, which goes once the order is known. The
+ * network they paid from (an issuer code, not personal) stays with the row,
+ * so that a retry's recall answers the same shopper only.
  */
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { JournalOrder, JournalOutcome, OrderDetails, ServiceReading } from './journal.js';
@@ -52,6 +54,7 @@ export function rowToOrder(row: JournalRow): JournalOrder {
         : { currency: row.amount_currency, value: Number(row.amount_value) },
     paymentStatus: row.payment_status,
     failureCode: row.failure_code,
+    issuer: row.issuer,
     createdAt: Number(row.created_at),
     settledAt: settled ? toNumberOrNull(row.settled_at) : null,
     deliveredAt: toNumberOrNull(row.delivered_at),

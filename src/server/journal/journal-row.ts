@@ -42,6 +42,8 @@ export interface JournalRow {
   amount_currency: string | null;
   amount_value: StoredInteger | null;
   failure_code: string | null;
+  /** From schema version 4: the mobile-money network of the checkout (issuer code), `null` on older rows. */
+  issuer: string | null;
 }
 
 /** The longest failure description kept: enough to tell errors apart, too short to hold a record. */

@@ -50,8 +50,8 @@ function claim(due: string, dialect: SqlDialect): string {
 function journalStatementsIn(dialect: SqlDialect) {
   return {
     insertIntent: `INSERT INTO ${TABLE} (idempotency_key, phase, create_body, created_at, due_at,
-      reference, metadata, line_items, amount_currency, amount_value)
-      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3, $4, $5, $6, $7, $8)
+      reference, metadata, line_items, amount_currency, amount_value, issuer)
+      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3, $4, $5, $6, $7, $8, $9)
       ON CONFLICT (idempotency_key) DO NOTHING`,
     createdWatching: `UPDATE ${TABLE} SET phase = 'watching', create_body = NULL, order_id = $2,
       payment_status = $3, due_at = ${NOW} + $4, ${RELEASE},
@@ -96,8 +96,30 @@ function journalStatementsIn(dialect: SqlDialect) {
       WHERE idempotency_key = $1 AND amount_value IS NULL`,
     prune: `DELETE FROM ${TABLE} WHERE phase = 'settled' AND delivered_at IS NOT NULL
       AND delivered_at < ${NOW} - $1`,
+    ...lookupStatements,
   };
 }
+
+/** The shared lookups' statements (sql-lookups.ts). */
+const lookupStatements = {
+  lookupLatest: `SELECT lookup_claimed_at, lookup_read_at, lookup_order_status, lookup_payment_status,
+    lookup_failure_code, lookup_completed_at, lookup_amount_currency, lookup_amount_value,
+    ${NOW} - lookup_read_at AS lookup_age_ms FROM ${TABLE} WHERE order_id = $1`,
+  // $2 how long a claim holds, $3 how soon the watcher checks again. A watched order whose
+  // lease is live is being looked up by the watcher that holds it: that lookup is the one.
+  lookupClaim: `UPDATE ${TABLE} SET lookup_claimed_at = ${NOW},
+      due_at = CASE WHEN phase = 'watching' AND due_at < ${NOW} + $3 THEN ${NOW} + $3 ELSE due_at END
+    WHERE order_id = $1 AND (lookup_claimed_at IS NULL OR lookup_claimed_at <= ${NOW} - $2)
+      AND (phase <> 'watching' OR lease_owner IS NULL OR lease_expires_at <= ${NOW})`,
+  // $2 how long ago the lookup began. Its statuses replace only older ones; its start counts
+  // as a claim, so no other lookup follows it too soon.
+  lookupRecord: `UPDATE ${TABLE} SET lookup_read_at = ${NOW} - $2,
+      lookup_claimed_at = CASE WHEN lookup_claimed_at IS NULL OR lookup_claimed_at < ${NOW} - $2
+        THEN ${NOW} - $2 ELSE lookup_claimed_at END,
+      lookup_order_status = $3, lookup_payment_status = $4, lookup_failure_code = $5, lookup_completed_at = $6,
+      lookup_amount_currency = $7, lookup_amount_value = $8
+    WHERE order_id = $1 AND (lookup_read_at IS NULL OR lookup_read_at <= ${NOW} - $2)`,
+};
 
 /** The journal's statement names. */
 export type JournalStatementName = keyof ReturnType<typeof journalStatementsIn>;

@@ -16,6 +16,7 @@
  */
 
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
+import type { LookupJournal } from './lookup-journal.js';
 
 /** Where an entry stands: being created, being watched, or settled. */
 export const JOURNAL_PHASE = {
@@ -127,6 +128,8 @@ export interface JournalOrder extends OrderDetails {
   outcome: JournalOutcome | 'pending';
   paymentStatus: string | null;
   failureCode: string | null;
+  /** The network the shopper paid from (issuer code), to tell their retries from another's; `null` for a checkout journalled before it was kept. */
+  issuer: string | null;
   createdAt: number;
   settledAt: number | null;
   deliveredAt: number | null;
@@ -140,6 +143,8 @@ export interface CreateIntent {
   resendInMs: number;
   /** What the checkout is for, recorded in the same write; kept until the order is pruned. */
   details?: OrderDetails;
+  /** The mobile-money network (issuer code: `mtn`, `telecel`, `at`); kept, unlike the body, until the order is pruned. */
+  issuer?: string;
 }
 
 /** What the service answered to a create (or to its replay). */
@@ -179,8 +184,8 @@ export interface DeliveryFailure {
   error: string;
 }
 
-/** The storage every journal offers, in memory, in SQLite or in PostgreSQL. Times are the journal's own. */
-export interface Journal {
+/** The storage every journal offers, in memory, in SQLite or in PostgreSQL; lookups are shared through it too. Times are the journal's own. */
+export interface Journal extends LookupJournal {
   /** Records a checkout attempt before the service is called; a second intent with the same key is ignored. */
   recordIntent(intent: CreateIntent): Promise<void>;
   /** Records the service's answer to a create and drops the create body with the customer's details. */

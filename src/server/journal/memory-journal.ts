@@ -29,6 +29,14 @@ import {
   shortDeliveryError,
 } from './journal-row.js';
 import type { JournalClock } from './journal-url.js';
+import {
+  type LookupColumns,
+  type RecordedLookup,
+  recordLookupOnRow,
+  type SharedLookup,
+  type ShareLookupOptions,
+  shareLookupOnRow,
+} from './lookup-journal.js';
 
 const RELEASED = { lease_owner: null, lease_expires_at: null } as const;
 
@@ -51,7 +59,7 @@ export class MemoryJournal implements Journal {
     this.#clock = clock;
   }
 
-  async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent): Promise<void> {
+  async recordIntent({ idempotencyKey, createBody, resendInMs, ...kept }: CreateIntent): Promise<void> {
     if (this.#open().has(idempotencyKey)) return;
     const now = this.#clock.now();
     this.#rows.set(idempotencyKey, {
@@ -68,8 +76,9 @@ export class MemoryJournal implements Journal {
       delivery_attempts: 0,
       last_delivery_error: null,
       ...RELEASED,
-      ...detailsColumns(details),
+      ...detailsColumns(kept.details),
       failure_code: null,
+      issuer: kept.issuer ?? null,
     });
   }
 
@@ -241,6 +250,16 @@ export class MemoryJournal implements Journal {
     this.#rows.clear();
   }
 
+  async shareLookup(orderId: string, options: ShareLookupOptions): Promise<SharedLookup> {
+    const row = this.#byOrderId(orderId);
+    return row === undefined ? { kind: 'unknown' } : shareLookupOnRow(row, this.#clock.now(), options);
+  }
+
+  async recordLookup(orderId: string, lookup: RecordedLookup): Promise<void> {
+    const row = this.#byOrderId(orderId);
+    if (row !== undefined) recordLookupOnRow(row, this.#clock.now(), lookup);
+  }
+
   /** The raw rows, for tests that prove what is (and is not) stored. */
   rawRows(): readonly Readonly<JournalRow>[] {
     return [...this.#open().values()].map((row) => ({ ...row }));
@@ -249,6 +268,11 @@ export class MemoryJournal implements Journal {
   #open(): Map<string, JournalRow> {
     if (this.#closed) throw new Error('The journal is closed.');
     return this.#rows;
+  }
+
+  #byOrderId(orderId: string): (JournalRow & Partial<LookupColumns>) | undefined {
+    for (const row of this.#open().values()) if (row.order_id === orderId) return row;
+    return undefined;
   }
 
   #claim(owner: string, { limit, leaseMs }: ClaimOptions, kind: (row: JournalRow) => boolean): JournalRow[] {

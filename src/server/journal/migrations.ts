@@ -99,6 +99,30 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
       },
     ],
   },
+  {
+    version: 3,
+    description: "Each order's latest lookup, so that a fleet shares one service lookup per order",
+    // Statuses, the amount charged and times only (lookup-journal.ts): nothing a customer typed.
+    // One column per statement: SQLite adds one at a time.
+    statements: [
+      'lookup_claimed_at BIGINT',
+      'lookup_read_at BIGINT',
+      'lookup_order_status TEXT',
+      'lookup_payment_status TEXT',
+      'lookup_failure_code TEXT',
+      'lookup_completed_at TEXT',
+      'lookup_amount_currency TEXT',
+      'lookup_amount_value BIGINT',
+    ].map((column) => `ALTER TABLE pay_checkout_journal ADD COLUMN ${column}`),
+  },
+  {
+    version: 4,
+    description:
+      "Each checkout's mobile-money network, so that a retry's recall answers the same shopper only",
+    // The issuer code (mtn, telecel, at), neither a name nor a number: kept, unlike the create
+    // body, for the row's life. Rows journalled before have none.
+    statements: ['ALTER TABLE pay_checkout_journal ADD COLUMN issuer TEXT'],
+  },
 ];
 
 /** The newest version this library knows. */

@@ -29,6 +29,7 @@ import {
 import { type JournalStatementName, journalStatements } from './journal-sql.js';
 import type { JournalClock } from './journal-url.js';
 import type { SqlDialect } from './migrations.js';
+import { sqlLookupJournal } from './sql-lookups.js';
 
 /** A value bound to a statement parameter. */
 export type SqlValue = string | number | null;
@@ -129,6 +130,7 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
     ...reads(run),
     prune: ({ retentionMs }: { retentionMs: number }) => run.execute('prune', [ms(retentionMs)]),
     close: () => run.close(),
+    ...sqlLookupJournal(run),
   };
 }
 
@@ -144,11 +146,11 @@ function recordingSteps(
   erasing: (name: JournalStatementName, params: SqlValue[]) => Promise<boolean>,
 ) {
   return {
-    async recordIntent({ idempotencyKey, createBody, resendInMs, details }: CreateIntent) {
+    async recordIntent({ idempotencyKey, createBody, resendInMs, details, issuer }: CreateIntent) {
       const { reference, metadata, line_items, amount_currency, amount_value } = detailsColumns(details);
       await run.execute('insertIntent', [
         ...[idempotencyKey, JSON.stringify(createBody), ms(resendInMs)],
-        ...[reference, metadata, line_items, amount_currency, amount_value],
+        ...[reference, metadata, line_items, amount_currency, amount_value, issuer ?? null],
       ]);
     },
     async recordCreated(idempotencyKey: string, answer: CreateAnswer) {

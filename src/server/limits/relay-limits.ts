@@ -22,13 +22,18 @@ export interface LimitsConfig extends RelayLimits {
   readonly reporter: RelayReporter;
 }
 
-/** Takes a token for this client on `route`; throws a `429` refusal (`rate_limited`) when there is none. */
-export async function takeClientToken(
+/**
+ * Takes a token for this client on `route`; throws a `429` refusal
+ * (`rate_limited`) when there is none. A store that answers at once (the
+ * memory store) is answered at once, without a promise: the caller awaits
+ * what it returns either way.
+ */
+export function takeClientToken(
   config: LimitsConfig,
   route: RelayRoute,
   request: Request,
   connection: ConnectionInfo | undefined,
-): Promise<void> {
+): void | Promise<void> {
   const rule = config.rules[route];
   if (!rule) return;
   const clientKey = config.clientKeyOf(request, connection);
@@ -42,7 +47,19 @@ export async function takeClientToken(
     return;
   }
   const key = `${route}:${clientKey}`;
-  const { decision } = await decide(config, (store) => store.take(key, rule, config.clock.now()));
+  const decided = decide(config, (store) => store.take(key, rule, config.clock.now()));
+  if (isPromiseLike(decided))
+    return decided.then(({ decision }) => admit(config, route, clientKey, decision));
+  admit(config, route, clientKey, decided.decision);
+}
+
+/** Returns when `decision` lets the client's request through; throws its `429` refusal otherwise. */
+function admit(
+  config: LimitsConfig,
+  route: RelayRoute,
+  clientKey: string,
+  decision: RateLimitDecision,
+): void {
   if (decision.allowed) return;
   if (decision.storeFull) warnStoreFull(config);
   throw new RelayRefusal(rateLimited(decision.retryAfterMs), {
@@ -134,23 +151,46 @@ function retryAfterSeconds(retryAfterMs: number): number {
   return Math.max(1, Math.ceil(retryAfterMs / 1000));
 }
 
-/** The store's decision, and the store that made it; while the store fails, this process's memory decides. */
-async function decide(
+/** A store's decision, and the store that made it. */
+interface Decided {
+  decision: RateLimitDecision;
+  store: RateLimitStore;
+}
+
+/**
+ * The store's decision, and the store that made it, at once when the store
+ * answers at once; while the store fails, this process's memory decides.
+ */
+function decide(
   config: LimitsConfig,
   ask: (store: RateLimitStore) => RateLimitDecision | Promise<RateLimitDecision>,
-): Promise<{ decision: RateLimitDecision; store: RateLimitStore }> {
+): Decided | Promise<Decided> {
+  let taken: RateLimitDecision | PromiseLike<RateLimitDecision>;
   try {
-    const taken = ask(config.store);
-    // The memory store answers at once: no turn of the event loop for it.
-    return { decision: isPromiseLike(taken) ? await taken : taken, store: config.store };
+    taken = ask(config.store);
   } catch (error) {
-    config.reporter.warnOnce(
-      'rate_limit_store_failed',
-      'The rate-limit store failed; limits are kept in this process until it answers again.',
-      error,
-    );
-    return { decision: ask(config.fallbackStore) as RateLimitDecision, store: config.fallbackStore };
+    return fallBack(config, ask, error);
   }
+  // The memory store answers at once: no turn of the event loop for it.
+  if (!isPromiseLike(taken)) return { decision: taken, store: config.store };
+  return Promise.resolve(taken).then(
+    (decision) => ({ decision, store: config.store }),
+    (error: unknown) => fallBack(config, ask, error),
+  );
+}
+
+/** The decision of this process's memory while the store fails, the merchant warned once. */
+function fallBack(
+  config: LimitsConfig,
+  ask: (store: RateLimitStore) => RateLimitDecision | Promise<RateLimitDecision>,
+  error: unknown,
+): Decided {
+  config.reporter.warnOnce(
+    'rate_limit_store_failed',
+    'The rate-limit store failed; limits are kept in this process until it answers again.',
+    error,
+  );
+  return { decision: ask(config.fallbackStore) as RateLimitDecision, store: config.fallbackStore };
 }
 
 /** True for a promise or any thenable, as `await` sees them. */

@@ -16,20 +16,25 @@ import {
 } from './service-errors.js';
 import { serviceErrorBodySchema } from './service-schemas.js';
 
-/** The output of a `2xx` answer in the documented shape; throws the {@link ServiceError} of any other. */
+/**
+ * The output of a `2xx` answer in the documented shape; throws the
+ * {@link ServiceError} of any other. With `isAnswer`, a check that accepts
+ * exactly what `answerSchema` does, an accepted answer is the parsed JSON as
+ * it came, not the schema's copy of it.
+ */
 export function interpretAnswer<Output>(
   path: string,
   answer: TransportAnswer,
   answerSchema: z.ZodMiniType<Output>,
   redact: (text: string) => string,
+  isAnswer?: (json: unknown) => boolean,
 ): Output {
-  // Headers are read only for an error.
-  const requestIdOf = () => answer.header(REQUEST_ID_HEADER) ?? undefined;
   const json = parseJson(answer.text);
   if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(path, answer, json, redact);
   if (json === undefined) {
-    throw invalidResponse(answer.status, `The service's answer to ${path} is not JSON.`, requestIdOf());
+    throw invalidResponse(answer.status, `The service's answer to ${path} is not JSON.`, requestIdOf(answer));
   }
+  if (isAnswer?.(json)) return json as Output;
   const parsed = answerSchema.safeParse(json);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
@@ -37,7 +42,7 @@ export function interpretAnswer<Output>(
   throw invalidResponse(
     answer.status,
     redact(`The service's answer to ${path} is not the documented shape (${where}).`),
-    requestIdOf(),
+    requestIdOf(answer),
   );
 }
 
@@ -77,6 +82,11 @@ function invalidResponse(status: number, message: string, requestId?: string): S
     message,
     ...(requestId === undefined ? {} : { requestId }),
   });
+}
+
+/** The answer's request id; headers are read only for an error. */
+function requestIdOf(answer: TransportAnswer): string | undefined {
+  return answer.header(REQUEST_ID_HEADER) ?? undefined;
 }
 
 function parseJson(text: string): unknown {

@@ -27,6 +27,8 @@ export interface ServiceCall<Output> {
   path: string;
   body: unknown;
   answerSchema: z.ZodMiniType<Output>;
+  /** A check accepting exactly what `answerSchema` does: an accepted answer is returned as parsed, uncopied. */
+  isAnswer?: (json: unknown) => boolean;
   /** Writes carry an idempotency key, the same on every retry. */
   idempotencyKey?: string;
   signal?: AbortSignal | undefined;
@@ -44,7 +46,7 @@ export async function callService<Output>(
     try {
       const answer = await attempt(config, call);
       call.onAnswer?.(answer);
-      return interpretAnswer(call.path, answer, call.answerSchema, config.redact);
+      return interpretAnswer(call.path, answer, call.answerSchema, config.redact, call.isAnswer);
     } catch (error) {
       if (!(error instanceof ServiceError) || !error.retryable || retry >= config.maxRetries) throw error;
       let delay = fullJitterDelay(retry, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS, config.random);

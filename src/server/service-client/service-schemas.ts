@@ -8,9 +8,14 @@
 import * as z from 'zod/mini';
 import { PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../../shared/service-contract.js';
 
+/** A currency code as the service writes it (spec §2). */
+export const CURRENCY_PATTERN = /^[a-z]{3}$/;
+/** An order id as the service client takes and reads it. */
+export const SERVICE_ORDER_ID_PATTERN = /^or_.+$/;
+
 /** Money (spec §2): lowercase currency code and an integer value in minor units. */
 export const moneySchema = z.looseObject({
-  currency: z.string().check(z.regex(/^[a-z]{3}$/, 'Use a lowercase three-letter currency code.')),
+  currency: z.string().check(z.regex(CURRENCY_PATTERN, 'Use a lowercase three-letter currency code.')),
   value: z.int('Give the value as an integer number of minor units.'),
 });
 /** A money object as the service sends it. */
@@ -65,7 +70,7 @@ export interface OrderCreateInput {
   }[];
 }
 
-const orderIdSchema = z.string().check(z.regex(/^or_.+$/, 'An order id starts with or_.'));
+const orderIdSchema = z.string().check(z.regex(SERVICE_ORDER_ID_PATTERN, 'An order id starts with or_.'));
 
 /** `/orders/lookup` body (spec §4). */
 export const orderLookupInputSchema = z.object({ order_id: orderIdSchema });

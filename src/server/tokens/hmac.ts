@@ -8,9 +8,13 @@
  * Nothing here imports a `node:` module, so edge bundles stay clean.
  */
 import type * as NodeCrypto from 'node:crypto';
+import { base64UrlEncode } from './base64url.js';
 
 /** Signs a message (UTF-8) with one secret: the 32-byte HMAC-SHA-256. */
 export type HmacSha256 = (message: string) => Promise<Uint8Array<ArrayBuffer>>;
+
+/** Signs a message (UTF-8) with one secret: the HMAC-SHA-256 as unpadded base64url, at once where the runtime can. */
+export type HmacSha256Text = (message: string) => string | Promise<string>;
 
 const encoder = new TextEncoder();
 const HMAC_SHA_256 = { name: 'HMAC', hash: 'SHA-256' } as const;
@@ -31,6 +35,20 @@ export function createHmacSha256(secret: string | Uint8Array<ArrayBuffer>): Hmac
   const key = nodeCrypto.createSecretKey(typeof secret === 'string' ? encoder.encode(secret) : secret);
   return async (message) =>
     new Uint8Array(nodeCrypto.createHmac('sha256', key).update(message, 'utf8').digest());
+}
+
+/**
+ * The HMAC-SHA-256 under `secret` as unpadded base64url (RFC 4648 §5):
+ * straight from `node:crypto`'s digest where available, without a promise.
+ */
+export function createHmacSha256Base64Url(secret: string): HmacSha256Text {
+  const nodeCrypto = builtinNodeCrypto();
+  if (!nodeCrypto) {
+    const hmac = createWebCryptoHmacSha256(secret);
+    return async (message) => base64UrlEncode(await hmac(message));
+  }
+  const key = nodeCrypto.createSecretKey(encoder.encode(secret));
+  return (message) => nodeCrypto.createHmac('sha256', key).update(message, 'utf8').digest('base64url');
 }
 
 /** The HMAC-SHA-256 under `secret` through WebCrypto only, as on an edge runtime. The key is imported once. */

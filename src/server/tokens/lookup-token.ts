@@ -4,8 +4,11 @@
  * when the token matches the order id. Without the token an order id alone,
  * guessed or leaked, reads nothing.
  */
-import { base64UrlDecode, base64UrlEncode } from './base64url.js';
-import { createHmacSha256, type HmacSha256 } from './hmac.js';
+import { base64UrlEncode } from './base64url.js';
+import { createHmacSha256Base64Url, type HmacSha256Text } from './hmac.js';
+
+/** Characters of a token: 32 bytes of HMAC-SHA-256 in unpadded base64url. */
+const TOKEN_LENGTH = 43;
 
 /** Signs and checks lookup tokens under one secret. */
 export interface LookupTokens {
@@ -21,42 +24,51 @@ export interface LookupTokensOptions {
   maxRememberedOrders?: number;
 }
 
-/** Bytes of an HMAC-SHA-256. */
-const SIGNATURE_BYTES = 32;
-
 /**
  * Lookup tokens under `secret`. The key is made once; and since an element
- * polls the same order every few seconds, the HMAC of a recent order id is
+ * polls the same order every few seconds, the token of a recent order id is
  * remembered (bounded), so a poll costs a constant-time compare instead of an
- * HMAC.
+ * HMAC. A token is checked as text against the order's own: base64url
+ * without padding spells each byte string one way only, so the texts are
+ * equal exactly when the token decodes to the order's HMAC, and nothing is
+ * decoded and encoded back on the way.
  */
 export function createLookupTokens(secret: string, options: LookupTokensOptions = {}): LookupTokens {
   const maxRemembered = options.maxRememberedOrders ?? 10_000;
-  const remembered = new Map<string, Uint8Array>();
-  let hmac: HmacSha256 | undefined;
+  const remembered = new Map<string, string>();
+  let tokenText: HmacSha256Text | undefined;
 
-  async function macOf(orderId: string): Promise<Uint8Array> {
-    let mac = remembered.get(orderId);
-    if (mac) {
-      // Re-inserting keeps the Map in least-recently-used order.
-      remembered.delete(orderId);
-    } else {
-      hmac ??= createHmacSha256(secret);
-      mac = await hmac(orderId);
-      if (remembered.size >= maxRemembered) dropOldest(remembered, Math.ceil(maxRemembered / 100));
+  function tokenOf(orderId: string): string | Promise<string> {
+    const token = remembered.get(orderId);
+    if (token === undefined) {
+      tokenText ??= createHmacSha256Base64Url(secret);
+      const made = tokenText(orderId);
+      return typeof made === 'string'
+        ? remember(orderId, made)
+        : made.then((text) => remember(orderId, text));
     }
-    remembered.set(orderId, mac);
-    return mac;
+    // Re-inserting keeps the Map in least-recently-used order.
+    remembered.delete(orderId);
+    remembered.set(orderId, token);
+    return token;
+  }
+
+  function remember(orderId: string, token: string): string {
+    if (!remembered.has(orderId) && remembered.size >= maxRemembered) {
+      dropOldest(remembered, Math.ceil(maxRemembered / 100));
+    }
+    remembered.delete(orderId);
+    remembered.set(orderId, token);
+    return token;
   }
 
   return {
     async sign(orderId) {
-      return base64UrlEncode(await macOf(orderId));
+      return tokenOf(orderId);
     },
     async verify(orderId, token) {
-      const signature = base64UrlDecode(token);
-      if (signature?.byteLength !== SIGNATURE_BYTES) return false;
-      return constantTimeEqual(await macOf(orderId), signature);
+      if (typeof token !== 'string' || token.length !== TOKEN_LENGTH) return false;
+      return constantTimeEqualText(await tokenOf(orderId), token);
     },
   };
 }
@@ -83,6 +95,17 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   let difference = 0;
   for (let index = 0; index < a.byteLength; index++)
     difference |= (a[index] as number) ^ (b[index] as number);
+  return difference === 0;
+}
+
+/**
+ * True when two texts are equal, in time that depends only on their length:
+ * every character is compared whatever the first difference.
+ */
+function constantTimeEqualText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let index = 0; index < a.length; index++) difference |= a.charCodeAt(index) ^ b.charCodeAt(index);
   return difference === 0;
 }
 

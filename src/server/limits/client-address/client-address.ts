@@ -8,7 +8,7 @@
  */
 import type { ConnectionInfo } from '../../../http/handler.js';
 import { type ForwardingHeader, forwardedAddresses } from './forwarded-for.js';
-import { clientKeyOf, parseIpAddress } from './ip-address.js';
+import { clientKeyOf, clientKeyOfText, parseIpAddress } from './ip-address.js';
 import { createTrustsHop, type TrustsHop } from './trusted-proxies.js';
 
 /** The proxies in front of the relay: how many, or which addresses and ranges; and the header they write. */
@@ -81,6 +81,5 @@ function behindProxies(
 /** The key of an address as the runtime or the merchant gave it: IPv6 by its /64, anything else as is. */
 function keyOf(peer: string | undefined): string | undefined {
   if (peer === undefined || peer === '') return undefined;
-  const address = parseIpAddress(peer);
-  return address ? clientKeyOf(address) : peer;
+  return clientKeyOfText(peer) ?? peer;
 }

@@ -95,3 +95,22 @@ export function clientKeyOf(address: IpAddress): string {
   }
   return `${groups.join(':')}::/64`;
 }
+
+/** How a dual-stack socket shows an IPv4 peer. */
+const MAPPED_IPV4_PREFIX = '::ffff:';
+
+/**
+ * The key of the address `text` spells, as `clientKeyOf(parseIpAddress(text))`
+ * gives it, or undefined when it is no address. A plain IPv4 literal (or one
+ * a dual-stack socket shows as `::ffff:` and the literal) is its own key: the
+ * pattern takes no leading zeros, so the bytes joined again spell it the same.
+ */
+export function clientKeyOfText(text: string): string | undefined {
+  if (IPV4.test(text)) return text;
+  if (text.startsWith(MAPPED_IPV4_PREFIX)) {
+    const quad = text.slice(MAPPED_IPV4_PREFIX.length);
+    if (IPV4.test(quad)) return quad;
+  }
+  const address = parseIpAddress(text);
+  return address && clientKeyOf(address);
+}

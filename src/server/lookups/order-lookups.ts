@@ -1,0 +1,180 @@
+/**
+ * One service lookup per order, whoever asks (contract §7): browser tabs and
+ * the watcher share it. In a process, one call per order is in flight and
+ * every lookup of that order meanwhile waits for it; a read within the last
+ * 2 s answers without a call. With a journal, the fleet shares the same way:
+ * a status any process read within 2 s answers, and a stale one is claimed
+ * by one lookup only, which also moves the watcher's next check of the order
+ * so the two do not both call. Only statuses are shared, never the service's
+ * order with its customer.
+ *
+ * Fresh enough for a shopper: a browser's lookup is answered by a read that
+ * began at most 1 s before it (or a final one). One older than that waits
+ * for the next read, which the 2 s spacing allows within 1 s; so a payment
+ * approved while a tab polls reaches it within its poll interval and 1 s.
+ */
+import type { Clock } from '../../shared/clock.js';
+import { classifyPaymentStatus } from '../../shared/service-contract.js';
+import type { RelayReporter } from '../events/relay-reporter.js';
+import {
+  type LookupJournal,
+  type SharedLookup,
+  type StoredLookup,
+  sameStatuses,
+} from '../journal/lookup-journal.js';
+import { lookupOrderStatuses, type ServiceClient } from '../service-client/service-client.js';
+import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
+import { createRecentReads, type RecentRead } from './recent-reads.js';
+
+/** A status read this recently answers every lookup of the order: the service sees at most one per 2 s. */
+export const LOOKUP_SHARING_MS = 2_000;
+/** A browser's lookup is answered by a read that began at most this long before it, or by the next one. */
+export const BROWSER_READ_AGE_MS = 1_000;
+
+/** The lookups of one relay process. */
+export interface OrderLookups {
+  /** A browser's lookup: a shared call, a status read within 2 s, or the journal's. Rejects as the call does. */
+  forBrowser(orderId: string): Promise<OrderStatusRead>;
+  /**
+   * The watcher's lookup of an order whose lease it holds (the lease is its
+   * claim, so the journal is not asked first), through its own `client`;
+   * shares a call in flight or a read within 2 s in this process.
+   */
+  forWatcher(orderId: string, client: ServiceClient): Promise<OrderStatusRead>;
+}
+
+/** The journal the lookups share through, and what they need around it. */
+export interface SharedLookupJournal {
+  readonly journal: LookupJournal;
+  /** The watcher's interval: a browser's lookup puts the watcher's next one at least this far off. */
+  readonly intervalMs: number;
+  /** Keeps the relay's `close()` waiting for a journal write. */
+  readonly track: <T>(work: Promise<T>) => Promise<T>;
+}
+
+/** What the lookups need. */
+export interface OrderLookupsDeps {
+  /** The browser's service client. */
+  readonly client: ServiceClient;
+  /** The relay's clock, for this process's recent reads and a browser's wait for the next read; the journal keeps its own time. */
+  readonly clock: Pick<Clock, 'now' | 'setTimeout'>;
+  readonly reporter: Pick<RelayReporter, 'emit'>;
+  /** With a journal, lookups are shared across every process on it. */
+  readonly shared?: SharedLookupJournal | undefined;
+}
+
+/** Creates the lookups of one relay process. */
+export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
+  const { clock, shared } = deps;
+  const now = () => clock.now();
+  const recent = createRecentReads();
+  const inFlight = new Map<string, Promise<RecentRead>>();
+
+  /** The call in flight for `orderId`, or a new one that `read` makes. */
+  function once(orderId: string, read: () => Promise<RecentRead>): Promise<RecentRead> {
+    const recentRead = recent.get(orderId);
+    if (recentRead && isStillTrue(recentRead, now())) return Promise.resolve(recentRead);
+    let call = inFlight.get(orderId);
+    if (call === undefined) {
+      call = read().finally(() => inFlight.delete(orderId));
+      inFlight.set(orderId, call);
+    }
+    return call;
+  }
+
+  /**
+   * Calls the service and keeps the read here. With a journal, the read is
+   * kept there too (`record`): always for the watcher, whose lease was its
+   * claim; for a claimed browser lookup only when it differs from `kept`,
+   * since its claim already keeps the others away, and they answer `kept`.
+   */
+  async function callService(
+    orderId: string,
+    client: ServiceClient,
+    record: 'always' | 'when changed' | 'never',
+    kept?: StoredLookup,
+  ): Promise<RecentRead> {
+    const readAt = now();
+    const read = statusReadOf((await lookupOrderStatuses(client, orderId)).order);
+    recent.remember(orderId, read, readAt);
+    const statuses = shared && record !== 'never' ? statusesOf(read) : undefined;
+    const changed = record === 'always' || !kept || !statuses || !sameStatuses(kept.statuses, statuses);
+    if (shared && statuses && changed) {
+      const lookup = { statuses, sinceReadMs: Math.max(0, now() - readAt) };
+      await quietly(shared.track(shared.journal.recordLookup(orderId, lookup)));
+    }
+    return { read, readAt };
+  }
+
+  async function browserRead(orderId: string): Promise<RecentRead> {
+    if (!shared) return callService(orderId, deps.client, 'never');
+    const sharing = { freshMs: LOOKUP_SHARING_MS, watchAgainInMs: shared.intervalMs };
+    const outcome = await quietly(shared.track(shared.journal.shareLookup(orderId, sharing)));
+    const known = answerFrom(outcome, now());
+    if (known) {
+      recent.remember(orderId, known.read, known.readAt);
+      return known;
+    }
+    // Claimed: this is the fleet's one lookup. Unknown to the journal, or the journal failed: a plain call.
+    if (outcome?.kind === 'claimed') return callService(orderId, deps.client, 'when changed', outcome.stored);
+    return callService(orderId, deps.client, 'never');
+  }
+
+  /** A browser's lookup: a read that began at most 1 s before it, or the next one (within 1 s). */
+  async function forBrowser(orderId: string): Promise<OrderStatusRead> {
+    const askedAt = now();
+    const first = await once(orderId, () => browserRead(orderId));
+    if (isFreshFor(first, askedAt)) return first.read;
+    await untilNextReadMay(clock, first);
+    return (await once(orderId, () => browserRead(orderId))).read;
+  }
+
+  /** Swallows a journal failure (reported): lookups then go to the service as without a journal. */
+  const quietly = <T>(work: Promise<T>) => withoutJournalFailure(work, deps.reporter);
+
+  return {
+    forBrowser,
+    forWatcher: async (orderId, client) =>
+      (await once(orderId, () => callService(orderId, client, 'always'))).read,
+  };
+}
+
+/** Resolves once the read after `read` may begin, 2 s after it: at most 1 s from now, since it began over 1 s ago. */
+function untilNextReadMay(clock: Pick<Clock, 'now' | 'setTimeout'>, { readAt }: RecentRead): Promise<void> {
+  const waitMs = Math.min(BROWSER_READ_AGE_MS, readAt + LOOKUP_SHARING_MS - clock.now());
+  return waitMs > 0 ? new Promise<void>((resolve) => clock.setTimeout(resolve, waitMs)) : Promise.resolve();
+}
+
+/** `work`'s value, or `undefined` when the journal failed (reported: lookups then go to the service). */
+async function withoutJournalFailure<T>(
+  work: Promise<T>,
+  reporter: Pick<RelayReporter, 'emit'>,
+): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (error) {
+    reporter.emit({ type: 'watcher_error', stage: 'browser_lookup', error });
+    return undefined;
+  }
+}
+
+/** True when a read answers a browser's lookup asked at `askedAt`: final, or begun at most 1 s before. */
+function isFreshFor({ read, readAt }: RecentRead, askedAt: number): boolean {
+  return readAt >= askedAt - BROWSER_READ_AGE_MS || classifyPaymentStatus(read.payment.status) !== 'pending';
+}
+
+/** True when a read answers now: it began within the sharing window, or its payment is final (contract §3). */
+function isStillTrue({ read, readAt }: RecentRead, now: number): boolean {
+  return now - readAt < LOOKUP_SHARING_MS || classifyPaymentStatus(read.payment.status) !== 'pending';
+}
+
+/**
+ * The read a journal's answer gives without a call: a fresh status, or the
+ * last one while another lookup is in flight; read its age before `now` on
+ * this process's clock.
+ */
+function answerFrom(outcome: SharedLookup | undefined, now: number): RecentRead | undefined {
+  if (outcome?.kind !== 'fresh' && outcome?.kind !== 'taken') return undefined;
+  const { stored } = outcome;
+  return stored && { read: readOfStatuses(stored.statuses), readAt: now - stored.ageMs };
+}

@@ -1,0 +1,131 @@
+/**
+ * One service lookup per order, whoever asks (contract §7), counted where it
+ * matters: at a real sandbox served over loopback HTTP, which the relays call
+ * with their default transport. Tabs and watcher passes run on a clock the
+ * test moves, so half a minute of polling takes no waiting: concurrent
+ * lookups share one call; tabs and the watcher share a read within 2 s; two
+ * relays on one journal (an SQLite file, and PostgreSQL where installed)
+ * share through it; and a payment approved while tabs poll reaches every tab
+ * within a poll interval and 1 s.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { type Journal, type JournalClock, openJournal } from '../../src/server/index.js';
+import { BROWSER_READ_AGE_MS } from '../../src/server/lookups/order-lookups.js';
+import { checkoutThrough, countedService, pollFor } from '../fixtures/counted-service.js';
+import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-lookup-sharing-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+let files = 0;
+
+/** A new SQLite journal file, and a second connection to it as another relay process opens it. */
+async function sqliteJournals(clock: JournalClock): Promise<[Journal, Journal]> {
+  files += 1;
+  const url = `sqlite:${join(scratch, `journal-${files}.db`)}`;
+  return [await openJournal(url, { clock }), await openJournal(url, { clock })];
+}
+
+/** Five tabs polling every 2 s, spread evenly over the interval. */
+const FIVE_OFFSETS = [0, 400, 800, 1_200, 1_600];
+const POLL_MS = 2_000;
+const HALF_A_MINUTE = 30_000;
+
+describe('lookups shared across tabs, the watcher and a fleet', () => {
+  it('20 concurrent lookups of one order make one service call', async (t) => {
+    const service = await countedService();
+    const [journal] = await sqliteJournals(service.journalClock);
+    const relay = service.relay(journal);
+    const order = await checkoutThrough(relay);
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => order.poll()));
+    assert.deepEqual(new Set(statuses), new Set(['requires_action']));
+    t.diagnostic(`service lookups: ${service.lookupsOf(order.orderId)}`);
+    assert.equal(service.lookupsOf(order.orderId), 1);
+  });
+
+  it('5 tabs polling every 2 s and the watcher, for 30 s: at most one service lookup per 2 s', async (t) => {
+    const service = await countedService();
+    const [journal] = await sqliteJournals(service.journalClock);
+    const relay = service.relay(journal);
+    const order = await checkoutThrough(relay);
+    const seen = await pollFor(service, order.poll, {
+      tabs: FIVE_OFFSETS.map((offsetMs) => ({ relay, offsetMs })),
+      watchers: [{ relay, offsetMs: 1_000 }],
+      durationMs: HALF_A_MINUTE,
+      pollMs: POLL_MS,
+    });
+    assert.equal(seen.flat().length, 76, 'every tab was answered at every poll');
+    t.diagnostic(`service lookups: ${service.lookupsOf(order.orderId)}`);
+    // 0, 2, 4… 30 s: sixteen windows of 2 s, one lookup each.
+    assert.ok(service.lookupsOf(order.orderId) <= 16, `${service.lookupsOf(order.orderId)} lookups`);
+  });
+
+  const fleets = [
+    ['an SQLite file', sqliteJournals],
+    [
+      'PostgreSQL',
+      async (clock: JournalClock): Promise<[Journal, Journal]> => {
+        const cluster = await startPostgres();
+        after(() => cluster.stop());
+        const url = await cluster.createDatabase();
+        return [await openJournal(url, { clock }), await openJournal(url, { clock })];
+      },
+    ],
+  ] as const;
+  for (const [store, journals] of fleets) {
+    it(`two relays on ${store}, 3 tabs each and both watchers, for 30 s: at most one lookup per 2 s`, {
+      skip: store === 'PostgreSQL' ? postgresSkipReason() : undefined,
+    }, async (t) => {
+      const service = await countedService();
+      const [first, second] = await journals(service.journalClock);
+      const relays = [service.relay(first), service.relay(second)];
+      const [one, two] = relays as [(typeof relays)[0], (typeof relays)[0]];
+      const order = await checkoutThrough(one);
+      const seen = await pollFor(service, order.poll, {
+        tabs: [0, 700, 1_400].flatMap((offsetMs) => [
+          { relay: one, offsetMs },
+          { relay: two, offsetMs: offsetMs + 300 },
+        ]),
+        watchers: [
+          { relay: one, offsetMs: 0 },
+          { relay: two, offsetMs: 1_500 },
+        ],
+        durationMs: HALF_A_MINUTE,
+        pollMs: POLL_MS,
+      });
+      assert.ok(seen.every((answers) => answers.length >= 14));
+      t.diagnostic(`service lookups: ${service.lookupsOf(order.orderId)}`);
+      assert.ok(service.lookupsOf(order.orderId) <= 16, `${service.lookupsOf(order.orderId)} lookups`);
+    });
+  }
+
+  it('a payment approved while 5 tabs poll reaches every tab within a poll interval and 1 s', async (t) => {
+    // Approved at five moments across one 2 s cycle of shared reads (a read at every 2 s from the create).
+    for (const approveAfterMs of [8_050, 8_450, 8_850, 9_250, 9_650]) {
+      const service = await countedService({ approveAfterMs });
+      const [journal] = await sqliteJournals(service.journalClock);
+      const relay = service.relay(journal);
+      const approvedAt = service.time.now + approveAfterMs;
+      const order = await checkoutThrough(relay);
+      const seen = await pollFor(service, order.poll, {
+        tabs: FIVE_OFFSETS.map((offsetMs) => ({ relay, offsetMs })),
+        watchers: [{ relay, offsetMs: 1_000 }],
+        durationMs: 14_000,
+        pollMs: POLL_MS,
+      });
+      const delays = seen.map((answers) => {
+        const paid = answers.find((answer) => answer.status === 'paid');
+        assert.ok(paid, 'the tab saw paid');
+        assert.ok(answers.every((answer) => answer.at >= paid.at === (answer.status === 'paid')));
+        return paid.at - approvedAt;
+      });
+      t.diagnostic(`approved at ${approveAfterMs} ms: each tab saw paid ${delays.join(', ')} ms after`);
+      for (const delay of delays) assert.ok(delay <= POLL_MS + BROWSER_READ_AGE_MS, `seen ${delay} ms after`);
+      // The tab whose poll made the read saw it with that poll.
+      assert.ok(Math.min(...delays) <= POLL_MS, `${delays}`);
+    }
+  });
+});
