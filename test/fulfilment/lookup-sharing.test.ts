@@ -13,10 +13,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type Journal, type JournalClock, openJournal } from '../../src/server/index.js';
+import {
+  type CheckoutRelayEvent,
+  type Journal,
+  type JournalClock,
+  openJournal,
+} from '../../src/server/index.js';
+import { JOURNAL_ANSWER_LIMIT_MS } from '../../src/server/lookups/journal-sharing.js';
 import { BROWSER_READ_AGE_MS } from '../../src/server/lookups/order-lookups.js';
 import { checkoutThrough, countedService, pollFor } from '../fixtures/counted-service.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
+import { gate } from '../fixtures/wait.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-lookup-sharing-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -61,6 +68,34 @@ describe('lookups shared across tabs, the watcher and a fleet', () => {
     t.diagnostic(`service lookups: ${service.lookupsOf(order.orderId)}`);
     // 0, 2, 4… 30 s: sixteen windows of 2 s, one lookup each.
     assert.ok(service.lookupsOf(order.orderId) <= 16, `${service.lookupsOf(order.orderId)} lookups`);
+  });
+
+  it('a journal that does not answer makes a lookup call the service after 1.5 s, and is reported', async () => {
+    const service = await countedService();
+    const [journal] = await sqliteJournals(service.journalClock);
+    const events: CheckoutRelayEvent[] = [];
+    const relay = service.relay(journal, { onEvent: (event) => void events.push(event) });
+    const order = await checkoutThrough(relay);
+    // The database host froze: the journal answers only once the test lets it, at the end.
+    const frozen = gate();
+    const shareLookup = journal.shareLookup.bind(journal);
+    journal.shareLookup = async (...args) => {
+      await frozen.promise;
+      return shareLookup(...args);
+    };
+    const waiting = service.relayClock.nextTimer();
+    const answer = order.poll();
+    await waiting;
+    assert.equal(service.lookupsOf(order.orderId), 0, 'waiting on the journal');
+    service.time.now += JOURNAL_ANSWER_LIMIT_MS;
+    service.relayClock.runDue();
+    assert.equal(await answer, 'requires_action');
+    assert.equal(service.lookupsOf(order.orderId), 1);
+    const reported = events.filter(
+      (event) => event.type === 'watcher_error' && event.stage === 'browser_lookup',
+    );
+    assert.equal(reported.length, 1);
+    frozen.open();
   });
 
   const fleets = [

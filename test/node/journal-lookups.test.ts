@@ -168,6 +168,20 @@ for (const [name, openStore, skip] of stores) {
       assert.equal((await journal.shareLookup('or_1', SHARING)).kind, 'claimed');
     });
 
+    it('a lookup still in flight holds its claim: no other is claimed while it renews', async () => {
+      const { journals, at } = await open();
+      const [first, second] = journals;
+      await recordWatchedOrder(first, 1);
+      at(T0 + 2_500);
+      assert.equal((await first.shareLookup('or_1', SHARING)).kind, 'claimed');
+      at(T0 + 3_750);
+      await first.holdLookupClaim('or_1');
+      at(T0 + 5_000);
+      assert.equal((await second.shareLookup('or_1', SHARING)).kind, 'taken', 'renewed 1.25 s ago');
+      at(T0 + 5_750);
+      assert.equal((await second.shareLookup('or_1', SHARING)).kind, 'claimed', 'not renewed for 2 s');
+    });
+
     it('a final status answers for good; an older lookup never replaces a newer one', async () => {
       const { journals, rawRows, at } = await open();
       const [journal] = journals;

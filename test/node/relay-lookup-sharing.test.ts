@@ -42,6 +42,17 @@ describe('lookups shared in one relay process', () => {
     assert.equal(service.lookupsOf(order.orderId), 2);
   });
 
+  it('a clock set back never freezes a read: the next lookup calls, and sees what changed', async () => {
+    const service = await countedService();
+    const order = await checkoutThrough(service.relay());
+    assert.equal(await order.poll(), 'requires_action');
+    service.sandbox.approve(order.orderId);
+    // An hour back: the read kept now lies in the future.
+    service.time.now -= 3_600_000;
+    assert.equal(await order.poll(), 'paid');
+    assert.equal(service.lookupsOf(order.orderId), 2);
+  });
+
   it('a final status answers every later lookup without a call', async () => {
     const service = await countedService();
     const order = await checkoutThrough(service.relay());
@@ -97,11 +108,11 @@ describe('lookups shared in one relay process', () => {
   it('remembers a bounded number of orders, the ones read longest ago going first', () => {
     const reads = createRecentReads(1_000);
     const read = { status: 'requires_payment', payment: { status: 'requires_action' } };
-    for (let order = 0; order < 50_000; order++) reads.remember(`or_${order}`, read, order);
+    for (let order = 0; order < 50_000; order++) reads.remember(`or_${order}`, read, order, order);
     assert.ok(reads.size <= 1_000, `${reads.size} remembered`);
     assert.ok(reads.get('or_49999'));
     assert.equal(reads.get('or_0'), undefined);
-    reads.remember('or_49999', { ...read, status: 'older' }, 0);
+    reads.remember('or_49999', { ...read, status: 'older' }, 0, 50_000);
     assert.equal(
       reads.get('or_49999')?.read.status,
       'requires_payment',

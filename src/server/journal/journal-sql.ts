@@ -111,6 +111,7 @@ const lookupStatements = {
       due_at = CASE WHEN phase = 'watching' AND due_at < ${NOW} + $3 THEN ${NOW} + $3 ELSE due_at END
     WHERE order_id = $1 AND (lookup_claimed_at IS NULL OR lookup_claimed_at <= ${NOW} - $2)
       AND (phase <> 'watching' OR lease_owner IS NULL OR lease_expires_at <= ${NOW})`,
+  lookupHold: `UPDATE ${TABLE} SET lookup_claimed_at = ${NOW} WHERE order_id = $1`,
   // $2 how long ago the lookup began. Its statuses replace only older ones; its start counts
   // as a claim, so no other lookup follows it too soon.
   lookupRecord: `UPDATE ${TABLE} SET lookup_read_at = ${NOW} - $2,

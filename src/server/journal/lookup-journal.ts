@@ -62,6 +62,8 @@ export interface LookupJournal {
   shareLookup(orderId: string, options: ShareLookupOptions): Promise<SharedLookup>;
   /** Keeps what a lookup read, unless a later lookup's statuses are already kept. */
   recordLookup(orderId: string, lookup: RecordedLookup): Promise<void>;
+  /** Renews the claim of a lookup still in flight: no other lookup of the order is claimed within the window from now. */
+  holdLookupClaim(orderId: string): Promise<void>;
 }
 
 /** True when `stored` answers a lookup now without a call: read within `freshMs`, or final. */

@@ -255,6 +255,11 @@ export class MemoryJournal implements Journal {
     return row === undefined ? { kind: 'unknown' } : shareLookupOnRow(row, this.#clock.now(), options);
   }
 
+  async holdLookupClaim(orderId: string): Promise<void> {
+    const row = this.#byOrderId(orderId);
+    if (row !== undefined) row.lookup_claimed_at = this.#clock.now();
+  }
+
   async recordLookup(orderId: string, lookup: RecordedLookup): Promise<void> {
     const row = this.#byOrderId(orderId);
     if (row !== undefined) recordLookupOnRow(row, this.#clock.now(), lookup);

@@ -38,6 +38,9 @@ export function sqlLookupJournal(run: LookupRunner): LookupJournal {
       const claimed = await run.execute('lookupClaim', [orderId, ms(freshMs), ms(watchAgainInMs)]);
       return { kind: claimed > 0 ? 'claimed' : 'taken', stored };
     },
+    async holdLookupClaim(orderId) {
+      await run.execute('lookupHold', [orderId]);
+    },
     async recordLookup(orderId, { statuses, sinceReadMs }) {
       const { orderStatus, paymentStatus, failureCode, completedAt, amount } = statuses;
       await run.execute('lookupRecord', [

@@ -23,8 +23,9 @@ import {
   sameStatuses,
 } from '../journal/lookup-journal.js';
 import { lookupOrderStatuses, type ServiceClient } from '../service-client/service-client.js';
+import { whileLookupClaimed, withinJournalLimit } from './journal-sharing.js';
 import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
-import { createRecentReads, type RecentRead } from './recent-reads.js';
+import { createRecentReads, type RecentRead, type RecentReads } from './recent-reads.js';
 
 /** A status read this recently answers every lookup of the order: the service sees at most one per 2 s. */
 export const LOOKUP_SHARING_MS = 2_000;
@@ -57,7 +58,7 @@ export interface OrderLookupsDeps {
   /** The browser's service client. */
   readonly client: ServiceClient;
   /** The relay's clock, for this process's recent reads and a browser's wait for the next read; the journal keeps its own time. */
-  readonly clock: Pick<Clock, 'now' | 'setTimeout'>;
+  readonly clock: Clock;
   readonly reporter: Pick<RelayReporter, 'emit'>;
   /** With a journal, lookups are shared across every process on it. */
   readonly shared?: SharedLookupJournal | undefined;
@@ -70,17 +71,9 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
   const recent = createRecentReads();
   const inFlight = new Map<string, Promise<RecentRead>>();
 
-  /** The call in flight for `orderId`, or a new one that `read` makes. */
-  function once(orderId: string, read: () => Promise<RecentRead>): Promise<RecentRead> {
-    const recentRead = recent.get(orderId);
-    if (recentRead && isStillTrue(recentRead, now())) return Promise.resolve(recentRead);
-    let call = inFlight.get(orderId);
-    if (call === undefined) {
-      call = read().finally(() => inFlight.delete(orderId));
-      inFlight.set(orderId, call);
-    }
-    return call;
-  }
+  /** A read that still answers for `orderId`, the call in flight for it, or a new one that `read` makes. */
+  const once = (orderId: string, read: () => Promise<RecentRead>) =>
+    readOnce({ recent, inFlight, now: now() }, orderId, read);
 
   /**
    * Calls the service and keeps the read here. With a journal, the read is
@@ -96,12 +89,13 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
   ): Promise<RecentRead> {
     const readAt = now();
     const read = statusReadOf((await lookupOrderStatuses(client, orderId)).order);
-    recent.remember(orderId, read, readAt);
+    recent.remember(orderId, read, readAt, now());
     const statuses = shared && record !== 'never' ? statusesOf(read) : undefined;
     const changed = record === 'always' || !kept || !statuses || !sameStatuses(kept.statuses, statuses);
     if (shared && statuses && changed) {
       const lookup = { statuses, sinceReadMs: Math.max(0, now() - readAt) };
-      await quietly(shared.track(shared.journal.recordLookup(orderId, lookup)));
+      // Kept for the others without holding up this answer; a failure is reported.
+      void quietly(shared.track(shared.journal.recordLookup(orderId, lookup)));
     }
     return { read, readAt };
   }
@@ -109,28 +103,34 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
   async function browserRead(orderId: string): Promise<RecentRead> {
     if (!shared) return callService(orderId, deps.client, 'never');
     const sharing = { freshMs: LOOKUP_SHARING_MS, watchAgainInMs: shared.intervalMs };
-    const outcome = await quietly(shared.track(shared.journal.shareLookup(orderId, sharing)));
+    const outcome = await quietly(
+      withinJournalLimit(clock, shared.track(shared.journal.shareLookup(orderId, sharing))),
+    );
     const known = answerFrom(outcome, now());
     if (known) {
-      recent.remember(orderId, known.read, known.readAt);
+      recent.remember(orderId, known.read, known.readAt, now());
       return known;
     }
-    // Claimed: this is the fleet's one lookup. Unknown to the journal, or the journal failed: a plain call.
-    if (outcome?.kind === 'claimed') return callService(orderId, deps.client, 'when changed', outcome.stored);
-    return callService(orderId, deps.client, 'never');
+    // Unknown to the journal, or the journal failed or is slow: a plain call.
+    if (outcome?.kind !== 'claimed') return callService(orderId, deps.client, 'never');
+    // Claimed: this is the fleet's one lookup, and the claim holds while the call lasts.
+    return whileLookupClaimed(clock, shared.journal, orderId, reportJournalFailure, () =>
+      callService(orderId, deps.client, 'when changed', outcome.stored),
+    );
   }
 
   /** A browser's lookup: a read that began at most 1 s before it, or the next one (within 1 s). */
   async function forBrowser(orderId: string): Promise<OrderStatusRead> {
     const askedAt = now();
     const first = await once(orderId, () => browserRead(orderId));
-    if (isFreshFor(first, askedAt)) return first.read;
+    if (isFreshFor(first, askedAt, now())) return first.read;
     await untilNextReadMay(clock, first);
     return (await once(orderId, () => browserRead(orderId))).read;
   }
 
+  const reportJournalFailure = journalFailureReporter(deps.reporter);
   /** Swallows a journal failure (reported): lookups then go to the service as without a journal. */
-  const quietly = <T>(work: Promise<T>) => withoutJournalFailure(work, deps.reporter);
+  const quietly = <T>(work: Promise<T>) => withoutJournalFailure(work, reportJournalFailure);
 
   return {
     forBrowser,
@@ -139,33 +139,62 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
   };
 }
 
+/** A read in `recent` that still answers `now`, the call in `inFlight` for `orderId`, or a new one that `read` makes. */
+function readOnce(
+  { recent, inFlight, now }: { recent: RecentReads; inFlight: Map<string, Promise<RecentRead>>; now: number },
+  orderId: string,
+  read: () => Promise<RecentRead>,
+): Promise<RecentRead> {
+  const recentRead = recent.get(orderId);
+  if (recentRead && isStillTrue(recentRead, now)) return Promise.resolve(recentRead);
+  let call = inFlight.get(orderId);
+  if (call === undefined) {
+    call = read().finally(() => inFlight.delete(orderId));
+    inFlight.set(orderId, call);
+  }
+  return call;
+}
+
 /** Resolves once the read after `read` may begin, 2 s after it: at most 1 s from now, since it began over 1 s ago. */
-function untilNextReadMay(clock: Pick<Clock, 'now' | 'setTimeout'>, { readAt }: RecentRead): Promise<void> {
+function untilNextReadMay(clock: Clock, { readAt }: RecentRead): Promise<void> {
   const waitMs = Math.min(BROWSER_READ_AGE_MS, readAt + LOOKUP_SHARING_MS - clock.now());
   return waitMs > 0 ? new Promise<void>((resolve) => clock.setTimeout(resolve, waitMs)) : Promise.resolve();
+}
+
+/** Reports a journal failure of a lookup through `onEvent`: lookups then go to the service as without one. */
+function journalFailureReporter(reporter: Pick<RelayReporter, 'emit'>): (error: unknown) => void {
+  return (error) => reporter.emit({ type: 'watcher_error', stage: 'browser_lookup', error });
 }
 
 /** `work`'s value, or `undefined` when the journal failed (reported: lookups then go to the service). */
 async function withoutJournalFailure<T>(
   work: Promise<T>,
-  reporter: Pick<RelayReporter, 'emit'>,
+  report: (error: unknown) => void,
 ): Promise<T | undefined> {
   try {
     return await work;
   } catch (error) {
-    reporter.emit({ type: 'watcher_error', stage: 'browser_lookup', error });
+    report(error);
     return undefined;
   }
 }
 
-/** True when a read answers a browser's lookup asked at `askedAt`: final, or begun at most 1 s before. */
-function isFreshFor({ read, readAt }: RecentRead, askedAt: number): boolean {
-  return readAt >= askedAt - BROWSER_READ_AGE_MS || classifyPaymentStatus(read.payment.status) !== 'pending';
+/**
+ * True when a read answers a browser's lookup asked at `askedAt`: final, or
+ * begun at most 1 s before it. A read "from the future" (the clock was set
+ * back since) is stale: it would otherwise answer for as long as the step.
+ */
+function isFreshFor({ read, readAt }: RecentRead, askedAt: number, now: number): boolean {
+  const recent = readAt >= askedAt - BROWSER_READ_AGE_MS && readAt <= now;
+  return recent || classifyPaymentStatus(read.payment.status) !== 'pending';
 }
 
-/** True when a read answers now: it began within the sharing window, or its payment is final (contract §3). */
+/** True when a read answers now: it began within the sharing window (not after now), or its payment is final (contract §3). */
 function isStillTrue({ read, readAt }: RecentRead, now: number): boolean {
-  return now - readAt < LOOKUP_SHARING_MS || classifyPaymentStatus(read.payment.status) !== 'pending';
+  const ageMs = now - readAt;
+  return (
+    (ageMs >= 0 && ageMs < LOOKUP_SHARING_MS) || classifyPaymentStatus(read.payment.status) !== 'pending'
+  );
 }
 
 /**

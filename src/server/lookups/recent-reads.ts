@@ -18,8 +18,8 @@ export const DEFAULT_RECENT_READS = 10_000;
 /** The recent reads of one relay process. */
 export interface RecentReads {
   get(orderId: string): RecentRead | undefined;
-  /** Keeps `read` unless a later one is kept already. */
-  remember(orderId: string, read: OrderStatusRead, readAt: number): void;
+  /** Keeps `read`, begun at `readAt`, unless a later one is kept already (one begun after `now`, the clock set back since, is not). */
+  remember(orderId: string, read: OrderStatusRead, readAt: number, now: number): void;
   readonly size: number;
 }
 
@@ -28,9 +28,9 @@ export function createRecentReads(limit = DEFAULT_RECENT_READS): RecentReads {
   const reads = new Map<string, RecentRead>();
   return {
     get: (orderId) => reads.get(orderId),
-    remember(orderId, read, readAt) {
+    remember(orderId, read, readAt, now) {
       const kept = reads.get(orderId);
-      if (kept && kept.readAt > readAt) return;
+      if (kept && kept.readAt > readAt && kept.readAt <= now) return;
       // Deleted and set again, so the Map's first keys are the orders read longest ago.
       if (kept) reads.delete(orderId);
       else if (reads.size >= limit) dropOldest(reads, Math.ceil(limit / 100));

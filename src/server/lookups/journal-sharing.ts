@@ -1,0 +1,62 @@
+/**
+ * How a lookup leans on the journal without ever waiting on it for long: a
+ * journal that does not answer within `JOURNAL_ANSWER_LIMIT_MS` (a database
+ * host frozen, a network cut without a reset) counts as failed, and the
+ * lookup calls the service as without one; and a claimed lookup whose call
+ * is slow keeps its claim while the call lasts, so no other process of the
+ * fleet calls the service for the same order meanwhile (contract §7).
+ */
+import type { Clock } from '../../shared/clock.js';
+import type { LookupJournal } from '../journal/lookup-journal.js';
+
+/** How long a lookup waits for the journal before it goes to the service as without one. */
+export const JOURNAL_ANSWER_LIMIT_MS = 1_500;
+/** How often a claimed lookup still in flight renews its claim: well within the 2 s a claim holds. */
+export const CLAIM_RENEWAL_MS = 1_250;
+
+/** `work`, or a rejection once `JOURNAL_ANSWER_LIMIT_MS` has passed on `clock` without an answer. */
+export function withinJournalLimit<T>(clock: Clock, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = clock.setTimeout(() => {
+      reject(new Error(`The journal did not answer within ${JOURNAL_ANSWER_LIMIT_MS} ms.`));
+    }, JOURNAL_ANSWER_LIMIT_MS);
+    work.then(
+      (value) => {
+        clock.clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clock.clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Runs `call` while renewing the claim on `orderId`'s lookup every
+ * `CLAIM_RENEWAL_MS`; a renewal that fails is `onFailure`'s, and the claim
+ * then runs out as if the process had died.
+ */
+export async function whileLookupClaimed<T>(
+  clock: Clock,
+  journal: Pick<LookupJournal, 'holdLookupClaim'>,
+  orderId: string,
+  onFailure: (error: unknown) => void,
+  call: () => Promise<T>,
+): Promise<T> {
+  let stopped = false;
+  let timer: unknown;
+  const renew = () => {
+    if (stopped) return;
+    withinJournalLimit(clock, journal.holdLookupClaim(orderId)).catch(onFailure);
+    timer = clock.setTimeout(renew, CLAIM_RENEWAL_MS);
+  };
+  timer = clock.setTimeout(renew, CLAIM_RENEWAL_MS);
+  try {
+    return await call();
+  } finally {
+    stopped = true;
+    clock.clearTimeout(timer);
+  }
+}
