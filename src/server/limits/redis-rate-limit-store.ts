@@ -15,6 +15,8 @@
  * while Redis is away fails at once, so the relay decides in this process's
  * memory without a shopper waiting on Redis call after call.
  */
+import { answeredWithin } from '../../shared/answered-within.js';
+import { systemClock } from '../../shared/clock.js';
 import type { RateLimitDecision, RateLimitStore } from './rate-limiter.js';
 
 /** What the store needs of a node-redis client (v4 and later; a cluster client works too). */
@@ -191,21 +193,13 @@ function redisAvailability(client: RedisScriptClient) {
 }
 
 /** `pending`, or a rejection once {@link REDIS_ANSWER_TIMEOUT_MS} has passed without its answer. */
-async function answeredInTime<Reply>(pending: Promise<Reply>): Promise<Reply> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`)),
-      REDIS_ANSWER_TIMEOUT_MS,
-    );
-  });
-  // Its answer may still come, or fail, after the relay has moved on.
-  pending.catch(() => undefined);
-  try {
-    return await Promise.race([pending, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+function answeredInTime<Reply>(pending: Promise<Reply>): Promise<Reply> {
+  return answeredWithin(
+    systemClock,
+    REDIS_ANSWER_TIMEOUT_MS,
+    pending,
+    () => new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`),
+  );
 }
 
 /** The error of a call not sent because Redis is away; `cause` says why. */

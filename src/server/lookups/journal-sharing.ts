@@ -6,6 +6,7 @@
  * is slow keeps its claim while the call lasts, so no other process of the
  * fleet calls the service for the same order meanwhile (contract §7).
  */
+import { answeredWithin } from '../../shared/answered-within.js';
 import type { Clock } from '../../shared/clock.js';
 import type { LookupJournal } from '../journal/lookup-journal.js';
 
@@ -16,21 +17,12 @@ export const CLAIM_RENEWAL_MS = 1_250;
 
 /** `work`, or a rejection once `JOURNAL_ANSWER_LIMIT_MS` has passed on `clock` without an answer. */
 export function withinJournalLimit<T>(clock: Clock, work: Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = clock.setTimeout(() => {
-      reject(new Error(`The journal did not answer within ${JOURNAL_ANSWER_LIMIT_MS} ms.`));
-    }, JOURNAL_ANSWER_LIMIT_MS);
-    work.then(
-      (value) => {
-        clock.clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clock.clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return answeredWithin(
+    clock,
+    JOURNAL_ANSWER_LIMIT_MS,
+    work,
+    () => new Error(`The journal did not answer within ${JOURNAL_ANSWER_LIMIT_MS} ms.`),
+  );
 }
 
 /**
