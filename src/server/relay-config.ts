@@ -25,7 +25,8 @@ import {
   type ServiceClient,
 } from './service-client/service-client.js';
 import { normalizeBaseUrl } from './service-client/service-client-config.js';
-import { createIdempotencyScope } from './tokens/idempotency-scope.js';
+import { createAttemptDigests } from './tokens/attempt-digest.js';
+import { createIdempotencyScope, createServiceKeyScope } from './tokens/idempotency-scope.js';
 import { createLookupTokens, randomLookupSecret } from './tokens/lookup-token.js';
 import { assertSecretKey } from './tokens/secret-key.js';
 
@@ -140,6 +141,8 @@ export function resolveRelayConfig(
     reporter,
     lookupTokens: createLookupTokens(lookupSecret),
     scopeIdempotencyKey: createIdempotencyScope(options.secretKey),
+    serviceKeyOf: createServiceKeyScope(options.secretKey),
+    attemptDigests: createAttemptDigests(options.secretKey),
   });
 }
 

@@ -120,10 +120,12 @@ describe('a retry whose cart is now refused, for an order journalled before netw
     const shop = await shopOn(journal);
     const key = crypto.randomUUID();
     const { order } = await orderThenSoldOut(shop, key);
-    // The row as a journal before schema version 4 left it: no network.
+    // The row as a journal before schema version 4 left it: no network (and no digest, from version 5).
     const file = new Database(path);
     file
-      .prepare('UPDATE pay_checkout_journal SET issuer = NULL WHERE idempotency_key = ?')
+      .prepare(
+        'UPDATE pay_checkout_journal SET issuer = NULL, attempt_digest = NULL, service_key = NULL WHERE idempotency_key = ?',
+      )
       .run(scopedKey(key));
     file.close();
     assert.equal((await journal.readOrder({ orderId: order.id }))?.issuer, null);

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { describe, it } from 'node:test';
-import { type CheckoutRelayEvent, listen } from '../../src/server/index.js';
+import { after, describe, it } from 'node:test';
+import { type CheckoutRelayEvent, listen, openJournal } from '../../src/server/index.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
@@ -23,6 +23,17 @@ import {
 } from '../fixtures/relay.js';
 import { sandboxFetch } from '../fixtures/sandbox.js';
 import { gate, within } from '../fixtures/wait.js';
+
+/** JSON with object keys sorted at every depth. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  const fields = Object.keys(record)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${sortedJson(record[key])}`);
+  return `{${fields.join(',')}}`;
+}
 
 describe('createCheckoutRelay', () => {
   const { sandbox, events, relayWith } = relayStack();
@@ -187,8 +198,13 @@ describe('createCheckoutRelay', () => {
       assert.deepEqual([create.signalReads, lookup.signalReads, preflight.signalReads], [0, 0, 0]);
     });
 
-    it('the same key with another intent is 422', async () => {
-      const relay = relayWith();
+    it('the same key with another intent is 422 with a journal', async () => {
+      const relay = relayWith({
+        journal: await openJournal('memory:'),
+        onPaid: () => undefined,
+        watch: { ticks: false },
+      });
+      after(() => relay.close());
       const key = crypto.randomUUID();
       assert.equal((await relay.create(createRequest(intent(), { key }), CLIENT)).status, 200);
       const other = await relay.create(
@@ -197,6 +213,21 @@ describe('createCheckoutRelay', () => {
       );
       assert.equal(other.status, 422);
       assert.equal((await errorOf(other)).code, 'idempotency_key_reused');
+    });
+
+    it('without a journal, another intent under the same key is another service order, charged its own cart', async () => {
+      // The service's key is bound to the attempt's digest: two bodies can never share one service order.
+      const relay = relayWith();
+      const key = crypto.randomUUID();
+      const first = createAnswerSchema.parse(
+        await (await relay.create(createRequest(intent(), { key }), CLIENT)).json(),
+      );
+      const scarf = intent({ cart: { items: [{ sku: 'scarf', quantity: 1 }] } });
+      const other = await relay.create(createRequest(scarf, { key }), CLIENT);
+      assert.equal(other.status, 200);
+      const second = createAnswerSchema.parse(await other.json());
+      assert.notEqual(second.order.id, first.order.id);
+      assert.deepEqual([first.order.amount?.value, second.order.amount?.value], [25_000, 4_000]);
     });
 
     it('concurrent creates with one key make one order', async () => {
@@ -248,8 +279,16 @@ describe('createCheckoutRelay', () => {
       assert.equal(seenKeys.length, 2);
       assert.equal(seenKeys[0], seenKeys[1]);
       assert.ok(!seenKeys[0]?.includes(shopperKey));
+      // The scoped key bound to the keyed digest of the attempt (cart, name, number, network; key order ignored).
       const scope = createHmac('sha256', SECRET).update('pay-checkout relay idempotency scope v1').digest();
-      const expected = createHmac('sha256', scope).update(`idempotency:${shopperKey}`).digest('base64url');
+      const digestKey = createHmac('sha256', SECRET).update('pay-checkout relay attempt digest v1').digest();
+      const { cart, customer_data, payment_method_data } = intent();
+      const digest = createHmac('sha256', digestKey)
+        .update(sortedJson({ cart, customer_data, payment_method_data }))
+        .digest('base64url');
+      const expected = createHmac('sha256', scope)
+        .update(`idempotency:${shopperKey}:attempt:${digest}`)
+        .digest('base64url');
       assert.equal(seenKeys[0], expected);
     });
 

@@ -232,8 +232,9 @@ async function resendCreate(
   const { settings } = watch;
   let answer: OrderCreateResult;
   try {
+    // The key the relay's create used: the service replays that create rather than making a second order.
     answer = await watch.client.orders.create(entry.createBody as unknown as OrderCreateInput, {
-      idempotencyKey: entry.idempotencyKey,
+      idempotencyKey: entry.serviceKey ?? entry.idempotencyKey,
     });
   } catch (error) {
     const trouble = serviceTroubleOf(error);

@@ -6,13 +6,7 @@
  */
 
 import type { RelayReporter } from '../events/relay-reporter.js';
-import type {
-  CreateRequestBody,
-  JournalEntry,
-  JournalOrder,
-  OrderDetails,
-  ServiceReading,
-} from '../journal/journal.js';
+import type { CreateRequestBody, JournalAttempt, OrderDetails, ServiceReading } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { RelayFulfilment } from './fulfilment-runner.js';
 import { isRefusedForGood } from './service-trouble.js';
@@ -20,27 +14,51 @@ import { nextCheckAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /**
- * What the journal holds of an earlier try under a key: its order with the
- * network it was paid from (`null` when journalled before networks were
- * kept), or the body of a create never answered; and what it was for.
+ * What the journal holds of an attempt: its order with the network it was
+ * paid from (`null` when journalled before networks were kept), or the body
+ * of a create never answered with the key the service knows it by; what it
+ * was for, the key it is filed under, and the keyed digest of what it is
+ * (`null` when journalled before digests were kept).
  */
-export type RecalledCreate = { details: OrderDetails } & (
+export type HeldAttempt = { idempotencyKey: string; details: OrderDetails; attemptDigest: string | null } & (
   | { kind: 'created'; orderId: string; issuer: string | null }
-  | { kind: 'unanswered'; createBody: CreateRequestBody }
+  | { kind: 'unanswered'; createBody: CreateRequestBody; serviceKey: string }
 );
+
+/**
+ * What recording an intent found: the attempt under its key (this create's,
+ * or an earlier try's), or another attempt of the same checkout whose prompt
+ * to the same number is still open.
+ */
+export type RecordedIntent = { holds: 'key' | 'prompt'; attempt: HeldAttempt };
+
+/** A create's intent as the relay records it before calling the service. */
+export interface AttemptIntent {
+  /** The scoped shopper key the journal files the attempt under. */
+  idempotencyKey: string;
+  createBody: CreateRequestBody;
+  details: OrderDetails;
+  /** The mobile-money network (issuer code). */
+  issuer: string;
+  /** The keyed digest of what identifies the attempt. */
+  attemptDigest: string;
+  /** The key the service is called with. */
+  serviceKey: string;
+  /** The keyed digest of the checkout's reference and the number; absent when the merchant gave no reference. */
+  promptKey?: string;
+}
 
 /** What the relay read of an order at the service: its payment status, failure code and total. */
 export type OrderReading = ServiceReading & { paymentStatus: string };
 
 /** The journal steps of the create and lookup handlers. */
 export interface RelayJournal {
-  /** Records the create and its network (`issuer`) before the service is called; rejects when the journal cannot (refuse the create). */
-  beforeCreate(
-    idempotencyKey: string,
-    createBody: Readonly<Record<string, unknown>>,
-    details: OrderDetails,
-    issuer: string,
-  ): Promise<void>;
+  /**
+   * Records the intent before the service is called, and answers what the
+   * journal then holds (`undefined`: nothing to follow, as without a journal);
+   * rejects when the journal cannot (refuse the create).
+   */
+  beforeCreate(intent: AttemptIntent): Promise<RecordedIntent | undefined>;
   /** Records the service's answer to a create. Never rejects: the watcher resends an unrecorded create. */
   created(idempotencyKey: string, orderId: string, reading: OrderReading): Promise<void>;
   /** Forgets a create the service refused for good; network failures and `5xx` stay for the watcher. */
@@ -48,7 +66,7 @@ export interface RelayJournal {
   /** Settles an order a browser lookup saw final, and delivers it at once. Never rejects. */
   lookedUp(orderId: string, reading: OrderReading): Promise<void>;
   /** What an earlier try under the key left, or `undefined` (always, without a journal); rejects when the journal cannot be read. */
-  recall(idempotencyKey: string): Promise<RecalledCreate | undefined>;
+  recall(idempotencyKey: string): Promise<HeldAttempt | undefined>;
 }
 
 /** The steps when the relay has no journal. */
@@ -75,10 +93,7 @@ export function relayJournal(
     }
   };
   return {
-    beforeCreate: (idempotencyKey, createBody, details, issuer) => {
-      const resendInMs = settings.createGraceMs;
-      return runner.track(journal.recordIntent({ idempotencyKey, createBody, resendInMs, details, issuer }));
-    },
+    beforeCreate: (intent) => runner.track(recordAndRead(settings, intent)),
     created: (idempotencyKey, orderId, reading) =>
       quietly('record', async () => {
         const now = settings.now();
@@ -99,22 +114,58 @@ export function relayJournal(
         void runner.deliverNow();
       }),
     recall: async (idempotencyKey) => {
-      const entry = await runner.track(journal.get(idempotencyKey));
-      const order = entry && (await runner.track(journal.readOrder({ idempotencyKey })));
-      return recalled(entry, order);
+      const attempt = await runner.track(journal.readAttempt({ idempotencyKey }));
+      return attempt && heldAttempt(attempt);
     },
   };
 }
 
-function recalled(
-  entry: JournalEntry | undefined,
-  order: JournalOrder | undefined,
-): RecalledCreate | undefined {
-  if (entry === undefined || order === undefined) return undefined;
+/** How many times a create records its intent when the row it met went away meanwhile. */
+const RECORD_TRIES = 3;
+
+/**
+ * Records `intent`, then reads what the journal holds under its key, or, when
+ * another attempt holds the checkout's prompt to the number, that attempt
+ * while it is open. A row that goes between the two (a create refused for
+ * good, a prompt's order settled) is recorded over again.
+ */
+async function recordAndRead(
+  settings: FulfilmentSettings,
+  intent: AttemptIntent,
+): Promise<RecordedIntent | undefined> {
+  const { journal } = settings;
+  const { idempotencyKey, promptKey, ...kept } = intent;
+  const prompt =
+    promptKey === undefined ? undefined : { key: promptKey, openForMs: settings.approvalWindowMs };
+  for (let tries = 0; tries < RECORD_TRIES; tries++) {
+    await journal.recordIntent({
+      ...kept,
+      idempotencyKey,
+      resendInMs: settings.createGraceMs,
+      ...(prompt ? { prompt } : {}),
+    });
+    const own = await journal.readAttempt({ idempotencyKey });
+    if (own) {
+      const attempt = heldAttempt(own);
+      return attempt && { holds: 'key', attempt };
+    }
+    const holder = prompt && (await journal.readAttempt({ promptKey: prompt.key }));
+    const attempt = holder && holder.entry.phase !== 'settled' ? heldAttempt(holder) : undefined;
+    if (attempt) return { holds: 'prompt', attempt };
+  }
+  throw new Error('The journal kept neither this intent nor the one in its way.');
+}
+
+function heldAttempt({ entry, order, attemptDigest }: JournalAttempt): HeldAttempt | undefined {
   const { reference, metadata, lineItems, amount } = order;
   const details = { reference, metadata, lineItems, amount };
-  if (entry.phase === 'creating') return { kind: 'unanswered', createBody: entry.createBody, details };
+  const { idempotencyKey } = entry;
+  const common = { idempotencyKey, details, attemptDigest };
+  if (entry.phase === 'creating') {
+    const serviceKey = entry.serviceKey ?? idempotencyKey;
+    return { ...common, kind: 'unanswered', createBody: entry.createBody, serviceKey };
+  }
   // A create the watcher gave up on unanswered keeps neither an order nor its body: nothing to replay.
   if (entry.orderId === null) return undefined;
-  return { kind: 'created', orderId: entry.orderId, issuer: order.issuer, details };
+  return { ...common, kind: 'created', orderId: entry.orderId, issuer: order.issuer };
 }

@@ -2,10 +2,19 @@
  * The relay's create handler (contract §3), top to bottom: checks the
  * shopper's idempotency key and intent, prices the cart on the server,
  * records the create in the journal with what it is for (the line items,
- * the merchant's reference and metadata: contract §6), creates the order
- * under the merchant-scoped key, reports `order_created`, and answers status
- * fields, the amount charged, the merchant's reference and a lookup token
- * only. Every refusal is thrown, for the route to answer.
+ * the merchant's reference and metadata: contract §6) and a keyed digest of
+ * what the attempt is (the cart, the name, the number, the network), creates
+ * the order under a key bound to that digest, reports `order_created`, and
+ * answers status fields, the amount charged, the merchant's reference and a
+ * lookup token only. Every refusal is thrown, for the route to answer.
+ *
+ * The journal's intent is the only thing the service is charged for: once
+ * recorded, the journal is read back, and a create whose digest differs from
+ * the one it holds under the key is the `422` of a reused key, before the
+ * service is called, however two creates race; one whose digest is the same
+ * sends the body the journal recorded first, not its own. A create for a
+ * checkout (its reference) that already has an open order to the same number
+ * answers that order rather than sending the phone a second prompt.
  *
  * A cart `priceCart` refuses (a CartError) is a `400` for a new attempt. But
  * the element resends the very request of an attempt whose earlier tries went
@@ -13,11 +22,10 @@
  * sold out: the shopper would see the cart error on every retry while the
  * payment prompt is live on their phone. With a journal the relay remembers
  * those tries (contract §6), so it answers the retry as the create would have:
- * the known order, or the recorded create sent again under the same key (the
- * service replays its first answer, or creates it now: the very create the
- * earlier try meant), to the same shopper only: the same key with another
- * name, number or network is the service's `422`, whatever the cart. Without
- * a journal the relay has no memory: the `400` stands.
+ * the known order, or the recorded create sent again (the service replays its
+ * first answer, or creates it now: the very create the earlier try meant), to
+ * the same attempt only. Without a journal the relay has no memory: the `400`
+ * stands.
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
@@ -34,7 +42,12 @@ import {
 } from '../../shared/wire.js';
 import { orderCreatedEvent } from '../events/order-created.js';
 import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
-import { NO_JOURNAL, type RecalledCreate, type RelayJournal } from '../fulfilment/relay-journal.js';
+import {
+  type HeldAttempt,
+  NO_JOURNAL,
+  type RecordedIntent,
+  type RelayJournal,
+} from '../fulfilment/relay-journal.js';
 import { chargedAmount, serviceReadingOf } from '../fulfilment/service-reading.js';
 import { isRefusedForGood } from '../fulfilment/service-trouble.js';
 import type { OrderAmount, OrderDetails } from '../journal/journal.js';
@@ -61,8 +74,19 @@ interface CreateContext {
   journal: RelayJournal;
   /** What the runtime knows of the connection: its `signal` says the shopper left. */
   connection: ConnectionInfo | undefined;
-  /** The merchant-scoped key (contract §3): the same on every try of the attempt. */
+  /** The merchant-scoped key (contract §3) the journal files the attempt under: the same on every try. */
   idempotencyKey: string;
+  /** The key the service is called with: the scoped key bound to the attempt's digest. */
+  serviceKey: string;
+  /** The keyed digest of what this request's attempt is: its cart, name, number and network. */
+  attemptDigest: string;
+  intent: CheckoutIntent;
+}
+
+/** What this request would create: the service's body and what it is for. */
+interface OwnCreate {
+  createBody: ServiceCreateBody;
+  details: OrderDetails;
 }
 
 /** `POST` create-url; throws for every refusal. `journal` records the create first when there is one. */
@@ -72,23 +96,72 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     const shopperKey = shopperKeyOf(request);
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
     const priced = await price(config, intent, request);
-    const idempotencyKey = await config.scopeIdempotencyKey(shopperKey);
-    const context: CreateContext = { config, journal, connection, idempotencyKey };
-    if (!priced.ok) return answerRefusedCart(context, intent, priced.refusal);
-    const slot = await takePromptSlot(config, intent.customer_data.phone_number, idempotencyKey);
-    const { lineItems, reference, metadata } = priced.cart;
-    const createBody: ServiceCreateBody = {
-      execute_payment: true,
-      customer_data: intent.customer_data,
-      payment_method_data: intent.payment_method_data,
-      line_items: lineItems,
+    const attemptDigest = await config.attemptDigests.attemptDigestOf(intent);
+    const context: CreateContext = {
+      config,
+      journal,
+      connection,
+      idempotencyKey: await config.scopeIdempotencyKey(shopperKey),
+      serviceKey: await config.serviceKeyOf(shopperKey, attemptDigest),
+      attemptDigest,
+      intent,
     };
-    const details: OrderDetails = { reference, metadata, lineItems, amount: lineItemsTotal(lineItems) };
+    if (!priced.ok) return answerRefusedCart(context, priced.refusal);
+    const { lineItems, reference, metadata } = priced.cart;
+    const own: OwnCreate = {
+      createBody: {
+        execute_payment: true,
+        customer_data: intent.customer_data,
+        payment_method_data: intent.payment_method_data,
+        line_items: lineItems,
+      },
+      details: { reference, metadata, lineItems, amount: lineItemsTotal(lineItems) },
+    };
+    // Counted per attempt, so a retry is free and another body under the same key is not.
+    const slot = await takePromptSlot(config, intent.customer_data.phone_number, context.serviceKey);
     return withPromptSlot(slot, async () => {
-      await recordIntent(context, createBody, details);
-      return createAndAnswer(context, createBody, details);
+      const recorded = await recordIntent(context, own);
+      return answerRecorded(context, recorded, own, slot);
     });
   };
+}
+
+/**
+ * The answer once the intent is recorded, from what the journal holds: this
+ * create's own intent is sent; an earlier try's of the same attempt is sent
+ * (or its order answered) as the journal recorded it; another attempt under
+ * the key is a `422`; another attempt's open prompt to this number is
+ * answered with its order. `slot` goes back whenever this create sends no
+ * prompt of its own.
+ */
+async function answerRecorded(
+  context: CreateContext,
+  recorded: RecordedIntent | undefined,
+  own: OwnCreate,
+  slot: PromptSlot,
+): Promise<Response> {
+  if (recorded === undefined) return createAndAnswer(context, own.createBody, own.details);
+  const { holds, attempt } = recorded;
+  // Journalled before digests were kept: sent as before, under the key the service knows it by.
+  if (holds === 'key' && attempt.attemptDigest === null)
+    return createAndAnswer({ ...context, serviceKey: context.idempotencyKey }, own.createBody, own.details);
+  if (holds === 'key' && attempt.attemptDigest !== context.attemptDigest) {
+    await slot.release();
+    throw idempotencyKeyReused();
+  }
+  // Only this create's own new intent sends a prompt of its own; the attempt's earlier try counted one.
+  if (holds === 'prompt' || attempt.kind === 'created') await slot.release();
+  return answerAttempt(context, attempt);
+}
+
+/** The answer of an attempt the journal holds: its order as the service has it now, or its recorded create sent. */
+function answerAttempt(context: CreateContext, attempt: HeldAttempt): Promise<Response> {
+  const { idempotencyKey, details } = attempt;
+  if (attempt.kind === 'created') return answerKnownOrder({ ...context, idempotencyKey }, attempt);
+  const { serviceKey } = attempt;
+  // Written by the relay itself from a checked intent; JSON keeps it as it was.
+  const createBody = attempt.createBody as ServiceCreateBody;
+  return createAndAnswer({ ...context, idempotencyKey, serviceKey }, createBody, details);
 }
 
 /** Runs a create that counted `slot`, and gives the slot back when the create surely sent no prompt. */
@@ -161,15 +234,23 @@ async function price(
   throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason, field: checked.field });
 }
 
-/** Writes the create, what it is for and its network to the journal before the service hears of it; a journal that fails refuses the create. */
-async function recordIntent(
-  { journal, idempotencyKey }: CreateContext,
-  createBody: ServiceCreateBody,
-  details: OrderDetails,
-): Promise<void> {
+/**
+ * Writes the create, what it is for, its network and its digest to the
+ * journal before the service hears of it, and reads back what the journal
+ * holds; a journal that fails refuses the create.
+ */
+async function recordIntent(context: CreateContext, { createBody, details }: OwnCreate) {
+  const { config, journal, idempotencyKey, serviceKey, attemptDigest } = context;
   const { issuer } = createBody.payment_method_data.mobile_money;
+  const promptKey =
+    details.reference === null
+      ? undefined
+      : await config.attemptDigests.promptKeyOf(details.reference, createBody.customer_data.phone_number);
   try {
-    await journal.beforeCreate(idempotencyKey, createBody, details, issuer);
+    return await journal.beforeCreate({
+      ...{ idempotencyKey, createBody, details, issuer, attemptDigest, serviceKey },
+      ...(promptKey === undefined ? {} : { promptKey }),
+    });
   } catch (error) {
     throw journalUnavailable(error);
   }
@@ -181,11 +262,11 @@ async function createAndAnswer(
   createBody: ServiceCreateBody,
   details: OrderDetails,
 ): Promise<Response> {
-  const { config, journal, connection, idempotencyKey } = context;
+  const { config, journal, connection, idempotencyKey, serviceKey } = context;
   let answer: OrderCreateResult;
   try {
     // No abort when the browser leaves: the create runs to its end, so the retry finds it replayable.
-    answer = await config.client.orders.create(createBody, { idempotencyKey });
+    answer = await config.client.orders.create(createBody, { idempotencyKey: serviceKey });
   } catch (error) {
     // A service failure is the route's to answer and report (`upstream_error`).
     await journal.createFailed(idempotencyKey, error);
@@ -222,13 +303,9 @@ async function answerOrder(
 }
 
 /** The answer to a create whose cart was refused with `refusal`: an earlier try's order, or `refusal`. */
-async function answerRefusedCart(
-  context: CreateContext,
-  intent: CheckoutIntent,
-  refusal: HttpError,
-): Promise<Response> {
-  const { config, journal, idempotencyKey } = context;
-  let earlier: RecalledCreate | undefined;
+async function answerRefusedCart(context: CreateContext, refusal: HttpError): Promise<Response> {
+  const { journal, idempotencyKey } = context;
+  let earlier: HeldAttempt | undefined;
   try {
     earlier = await journal.recall(idempotencyKey);
   } catch (error) {
@@ -236,40 +313,69 @@ async function answerRefusedCart(
     throw journalUnavailable(error);
   }
   if (earlier === undefined) throw refusal;
-  if (earlier.kind === 'created') return answerKnownOrder(context, intent, earlier, refusal);
-  // Written by the relay itself from a checked intent; JSON keeps it as it was.
-  const createBody = earlier.createBody as ServiceCreateBody;
-  // The same key with other shopper details is not a retry of that attempt: the service's 422.
-  if (!sameShopper(createBody, intent)) throw idempotencyKeyReused();
-  // Counted under the attempt's key: free when the earlier try was counted in the window, as it was.
-  const slot = await takePromptSlot(config, createBody.customer_data.phone_number, idempotencyKey);
-  return withPromptSlot(slot, () => createAndAnswer(context, createBody, earlier.details));
+  if (earlier.attemptDigest === null) return answerUndigested(context, earlier, refusal);
+  if (earlier.attemptDigest !== context.attemptDigest) throw idempotencyKeyReused();
+  if (earlier.kind === 'created') return answerKnownOrder(context, earlier);
+  return withAttemptSlot(context, earlier, () => answerAttempt(context, earlier));
+}
+
+/** Runs the resend of an earlier try's create, counted as that try was: free when it was counted in the window. */
+async function withAttemptSlot(
+  { config }: CreateContext,
+  earlier: HeldAttempt & { kind: 'unanswered' },
+  resend: () => Promise<Response>,
+): Promise<Response> {
+  const { customer_data } = earlier.createBody as ServiceCreateBody;
+  const slot = await takePromptSlot(config, customer_data.phone_number, earlier.serviceKey);
+  return withPromptSlot(slot, resend);
 }
 
 /**
- * The order an earlier try created, as the service has it now, answered as a
- * replay of that create: only to the shopper it is for, by the network the
- * journal recorded (the service's order shows none) and the name and number
- * on the service's order (its customer); `refusal` when the order shows no
- * customer, as without a journal.
+ * A refused cart's retry for an attempt journalled before digests were kept:
+ * the same shopper is told by the recorded body's name, number and network,
+ * or by the network the journal kept and the customer on the service's order
+ * (`refusal` when the order shows none, as without a journal).
  */
-async function answerKnownOrder(
-  { config, journal, idempotencyKey }: CreateContext,
-  intent: CheckoutIntent,
-  { orderId, issuer, details }: { orderId: string; issuer: string | null; details: OrderDetails },
+async function answerUndigested(
+  context: CreateContext,
+  earlier: HeldAttempt,
   refusal: HttpError,
 ): Promise<Response> {
+  const { config, intent } = context;
+  if (earlier.kind === 'unanswered') {
+    const createBody = earlier.createBody as ServiceCreateBody;
+    // The same key with other shopper details is not a retry of that attempt: the service's 422.
+    if (!sameShopper(createBody, intent)) throw idempotencyKeyReused();
+    return withAttemptSlot(context, earlier, () => answerAttempt(context, earlier));
+  }
   // A row journalled before networks were kept has none: name and number decide alone.
-  if (issuer !== null && issuer !== intent.payment_method_data.mobile_money.issuer)
+  if (earlier.issuer !== null && earlier.issuer !== intent.payment_method_data.mobile_money.issuer)
     throw idempotencyKeyReused();
-  const { order } = await config.client.orders.lookup(orderId);
+  const { order } = await config.client.orders.lookup(earlier.orderId);
   if (!order.customer) throw refusal;
   if (!isOrderOf(order.customer, intent)) throw idempotencyKeyReused();
-  // A final status settles the order in the journal, as a browser's lookup does.
-  await journal.lookedUp(orderId, serviceReadingOf(order));
+  return answerLookedUp(context, order, earlier.details);
+}
+
+/** The order an earlier try created (or another attempt's open prompt made), as the service has it now, answered as a replay of its create. */
+async function answerKnownOrder(
+  context: CreateContext,
+  { orderId, details }: { orderId: string; details: OrderDetails },
+): Promise<Response> {
+  const { order } = await context.config.client.orders.lookup(orderId);
+  return answerLookedUp(context, order, details);
+}
+
+/** Answers `order`, just looked up, as a replay of its create; a final status settles it in the journal, as a browser's lookup does. */
+async function answerLookedUp(
+  { config, journal, intent, idempotencyKey }: CreateContext,
+  order: OrderWithPayment,
+  details: OrderDetails,
+): Promise<Response> {
+  await journal.lookedUp(order.id, serviceReadingOf(order));
   const amount = chargedAmount(order, details);
-  // The journal dropped the shopper's details once the order was known: this try's are the same shopper's.
-  const customer = intent.customer_data;
+  // The journal dropped the shopper's details once the order was known: the service's order has them.
+  const customer = order.customer ?? intent.customer_data;
   config.reporter.emit(
     orderCreatedEvent({ order, replayed: true, amount, customer, details, idempotencyKey, source: 'create' }),
   );

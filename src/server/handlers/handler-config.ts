@@ -6,7 +6,8 @@
 import type { LimitsConfig } from '../limits/relay-limits.js';
 import type { PriceCart } from '../pricing/priced-cart.js';
 import type { ServiceClient } from '../service-client/service-client.js';
-import type { IdempotencyScope } from '../tokens/idempotency-scope.js';
+import type { AttemptDigests } from '../tokens/attempt-digest.js';
+import type { IdempotencyScope, ServiceKeyScope } from '../tokens/idempotency-scope.js';
 import type { LookupTokens } from '../tokens/lookup-token.js';
 
 /** Largest body the relay reads (contract §3: `413` above 16 KiB). */
@@ -18,4 +19,8 @@ export interface HandlerConfig extends LimitsConfig {
   readonly priceCart: PriceCart;
   readonly lookupTokens: LookupTokens;
   readonly scopeIdempotencyKey: IdempotencyScope;
+  /** The key the service sees for one attempt: the shopper's key bound to the attempt's digest. */
+  readonly serviceKeyOf: ServiceKeyScope;
+  /** Keyed digests of an attempt and of one checkout's prompts to one number. */
+  readonly attemptDigests: AttemptDigests;
 }

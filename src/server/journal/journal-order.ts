@@ -8,8 +8,15 @@
  * so that a retry's recall answers the same shopper only.
  */
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
-import type { JournalOrder, JournalOutcome, OrderDetails, ServiceReading } from './journal.js';
-import type { JournalRow } from './journal-row.js';
+import type {
+  CreateIntent,
+  JournalAttempt,
+  JournalOrder,
+  JournalOutcome,
+  OrderDetails,
+  ServiceReading,
+} from './journal.js';
+import { type JournalRow, rowToEntry } from './journal-row.js';
 
 /** Most orders `ordersByReference` reads: one checkout's attempts are a handful. */
 export const MAX_ORDERS_PER_REFERENCE = 100;
@@ -58,5 +65,19 @@ export function rowToOrder(row: JournalRow): JournalOrder {
     createdAt: Number(row.created_at),
     settledAt: settled ? toNumberOrNull(row.settled_at) : null,
     deliveredAt: toNumberOrNull(row.delivered_at),
+  };
+}
+
+/** The attempt a row holds: its entry, its order and its digest. */
+export function rowToAttempt(row: JournalRow): JournalAttempt {
+  return { entry: rowToEntry(row), order: rowToOrder(row), attemptDigest: row.attempt_digest ?? null };
+}
+
+/** The columns of an intent's attempt: its digest, its service key and the prompt it holds. */
+export function attemptColumns(intent: Pick<CreateIntent, 'attemptDigest' | 'serviceKey' | 'prompt'>) {
+  return {
+    attempt_digest: intent.attemptDigest ?? null,
+    service_key: intent.serviceKey ?? null,
+    prompt_key: intent.prompt?.key ?? null,
   };
 }

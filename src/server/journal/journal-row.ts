@@ -44,6 +44,12 @@ export interface JournalRow {
   failure_code: string | null;
   /** From schema version 4: the mobile-money network of the checkout (issuer code), `null` on older rows. */
   issuer: string | null;
+  /** From schema version 5: the keyed digest of the attempt (cart, name, number, network), `null` on older rows. */
+  attempt_digest: string | null;
+  /** From schema version 5: the key the service knows the create by; `null` on older rows, whose key is `idempotency_key`. */
+  service_key: string | null;
+  /** From schema version 5: the keyed digest of the checkout's reference and number while this row holds its prompt. */
+  prompt_key: string | null;
 }
 
 /** The longest failure description kept: enough to tell errors apart, too short to hold a record. */
@@ -79,6 +85,7 @@ export function rowToEntry(row: JournalRow): JournalEntry {
       phase: 'creating',
       createBody: body,
       dueAt: toNumber(requireValue(row.due_at, 'due_at', row.phase)),
+      ...(row.service_key ? { serviceKey: row.service_key } : {}),
     };
   }
   if (row.phase === 'watching') {

@@ -49,10 +49,15 @@ function claim(due: string, dialect: SqlDialect): string {
 
 function journalStatementsIn(dialect: SqlDialect) {
   return {
+    // No target: a row under the key, or one holding the prompt key, keeps this intent out.
     insertIntent: `INSERT INTO ${TABLE} (idempotency_key, phase, create_body, created_at, due_at,
-      reference, metadata, line_items, amount_currency, amount_value, issuer)
-      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3, $4, $5, $6, $7, $8, $9)
-      ON CONFLICT (idempotency_key) DO NOTHING`,
+      reference, metadata, line_items, amount_currency, amount_value, issuer,
+      attempt_digest, service_key, prompt_key)
+      VALUES ($1, 'creating', $2, ${NOW}, ${NOW} + $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      ON CONFLICT DO NOTHING`,
+    releasePrompt: `UPDATE ${TABLE} SET prompt_key = NULL
+      WHERE prompt_key = $1 AND (phase = 'settled' OR created_at <= ${NOW} - $2)`,
+    attemptByPrompt: `SELECT * FROM ${TABLE} WHERE prompt_key = $1`,
     createdWatching: `UPDATE ${TABLE} SET phase = 'watching', create_body = NULL, order_id = $2,
       payment_status = $3, due_at = ${NOW} + $4, ${RELEASE},
       ${serviceTotal('$5', '$6')} WHERE idempotency_key = $1 AND phase = 'creating'`,

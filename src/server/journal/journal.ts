@@ -48,6 +48,8 @@ export interface CreatingEntry extends JournalEntryBase {
   createBody: CreateRequestBody;
   /** When the watcher may resend the create, if the relay has not recorded an answer by then. */
   dueAt: number;
+  /** The idempotency key the service knows this create by; absent: `idempotencyKey` (journalled before keys were bound to the attempt). */
+  serviceKey?: string;
 }
 
 /** The service created the order; the payer has not settled it yet. */
@@ -145,6 +147,24 @@ export interface CreateIntent {
   details?: OrderDetails;
   /** The mobile-money network (issuer code: `mtn`, `telecel`, `at`); kept, unlike the body, until the order is pruned. */
   issuer?: string;
+  /** The keyed digest of what identifies the attempt (cart, name, number, network); kept until the order is pruned. */
+  attemptDigest?: string;
+  /** The idempotency key the service is called with for this create; absent: `idempotencyKey`. */
+  serviceKey?: string;
+  /**
+   * The checkout's prompt to one number (a keyed digest of its reference and
+   * the number): no intent is recorded while another row holds it, settled
+   * rows and rows older than `openForMs` giving it up first.
+   */
+  prompt?: { key: string; openForMs: number };
+}
+
+/** One attempt as the journal holds it: its entry, its order, and the digest of what it is. */
+export interface JournalAttempt {
+  entry: JournalEntry;
+  order: JournalOrder;
+  /** The keyed digest recorded with the intent; `null` for an attempt journalled before digests were kept. */
+  attemptDigest: string | null;
 }
 
 /** What the service answered to a create (or to its replay). */
@@ -212,6 +232,8 @@ export interface Journal extends LookupJournal {
   recordDeliveryFailure(idempotencyKey: string, owner: string, failure: DeliveryFailure): Promise<boolean>;
   /** The entry for a key, or `undefined`. */
   get(idempotencyKey: string): Promise<JournalEntry | undefined>;
+  /** The attempt under a key, or the one holding a prompt key (`CreateIntent.prompt`); `undefined` when none. */
+  readAttempt(by: { idempotencyKey: string } | { promptKey: string }): Promise<JournalAttempt | undefined>;
   /** The newest orders first: ids, statuses and delivery times only. */
   listRecent(limit: number): Promise<FulfilmentSummary[]>;
   /** One order with what it was for, by its order id or its key; `undefined` when the journal has none. */

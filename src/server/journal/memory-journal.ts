@@ -19,7 +19,7 @@ import type {
   ServiceReading,
   SettledEntry,
 } from './journal.js';
-import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
+import { attemptColumns, detailsColumns, readingColumns, rowToAttempt, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
   fulfilmentSummary,
@@ -59,9 +59,12 @@ export class MemoryJournal implements Journal {
     this.#clock = clock;
   }
 
-  async recordIntent({ idempotencyKey, createBody, resendInMs, ...kept }: CreateIntent): Promise<void> {
-    if (this.#open().has(idempotencyKey)) return;
+  async recordIntent(intent: CreateIntent): Promise<void> {
+    const { idempotencyKey, createBody, resendInMs, prompt, ...kept } = intent;
     const now = this.#clock.now();
+    if (prompt) this.#releasePrompt(prompt.key, now - Math.round(prompt.openForMs));
+    if (this.#open().has(idempotencyKey)) return;
+    if (prompt && this.#byPromptKey(prompt.key)) return;
     this.#rows.set(idempotencyKey, {
       idempotency_key: idempotencyKey,
       phase: 'creating',
@@ -79,6 +82,7 @@ export class MemoryJournal implements Journal {
       ...detailsColumns(kept.details),
       failure_code: null,
       issuer: kept.issuer ?? null,
+      ...attemptColumns(intent),
     });
   }
 
@@ -197,6 +201,11 @@ export class MemoryJournal implements Journal {
     return row && rowToEntry(row);
   }
 
+  async readAttempt(by: { idempotencyKey: string } | { promptKey: string }) {
+    const row = 'promptKey' in by ? this.#byPromptKey(by.promptKey) : this.#open().get(by.idempotencyKey);
+    return row && rowToAttempt(row);
+  }
+
   async listRecent(limit: number): Promise<FulfilmentSummary[]> {
     return [...this.#open().values()]
       .filter((row) => row.order_id !== null)
@@ -273,6 +282,17 @@ export class MemoryJournal implements Journal {
   #open(): Map<string, JournalRow> {
     if (this.#closed) throw new Error('The journal is closed.');
     return this.#rows;
+  }
+
+  #byPromptKey(promptKey: string): JournalRow | undefined {
+    for (const row of this.#open().values()) if (row.prompt_key === promptKey) return row;
+    return undefined;
+  }
+
+  /** Frees a prompt key held by a settled row or one created at or before `openSince`, as the SQL stores do. */
+  #releasePrompt(promptKey: string, openSince: number): void {
+    const row = this.#byPromptKey(promptKey);
+    if (row && (row.phase === 'settled' || Number(row.created_at) <= openSince)) row.prompt_key = null;
   }
 
   #byOrderId(orderId: string): (JournalRow & Partial<LookupColumns>) | undefined {

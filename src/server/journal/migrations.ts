@@ -123,6 +123,22 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
     // body, for the row's life. Rows journalled before have none.
     statements: ['ALTER TABLE pay_checkout_journal ADD COLUMN issuer TEXT'],
   },
+  {
+    version: 5,
+    description:
+      "Each attempt's keyed digest and service key, and the open prompt of one checkout to one number",
+    // Keyed HMACs (tokens/attempt-digest.ts), neither a name nor a number: kept for the row's life,
+    // so a retry with another cart or shopper is told apart after the create body is gone. A prompt
+    // key is held by one row at a time; a create for the same checkout and number releases it from a
+    // settled row or one past its approval window before it records its own.
+    statements: [
+      'ALTER TABLE pay_checkout_journal ADD COLUMN attempt_digest TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN service_key TEXT',
+      'ALTER TABLE pay_checkout_journal ADD COLUMN prompt_key TEXT',
+      `CREATE UNIQUE INDEX pay_checkout_journal_prompt ON pay_checkout_journal (prompt_key)
+        WHERE prompt_key IS NOT NULL`,
+    ],
+  },
 ];
 
 /** The newest version this library knows. */

@@ -17,7 +17,7 @@ import type {
   ServiceReading,
   SettledEntry,
 } from './journal.js';
-import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
+import { attemptColumns, detailsColumns, readingColumns, rowToAttempt, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
   fulfilmentSummary,
@@ -146,11 +146,15 @@ function recordingSteps(
   erasing: (name: JournalStatementName, params: SqlValue[]) => Promise<boolean>,
 ) {
   return {
-    async recordIntent({ idempotencyKey, createBody, resendInMs, details, issuer }: CreateIntent) {
+    async recordIntent(intent: CreateIntent) {
+      const { idempotencyKey, createBody, resendInMs, details, issuer, prompt } = intent;
       const { reference, metadata, line_items, amount_currency, amount_value } = detailsColumns(details);
+      const { attempt_digest, service_key, prompt_key } = attemptColumns(intent);
+      if (prompt) await run.execute('releasePrompt', [prompt.key, ms(prompt.openForMs)]);
       await run.execute('insertIntent', [
         ...[idempotencyKey, JSON.stringify(createBody), ms(resendInMs)],
         ...[reference, metadata, line_items, amount_currency, amount_value, issuer ?? null],
+        ...[attempt_digest, service_key, prompt_key],
       ]);
     },
     async recordCreated(idempotencyKey: string, answer: CreateAnswer) {
@@ -180,6 +184,13 @@ function reads(run: Runner) {
     async get(idempotencyKey: string): Promise<JournalEntry | undefined> {
       const [row] = await run.query('get', [idempotencyKey]);
       return row && rowToEntry(row);
+    },
+    async readAttempt(by: { idempotencyKey: string } | { promptKey: string }) {
+      const [row] =
+        'promptKey' in by
+          ? await run.query('attemptByPrompt', [by.promptKey])
+          : await run.query('get', [by.idempotencyKey]);
+      return row && rowToAttempt(row);
     },
     async listRecent(limit: number): Promise<FulfilmentSummary[]> {
       return (await run.query('listRecent', [limit])).map(fulfilmentSummary);

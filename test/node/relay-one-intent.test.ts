@@ -1,0 +1,94 @@
+/**
+ * The journal's intent is the only thing the service is charged for, one try
+ * after another: a first try whose create never reached the service (502),
+ * retried under the same Idempotency-Key with another cart, name and number,
+ * is the `422` of a reused key before the service is called; the first try's
+ * create is what is sent, and what `relay.orders.get` says is what the
+ * service charged. Real relay, real sandbox over loopback behind a real fault
+ * proxy, real `memory:` and SQLite file journals.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { Journal } from '../../src/server/index.js';
+import { createAnswerSchema } from '../../src/shared/wire.js';
+import { customerPayingFrom } from '../fixtures/checkout-data.js';
+import { startFaultProxy } from '../fixtures/fault-proxy.js';
+import { freshJournal } from '../fixtures/fulfilment.js';
+import { CLIENT, createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
+
+const { sandbox, relayWith, served } = relayStack();
+
+/** A relay on `journal` whose service is behind a proxy the test takes offline. */
+async function relayBehindProxy(journal: Journal) {
+  const proxy = await startFaultProxy(await served());
+  after(() => proxy.close());
+  const relay = relayWith({
+    baseUrl: proxy.url,
+    fetch: fetch,
+    rateLimit: false,
+    journal,
+    onPaid: () => undefined,
+    watch: { ticks: false },
+  });
+  after(() => relay.close());
+  return { proxy, relay };
+}
+
+const FIVE_TOTES = intent({
+  ...customerPayingFrom('0241120001'),
+  cart: { items: [{ sku: 'tote', quantity: 5 }] },
+});
+const ONE_SCARF = intent({
+  ...customerPayingFrom('0241120002', 'Kofi Boateng'),
+  cart: { items: [{ sku: 'scarf', quantity: 1 }] },
+});
+
+for (const store of ['memory:', 'sqlite:'] as const) {
+  describe(`a retry under one key with another cart, name and number (${store})`, () => {
+    it('after a 502: 422 before the service is called, and the first try’s cart is the one charged', async () => {
+      const { proxy, relay } = await relayBehindProxy(await freshJournal(store));
+      const key = crypto.randomUUID();
+      const before = sandbox.createdOrderCount;
+      proxy.setOffline(true);
+      assert.equal((await relay.create(createRequest(FIVE_TOTES, { key }), CLIENT)).status, 502);
+      proxy.setOffline(false);
+      const calls = proxy.requests.length;
+      const other = await relay.create(createRequest(ONE_SCARF, { key }), CLIENT);
+      assert.equal(other.status, 422);
+      assert.equal((await errorOf(other)).code, 'idempotency_key_reused');
+      assert.equal(proxy.requests.length, calls, 'the service never heard of the second cart');
+      assert.equal(sandbox.createdOrderCount, before);
+      // The first try's own retry creates its order: five totes, charged and recorded alike.
+      const retried = await relay.create(createRequest(FIVE_TOTES, { key }), CLIENT);
+      assert.equal(retried.status, 200);
+      const { order } = createAnswerSchema.parse(await retried.json());
+      assert.equal(order.amount?.value, 62_500);
+      const known = await relay.orders.get(order.id);
+      assert.equal(known?.amount?.value, 62_500);
+      assert.equal(known?.lineItems[0]?.product.quantity, 5);
+      assert.equal(sandbox.createdOrderCount - before, 1);
+    });
+
+    it('once the order is known: another cart, name or number under its key is still 422', async () => {
+      const { proxy, relay } = await relayBehindProxy(await freshJournal(store));
+      const key = crypto.randomUUID();
+      const first = await relay.create(createRequest(FIVE_TOTES, { key }), CLIENT);
+      const { order } = createAnswerSchema.parse(await first.json());
+      const calls = proxy.requests.length;
+      const otherCart = intent({
+        ...customerPayingFrom('0241120001'),
+        cart: { items: [{ sku: 'tote', quantity: 1 }] },
+      });
+      for (const body of [ONE_SCARF, otherCart]) {
+        const answer = await relay.create(createRequest(body, { key }), CLIENT);
+        assert.equal(answer.status, 422);
+      }
+      assert.equal(proxy.requests.length, calls, 'no call to the service');
+      // The same cart with its keys in another order is the same attempt.
+      const reordered = { ...FIVE_TOTES, cart: { items: [{ quantity: 5, sku: 'tote' }] } };
+      const again = await relay.create(createRequest(reordered, { key }), CLIENT);
+      assert.equal(again.status, 200);
+      assert.equal(createAnswerSchema.parse(await again.json()).order.id, order.id);
+    });
+  });
+}
