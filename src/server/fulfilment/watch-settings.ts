@@ -94,6 +94,11 @@ export interface FulfilmentSettings {
    * something waits on them.
    */
   readonly deliveryTimers: WatchTimers;
+  /**
+   * The clocks a lease's elapsed time is read on: the runtime's monotonic
+   * one, and the merchant's `clock` when one was given.
+   */
+  readonly elapsedClocks: readonly (() => number)[];
   /** This process's name in leases: unique, so two processes never hold one order. */
   readonly owner: string;
 }
@@ -156,6 +161,9 @@ export function resolveFulfilmentSettings(
     now: () => clock.now(),
     timers: ticksOf(watch.ticks, owner) ? clock : undefined,
     deliveryTimers: options.clock === undefined ? waitingTimers : clock,
+    elapsedClocks: Object.freeze(
+      options.clock === undefined ? [monotonicNow] : [monotonicNow, () => clock.now()],
+    ),
     owner: `relay-${crypto.randomUUID()}`,
   });
 }
@@ -171,6 +179,9 @@ function ticksOf(ticks: unknown, owner: string): boolean {
   if (typeof ticks === 'boolean') return ticks;
   throw new TypeError(`${owner}: watch.ticks must be true or false.`);
 }
+
+/** Milliseconds on the runtime's monotonic clock: it never jumps, and a paused process finds it moved on. */
+const monotonicNow = () => performance.now();
 
 /** The runtime's timers, as they are: a `tick()` or `close()` awaited in a script keeps its process alive. */
 const waitingTimers: WatchTimers = {
