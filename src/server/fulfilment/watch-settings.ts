@@ -74,7 +74,10 @@ export type WatchTimers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
 /** Everything the watcher and delivery read, checked. */
 export interface FulfilmentSettings {
+  /** The journal the watcher and the deliveries use: on connections of their own where the store has a pool. */
   readonly journal: Journal;
+  /** The journal as the merchant gave it, for shoppers' requests and `relay.orders`. */
+  readonly requestJournal: Journal;
   readonly callbacks: Readonly<Record<'paid' | 'failed' | 'expired', FulfilmentCallback | undefined>>;
   readonly intervalMs: number;
   readonly approvalWindowMs: number;
@@ -138,7 +141,8 @@ export function resolveFulfilmentSettings(
   }
   const watch = options.watch ?? {};
   return Object.freeze({
-    journal,
+    journal: journal.watcherConnections?.() ?? journal,
+    requestJournal: journal,
     callbacks: Object.freeze({ paid: options.onPaid, failed: options.onFailed, expired: options.onExpired }),
     intervalMs: Math.min(
       MAX_WATCH_INTERVAL_MS,
