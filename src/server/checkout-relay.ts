@@ -75,7 +75,8 @@ export function assembleCheckoutRelay(
     clock: config.clock,
     reporter: config.reporter,
     shared: settings && {
-      journal: settings.journal,
+      journal: settings.requestJournal,
+      watcherJournal: settings.journal,
       intervalMs: settings.intervalMs,
       track: (work) => tracking.by?.track(work) ?? work,
     },

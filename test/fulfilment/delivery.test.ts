@@ -195,6 +195,58 @@ describe('delivery', () => {
     });
   }
 
+  it('calls no callback when the lease ran out by the clock while no timer fired (a paused process), and delivers the order once later', async () => {
+    const LEASE_MS = 12_000;
+    const manual = manualTimers();
+    let calls = 0;
+    const stack = await fulfilmentStack(
+      'memory:',
+      {
+        onPaid: () => {
+          calls += 1;
+        },
+        watch: { leaseMs: LEASE_MS },
+      },
+      manual.timers,
+    );
+    const asked = gate();
+    const answer = gate();
+    // The delivery's read, after its claim: the last step before the callback.
+    const claimUndelivered = stack.journal.claimUndelivered.bind(stack.journal);
+    let claimed = false;
+    stack.journal.claimUndelivered = async (...args) => {
+      const entries = await claimUndelivered(...args);
+      claimed ||= entries.length > 0;
+      return entries;
+    };
+    const readOrder = stack.journal.readOrder.bind(stack.journal);
+    let held = false;
+    stack.journal.readOrder = async (by) => {
+      if (!held && claimed) {
+        held = true;
+        asked.open();
+        await answer.promise;
+      }
+      return readOrder(by);
+    };
+    const { orderId } = await stack.checkout();
+    const ticking = stack.advance(6_000);
+    await asked.promise;
+    // Time passes on the relay's clock, but no timer fires: they run late after a pause. Less
+    // than the lease, which still holds in the journal, but within the margin a callback needs.
+    stack.clock.now += LEASE_MS - 500;
+    answer.open();
+    assert.equal((await ticking)?.delivered, 0);
+    assert.equal(calls, 0, 'not called on a lease that ran out by the time elapsed');
+    assert.deepEqual(
+      stack.events.filter((event) => event.type === 'delivery_lease_lost'),
+      [{ type: 'delivery_lease_lost', orderId }],
+    );
+    const next = await stack.advance(LEASE_MS);
+    assert.equal(next?.delivered, 1);
+    assert.equal(calls, 1);
+  });
+
   it('resolves close() and reports through onEvent when the journal fails to close', async () => {
     const stack = await fulfilmentStack('memory:');
     await stack.checkout();

@@ -1,11 +1,16 @@
 /**
  * The lease one process holds on a settled order while its callback runs and
  * while the journal is told the callback returned. Renewed every third of its
- * length; whether it still holds is timed on this process's timers, which
- * count elapsed time whatever its clock says, from the moment the claim or
- * each renewal was asked for: the journal granted it later, and a request may
- * wait its turn for a database connection, so the estimate is never long.
+ * length. Whether it still holds is measured by elapsed time, read when it is
+ * asked (lease-stopwatch.ts), from the moment the claim or the last granted
+ * renewal was asked for: the journal granted it later, and a request may wait
+ * its turn for a database connection, so the estimate is never long. A timer
+ * alone would not do: a process paused (SIGSTOP, a stalled VM) runs its late
+ * timers only after the work that was waiting, and would start a callback on
+ * a lease another process holds by then. The timers end the lease early too,
+ * when they fire first.
  */
+import { type LeaseStopwatch, leaseStopwatch, type StopwatchReading } from './lease-stopwatch.js';
 import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
 
 /** A lease held on one order. */
@@ -29,6 +34,8 @@ export interface ClaimedLeases {
 /** Starts timing the leases of a claim about to be asked for. */
 export function claimLeases(settings: FulfilmentSettings): ClaimedLeases {
   const timers: WatchTimers = settings.deliveryTimers;
+  const stopwatch = leaseStopwatch(settings);
+  const askedAt = stopwatch.read();
   let open = true;
   // The claim itself, and each lease until its first renewal or release, count on this window.
   let waiting = 1;
@@ -42,7 +49,7 @@ export function claimLeases(settings: FulfilmentSettings): ClaimedLeases {
   return {
     lease(idempotencyKey) {
       waiting += 1;
-      return holdLease(settings, idempotencyKey, { isOpen: () => open, leave });
+      return holdLease(settings, stopwatch, idempotencyKey, { askedAt, isOpen: () => open, leave });
     },
     answered: leave,
   };
@@ -50,21 +57,41 @@ export function claimLeases(settings: FulfilmentSettings): ClaimedLeases {
 
 /** The claim's own window: open until the lease length has passed since the claim was asked for. */
 interface ClaimWindow {
+  /** When the claim was asked for. */
+  readonly askedAt: StopwatchReading;
+  /** Whether the claim's timer has not yet fired. */
   isOpen(): boolean;
   /** This lease no longer reads the window. */
   leave(): void;
 }
 
-function holdLease(settings: FulfilmentSettings, idempotencyKey: string, claim: ClaimWindow): HeldLease {
+/** A span the lease is granted for: from when it was asked, until its timer fires (if first). */
+interface Grant {
+  readonly askedAt: StopwatchReading;
+  open: boolean;
+  timer: unknown;
+}
+
+function holdLease(
+  settings: FulfilmentSettings,
+  stopwatch: LeaseStopwatch,
+  idempotencyKey: string,
+  claim: ClaimWindow,
+): HeldLease {
   const { journal, owner, leaseMs } = settings;
   const timers: WatchTimers = settings.deliveryTimers;
   let lost = false;
   let released = false;
   /** `undefined` until the first renewal: the claim's window holds until then. */
-  let renewedUntil: { open: boolean; timer: unknown } | undefined;
+  let renewedUntil: Grant | undefined;
   let onClaimWindow = true;
   let renewal: unknown;
-  const holds = () => !lost && (renewedUntil ? renewedUntil.open : claim.isOpen());
+  const holds = () => {
+    if (lost) return false;
+    const askedAt = renewedUntil ? renewedUntil.askedAt : claim.askedAt;
+    const timerOpen = renewedUntil ? renewedUntil.open : claim.isOpen();
+    return timerOpen && stopwatch.within(askedAt);
+  };
   const leaveClaimWindow = () => {
     if (onClaimWindow) claim.leave();
     onClaimWindow = false;
@@ -72,7 +99,7 @@ function holdLease(settings: FulfilmentSettings, idempotencyKey: string, claim: 
 
   const renew = async () => {
     // Timed from the request: the journal extends the lease from a later moment.
-    const next = { open: true, timer: undefined as unknown };
+    const next: Grant = { askedAt: stopwatch.read(), open: true, timer: undefined };
     next.timer = timers.setTimeout(() => {
       next.open = false;
     }, leaseMs);

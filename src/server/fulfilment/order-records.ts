@@ -44,7 +44,7 @@ function needsJournal(method: string): Error {
 
 /** The records on `settings.journal`; `client` reads the total of an order journalled before totals were kept. */
 export function createOrderRecords(settings: FulfilmentSettings, client: ServiceClient): OrderRecords {
-  const { journal } = settings;
+  const { journal, requestJournal } = settings;
 
   async function otherPaidOrderIds(order: JournalOrder): Promise<string[]> {
     if (order.reference === null) return [];
@@ -69,9 +69,10 @@ export function createOrderRecords(settings: FulfilmentSettings, client: Service
   }
 
   return {
-    get: async (orderId) => record(await journal.readOrder({ orderId: String(orderId) })),
+    // A thank-you page or a support desk asks on the requests' connections.
+    get: async (orderId) => record(await requestJournal.readOrder({ orderId: String(orderId) })),
     async byReference(reference) {
-      const orders = await journal.ordersByReference(String(reference), MAX_ORDERS_PER_REFERENCE);
+      const orders = await requestJournal.ordersByReference(String(reference), MAX_ORDERS_PER_REFERENCE);
       return orders.map((order) =>
         checkoutOrderOf({ ...order, orderId: order.orderId as string }, otherPaidOrderIdsOf(order, orders)),
       );

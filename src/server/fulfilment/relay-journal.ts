@@ -78,13 +78,14 @@ export const NO_JOURNAL: RelayJournal = {
   recall: async () => undefined,
 };
 
-/** The steps on `settings.journal`, tracked by `runner` so `close()` waits for them. */
+/** The steps on `settings.requestJournal`, tracked by `runner` so `close()` waits for them. */
 export function relayJournal(
   settings: FulfilmentSettings,
   runner: RelayFulfilment,
   reporter: RelayReporter,
 ): RelayJournal {
-  const { journal } = settings;
+  // The shoppers' requests' connections: the watcher never takes them.
+  const journal = settings.requestJournal;
   const quietly = async (stage: 'record' | 'browser_lookup', write: () => Promise<unknown>) => {
     try {
       await runner.track(write());

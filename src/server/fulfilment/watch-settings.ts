@@ -74,7 +74,10 @@ export type WatchTimers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
 /** Everything the watcher and delivery read, checked. */
 export interface FulfilmentSettings {
+  /** The journal the watcher and the deliveries use: on connections of their own where the store has a pool. */
   readonly journal: Journal;
+  /** The journal as the merchant gave it, for shoppers' requests and `relay.orders`. */
+  readonly requestJournal: Journal;
   readonly callbacks: Readonly<Record<'paid' | 'failed' | 'expired', FulfilmentCallback | undefined>>;
   readonly intervalMs: number;
   readonly approvalWindowMs: number;
@@ -94,6 +97,11 @@ export interface FulfilmentSettings {
    * something waits on them.
    */
   readonly deliveryTimers: WatchTimers;
+  /**
+   * The clocks a lease's elapsed time is read on: the runtime's monotonic
+   * one, and the merchant's `clock` when one was given.
+   */
+  readonly elapsedClocks: readonly (() => number)[];
   /** This process's name in leases: unique, so two processes never hold one order. */
   readonly owner: string;
 }
@@ -133,7 +141,8 @@ export function resolveFulfilmentSettings(
   }
   const watch = options.watch ?? {};
   return Object.freeze({
-    journal,
+    journal: journal.watcherConnections?.() ?? journal,
+    requestJournal: journal,
     callbacks: Object.freeze({ paid: options.onPaid, failed: options.onFailed, expired: options.onExpired }),
     intervalMs: Math.min(
       MAX_WATCH_INTERVAL_MS,
@@ -156,6 +165,9 @@ export function resolveFulfilmentSettings(
     now: () => clock.now(),
     timers: ticksOf(watch.ticks, owner) ? clock : undefined,
     deliveryTimers: options.clock === undefined ? waitingTimers : clock,
+    elapsedClocks: Object.freeze(
+      options.clock === undefined ? [monotonicNow] : [monotonicNow, () => clock.now()],
+    ),
     owner: `relay-${crypto.randomUUID()}`,
   });
 }
@@ -171,6 +183,9 @@ function ticksOf(ticks: unknown, owner: string): boolean {
   if (typeof ticks === 'boolean') return ticks;
   throw new TypeError(`${owner}: watch.ticks must be true or false.`);
 }
+
+/** Milliseconds on the runtime's monotonic clock: it never jumps, and a paused process finds it moved on. */
+const monotonicNow = () => performance.now();
 
 /** The runtime's timers, as they are: a `tick()` or `close()` awaited in a script keeps its process alive. */
 const waitingTimers: WatchTimers = {

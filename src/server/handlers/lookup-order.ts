@@ -13,6 +13,7 @@ import type { LookupAnswer } from '../../shared/wire.js';
 import { RelayRefusal } from '../events/relay-refusal.js';
 import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
 import { takeClientToken } from '../limits/relay-limits.js';
+import { journalDeadline } from '../lookups/journal-sharing.js';
 import type { OrderLookups } from '../lookups/order-lookups.js';
 import { readingOf } from '../lookups/order-status-read.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
@@ -26,10 +27,14 @@ export function lookupOrderHandler(
   return async function lookupOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     await takeClientToken(config, 'lookup', request, connection);
     const orderId = await checkedOrderId(config, await readJsonObject(request, RELAY_MAX_BODY_BYTES));
+    // However slow the journal, the shopper waits for it 1.5 s in all, then hears the service's answer.
+    const deadline = journalDeadline(config.clock);
     // Shared with every other lookup of the order, in this process and across the fleet.
-    const order = await lookups.forBrowser(orderId);
-    // A final status settles the order in the journal, and delivers it at once.
-    if (journal !== NO_JOURNAL) await journal.lookedUp(orderId, readingOf(order));
+    const order = await lookups.forBrowser(orderId, deadline);
+    // A final status settles the order in the journal, and delivers it at once; past the
+    // deadline the write goes on (the relay's close() waits for it) without the shopper.
+    if (journal !== NO_JOURNAL)
+      await deadline.within(journal.lookedUp(orderId, readingOf(order))).catch(() => {});
     config.reporter.emit({
       type: 'order_looked_up',
       orderId,

@@ -246,6 +246,12 @@ export interface Journal extends LookupJournal {
   prune(options: { retentionMs: number }): Promise<number>;
   /** Closes the store; the journal is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * The same journal on connections of the watcher's own, where the store
+   * has a pool (PostgreSQL): the watcher and the deliveries use it, so they
+   * never take the connections a shopper's request needs.
+   */
+  watcherConnections?(): Journal;
 }
 
 /** How long delivered orders stay in the journal unless the merchant says otherwise: 30 days. */

@@ -24,12 +24,21 @@ import { createSqlJournal, type SqlExecutor } from './sql-journal.js';
 /** The `pg` pool constructor. */
 export type PostgresPoolDriver = new (config: PoolConfig) => Pool;
 
-/** How many connections one relay process keeps to the journal unless told otherwise. */
+/** How many connections one relay process keeps to the journal for shoppers' requests unless told otherwise. */
 export const DEFAULT_POSTGRES_POOL_SIZE = 4;
+/** Connections of the watcher's and the deliveries' own, beside the requests': they never take those. */
+export const WATCHER_POOL_SIZE = 2;
+/** How long a query waits for a connection (from the pool, or a new one) before it fails. */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 2_000;
+/**
+ * How long a query may run: the server stops it (`statement_timeout`), and
+ * the client gives up on a server that does not answer at all (a frozen
+ * host, a network cut without a reset) and drops the connection.
+ */
+export const POSTGRES_QUERY_TIMEOUT_MS = 5_000;
 
 /** The advisory lock that lets one process at a time migrate the schema ('pay_jnl' in ASCII). */
 const MIGRATION_LOCK = '31632478412172908';
-
 async function migrate(pool: Pool): Promise<void> {
   const client = await pool.connect();
   try {
@@ -66,27 +75,64 @@ function postgresExecutor(pool: Pool): SqlExecutor {
     claim: async (sql, params) => (await pool.query<JournalRow>(sql, [...params])).rows,
     // A dropped row version stays until vacuum; no file is under the journal's own control.
     erased: () => undefined,
-    close: () => pool.end(),
+    // The journal closes both its pools itself, once.
+    close: async () => undefined,
   };
 }
 
-/** Opens (and creates or migrates) the journal in the PostgreSQL database at `connectionString`, on its clock unless a test gives one. */
+/** A pool of `max` connections whose every wait is bounded: a silent database fails a query, never holds it. */
+function boundedPool(
+  PoolDriver: PostgresPoolDriver,
+  connectionString: string,
+  max: number,
+  role: string,
+): Pool {
+  const pool = new PoolDriver({
+    connectionString,
+    max,
+    application_name: `pay-checkout journal (${role})`,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    query_timeout: POSTGRES_QUERY_TIMEOUT_MS,
+    statement_timeout: POSTGRES_QUERY_TIMEOUT_MS,
+    keepAlive: true,
+  });
+  // An idle connection that drops (a database restart, a network cut) is
+  // reported here; without a listener it would crash the relay. The next
+  // query opens a new connection, and a watcher that fails simply retries.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/**
+ * Opens (and creates or migrates) the journal in the PostgreSQL database at
+ * `connectionString`, on its clock unless a test gives one: `poolSize`
+ * connections for shoppers' requests, and the watcher's own
+ * (`watcherConnections()`), so a busy or slow watcher never leaves a
+ * request waiting for a connection.
+ */
 export async function openPostgresJournal(
   connectionString: string,
   PoolDriver: PostgresPoolDriver,
   poolSize = DEFAULT_POSTGRES_POOL_SIZE,
   clock?: JournalClock,
 ): Promise<Journal> {
-  const pool = new PoolDriver({ connectionString, max: poolSize, application_name: 'pay-checkout journal' });
-  // An idle connection that drops (a database restart, a network cut) is
-  // reported here; without a listener it would crash the relay. The next
-  // query opens a new connection, and a watcher that fails simply retries.
-  pool.on('error', () => {});
+  const requestPool = boundedPool(PoolDriver, connectionString, poolSize, 'requests');
+  const watcherPool = boundedPool(PoolDriver, connectionString, WATCHER_POOL_SIZE, 'watcher');
+  const endPools = () => Promise.all([requestPool.end(), watcherPool.end()]).then(() => undefined);
   try {
-    await migrate(pool);
+    await migrate(requestPool);
   } catch (error) {
-    await pool.end();
+    await endPools();
     throw error;
   }
-  return createSqlJournal(postgresExecutor(pool), clock);
+  const requests = createSqlJournal(postgresExecutor(requestPool), clock);
+  const watcher = createSqlJournal(postgresExecutor(watcherPool), clock);
+  let closing: Promise<void> | undefined;
+  // Either view closes both, once: from then on every call of either fails plainly.
+  const close = () => {
+    closing ??= Promise.all([requests.close(), watcher.close()]).then(endPools);
+    return closing;
+  };
+  const forWatcher: Journal = { ...watcher, close };
+  return { ...requests, close, watcherConnections: () => forWatcher };
 }

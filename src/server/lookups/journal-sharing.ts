@@ -17,13 +17,30 @@ export const CLAIM_RENEWAL_MS = 1_250;
 
 /** `work`, or a rejection once `JOURNAL_ANSWER_LIMIT_MS` has passed on `clock` without an answer. */
 export function withinJournalLimit<T>(clock: Clock, work: Promise<T>): Promise<T> {
-  return answeredWithin(
-    clock,
-    JOURNAL_ANSWER_LIMIT_MS,
-    work,
-    () => new Error(`The journal did not answer within ${JOURNAL_ANSWER_LIMIT_MS} ms.`),
-  );
+  return answeredWithin(clock, JOURNAL_ANSWER_LIMIT_MS, work, late);
 }
+
+/** The time one browser lookup may still spend waiting on the journal: `JOURNAL_ANSWER_LIMIT_MS` in all, however many waits. */
+export interface JournalDeadline {
+  /** `work`, or a rejection once the lookup's time for the journal has run out (at once if it already has). */
+  within<T>(work: Promise<T>): Promise<T>;
+}
+
+/** Starts the journal's time of a lookup asked now on `clock`. */
+export function journalDeadline(clock: Clock): JournalDeadline {
+  const endsAt = clock.now() + JOURNAL_ANSWER_LIMIT_MS;
+  return {
+    within(work) {
+      const leftMs = endsAt - clock.now();
+      if (leftMs > 0) return answeredWithin(clock, leftMs, work, late);
+      // Still runs (and fails or lands) on its own; the lookup does not wait for it.
+      work.catch(() => undefined);
+      return Promise.reject(late());
+    },
+  };
+}
+
+const late = () => new Error(`The journal did not answer within ${JOURNAL_ANSWER_LIMIT_MS} ms.`);
 
 /**
  * Runs `call` while renewing the claim on `orderId`'s lookup every

@@ -23,7 +23,7 @@ import {
   sameStatuses,
 } from '../journal/lookup-journal.js';
 import { lookupOrderStatuses, type ServiceClient } from '../service-client/service-client.js';
-import { whileLookupClaimed, withinJournalLimit } from './journal-sharing.js';
+import { type JournalDeadline, journalDeadline, whileLookupClaimed } from './journal-sharing.js';
 import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
 import { createRecentReads, type RecentRead, type RecentReads } from './recent-reads.js';
 
@@ -34,8 +34,12 @@ export const BROWSER_READ_AGE_MS = 1_000;
 
 /** The lookups of one relay process. */
 export interface OrderLookups {
-  /** A browser's lookup: a shared call, a status read within 2 s, or the journal's. Rejects as the call does. */
-  forBrowser(orderId: string): Promise<OrderStatusRead>;
+  /**
+   * A browser's lookup: a shared call, a status read within 2 s, or the
+   * journal's; the journal is waited for within `deadline` (by default 1.5 s
+   * from now) in all. Rejects as the call does.
+   */
+  forBrowser(orderId: string, deadline?: JournalDeadline): Promise<OrderStatusRead>;
   /**
    * The watcher's lookup of an order whose lease it holds (the lease is its
    * claim, so the journal is not asked first), through its own `client`;
@@ -47,6 +51,8 @@ export interface OrderLookups {
 /** The journal the lookups share through, and what they need around it. */
 export interface SharedLookupJournal {
   readonly journal: LookupJournal;
+  /** Where the watcher's reads are kept: the journal on the watcher's own connections. */
+  readonly watcherJournal?: LookupJournal;
   /** The watcher's interval: a browser's lookup puts the watcher's next one at least this far off. */
   readonly intervalMs: number;
   /** Keeps the relay's `close()` waiting for a journal write. */
@@ -95,16 +101,17 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
     if (shared && statuses && changed) {
       const lookup = { statuses, sinceReadMs: Math.max(0, now() - readAt) };
       // Kept for the others without holding up this answer; a failure is reported.
-      void quietly(shared.track(shared.journal.recordLookup(orderId, lookup)));
+      const journal = record === 'always' ? (shared.watcherJournal ?? shared.journal) : shared.journal;
+      void quietly(shared.track(journal.recordLookup(orderId, lookup)));
     }
     return { read, readAt };
   }
 
-  async function browserRead(orderId: string): Promise<RecentRead> {
+  async function browserRead(orderId: string, deadline: JournalDeadline): Promise<RecentRead> {
     if (!shared) return callService(orderId, deps.client, 'never');
     const sharing = { freshMs: LOOKUP_SHARING_MS, watchAgainInMs: shared.intervalMs };
     const outcome = await quietly(
-      withinJournalLimit(clock, shared.track(shared.journal.shareLookup(orderId, sharing))),
+      deadline.within(shared.track(shared.journal.shareLookup(orderId, sharing))),
     );
     const known = answerFrom(outcome, now());
     if (known) {
@@ -120,12 +127,12 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
   }
 
   /** A browser's lookup: a read that began at most 1 s before it, or the next one (within 1 s). */
-  async function forBrowser(orderId: string): Promise<OrderStatusRead> {
+  async function forBrowser(orderId: string, deadline = journalDeadline(clock)): Promise<OrderStatusRead> {
     const askedAt = now();
-    const first = await once(orderId, () => browserRead(orderId));
+    const first = await once(orderId, () => browserRead(orderId, deadline));
     if (isFreshFor(first, askedAt, now())) return first.read;
     await untilNextReadMay(clock, first);
-    return (await once(orderId, () => browserRead(orderId))).read;
+    return (await once(orderId, () => browserRead(orderId, deadline))).read;
   }
 
   const reportJournalFailure = journalFailureReporter(deps.reporter);
