@@ -4,17 +4,25 @@
  */
 import type { Currency } from '../src/shared/service-contract.js';
 
-/** Where the relay answers; the page gives these to the element (contract §5). */
+/** Where the relay answers; the page gives these to the element. */
 export const CHECKOUT_PATHS = { create: '/api/checkout/orders', lookup: '/api/checkout/lookup' } as const;
 
-/** Where the embedded sandbox is mounted (contract §5). */
+/** Where the embedded sandbox is mounted. */
 export const SANDBOX_BASE_PATH = '/sandbox';
 
 /** The page reads the catalogue, the mode and the embed's integrity here. */
 export const DEMO_CONFIG_PATH = '/api/demo/config';
 
-/** The merchant's-server view reads each order as the server sees it here (contract §6). */
+/** The merchant's-server view reads each order as the server sees it here. */
 export const DEMO_FULFILMENTS_PATH = '/api/demo/fulfilments';
+
+/** This browser's cart: `GET` reads it (made on first use), `POST` starts a new one. */
+export const DEMO_CART_PATH = '/api/demo/cart';
+
+/** What `/api/demo/cart` answers: the cart's reference, which the server derives from its HttpOnly session. */
+export interface DemoCartAnswer {
+  reference: string;
+}
 
 /**
  * What `GET /api/demo/fulfilments` answers: newest first, each order's id and
@@ -28,12 +36,16 @@ export interface DemoFulfilments {
     status: 'pending' | 'paid' | 'failed' | 'expired';
     /** When the server's callback returned (ISO 8601), or null while it is owed. */
     delivered_at: string | null;
-    /** The page's cart id, the order's reference; null for a cart sent without one. */
+    /** The cart's reference, from the server's session; null for an order created without a session. */
     reference: string | null;
     /** The line items charged: product names and quantities. */
     items: { name: string; quantity: number }[];
     /** What the shopper is charged, in minor units; null only for an order of an older journal. */
     amount: { currency: string; value: number } | null;
+    /** True when this order is paid and another order of the same reference is too: one checkout paid twice. */
+    paid_twice: boolean;
+    /** The other paid orders of this order's reference (order ids only), when it is paid; else empty. */
+    other_paid_order_ids: string[];
   }[];
 }
 
@@ -52,10 +64,13 @@ export interface DemoProduct {
   maxQuantity: number;
 }
 
-/** The cart the page sends as the element's `cart` property; the server prices it. */
+/**
+ * The cart the page sends as the element's `cart` property; the server prices
+ * its items. Its `reference` is the server's answer, there so the element
+ * starts a new checkout when the cart changes; the server never reads it.
+ */
 export interface DemoCart {
-  /** The page's own cart id (`cart-…`, kept for the tab): the reference of every order paying it. */
-  id?: string;
+  reference?: string;
   items: { product_id: string; quantity: number }[];
 }
 

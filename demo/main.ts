@@ -8,7 +8,14 @@
 import { onPayEvent } from './page/event-capture.js';
 import '../src/index.js';
 import { formatAmount } from '../src/element/format-amount.js';
-import { DEMO_CONFIG_PATH, type DemoCart, type DemoConfig, type DemoProduct } from './demo-config.js';
+import {
+  DEMO_CART_PATH,
+  DEMO_CONFIG_PATH,
+  type DemoCart,
+  type DemoCartAnswer,
+  type DemoConfig,
+  type DemoProduct,
+} from './demo-config.js';
 import { requireById } from './page/dom.js';
 import {
   cssSnippet,
@@ -27,8 +34,6 @@ import { THEME_PROPERTY_NAMES } from './page/theme.js';
 
 /** The demo's own memory of the order the phone follows, so a reload can show its prompt again. */
 const ORDER_STORAGE_KEY = 'pay-checkout-demo:order-id';
-/** The page's cart id, kept for the tab: the reference of every order that pays this cart. */
-const CART_STORAGE_KEY = 'pay-checkout-demo:cart-id';
 
 const checkout = findCheckout();
 const quantity = requireById('quantity', HTMLSelectElement);
@@ -42,6 +47,8 @@ let settings: PageSettings = readPageSettings(
 );
 let config: DemoConfig | undefined;
 let phone: PhoneMockup | undefined;
+/** The cart's reference as the server gave it: the server keeps the cart's session in an HttpOnly cookie. */
+let cartReference: string | undefined;
 
 applySettings();
 bindSettingsForm();
@@ -49,9 +56,10 @@ requireById('clear-log', HTMLButtonElement).addEventListener('click', () => log.
 bindCopyButton('copy-html', 'snippet-html');
 bindCopyButton('copy-css', 'snippet-css');
 startOver.addEventListener('click', async () => {
+  // A new payment is a new cart, from the server: it must not read as a second payment of the one just paid.
+  const cart = await readCart('POST');
   checkout.reset();
-  // A new payment is a new cart: it must not read as a second payment of the one just paid.
-  sessionStorage.setItem(CART_STORAGE_KEY, newCartId());
+  if (cart) cartReference = cart.reference;
   updateCart();
   // The button hides with the new attempt: hand focus to the form rather than lose it.
   await checkout.updateComplete;
@@ -80,6 +88,9 @@ async function loadConfig(): Promise<void> {
     const response = await fetch(DEMO_CONFIG_PATH, { headers: { accept: 'application/json' } });
     if (!response.ok) throw new Error(`The demo server answered ${response.status}.`);
     config = (await response.json()) as DemoConfig;
+    const cart = await readCart('GET');
+    if (!cart) throw new Error('The demo server gave no cart.');
+    cartReference = cart.reference;
   } catch {
     shopNote.dataset.text = 'shopUnreachable';
     shopNote.textContent = PAGE_TEXT[settings.locale].shopUnreachable;
@@ -125,20 +136,18 @@ function currentProduct(): DemoProduct {
 
 function currentCart(): DemoCart {
   const items = [{ product_id: currentProduct().id, quantity: Number(quantity.value) || 1 }];
-  return { id: cartId(), items };
+  // The reference only tells the element when the cart changed; the server reads its own.
+  return cartReference ? { reference: cartReference, items } : { items };
 }
 
-/** This tab's cart id, made on first use. */
-function cartId(): string {
-  const kept = sessionStorage.getItem(CART_STORAGE_KEY);
-  if (kept) return kept;
-  const made = newCartId();
-  sessionStorage.setItem(CART_STORAGE_KEY, made);
-  return made;
-}
-
-function newCartId(): string {
-  return `cart-${crypto.randomUUID()}`;
+/** This browser's cart from the server (`GET`), or a new one (`POST`); undefined if the server did not answer. */
+async function readCart(method: 'GET' | 'POST'): Promise<DemoCartAnswer | undefined> {
+  try {
+    const response = await fetch(DEMO_CART_PATH, { method, headers: { accept: 'application/json' } });
+    return response.ok ? ((await response.json()) as DemoCartAnswer) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The amount the page shows; the server prices the same cart itself, whatever this says. */

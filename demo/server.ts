@@ -1,6 +1,6 @@
 /**
- * `npm start`: the sales demo, the relay and the sandbox on one origin
- * (contract §5). Reads PORT, HOST, PAY_API_BASE_URL, PAY_SECRET_KEY,
+ * `npm start`: the sales demo, the relay and the sandbox on one origin.
+ * Reads PORT, HOST, PAY_API_BASE_URL, PAY_SECRET_KEY,
  * PAY_SANDBOX_APPROVE_MS, PAY_LOOKUP_SECRET and PAY_JOURNAL_URL; prints where it listens and
  * what it pays through, never a key in full; stops cleanly on Ctrl-C.
  * Tests start the same server through `startDemoServer`.

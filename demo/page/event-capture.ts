@@ -12,7 +12,7 @@ const early: CustomEvent<unknown>[] = [];
 let listener: Listener | undefined;
 
 for (const name of PAY_CHECKOUT_EVENT_NAMES) {
-  // Capture on the document: the events bubble and are composed (contract §2).
+  // Capture on the document: the events bubble and are composed.
   document.addEventListener(
     name,
     (event) => {

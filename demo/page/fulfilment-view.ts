@@ -2,7 +2,7 @@
  * The merchant's-server view: each recent order as the demo's server sees it
  * (`GET /api/demo/fulfilments`), read every 2 s while the page is visible:
  * its status, and its cart's reference, items and amount as `onPaid` gets
- * them. The list is not a live region; one polite status line announces an order
+ * them, and a warning when one checkout was paid twice. The list is not a live region; one polite status line announces an order
  * only when the server's callback was delivered, so a screen reader hears
  * one short sentence per payment, not every poll.
  */
@@ -28,6 +28,13 @@ export function describeFulfilment(fulfilment: Fulfilment, text: PageText): stri
   const callback = CALLBACK_OF[fulfilment.status];
   if (fulfilment.delivered_at === null) return text.calling(settled, callback);
   return text.delivered(settled, callback, fulfilment.delivered_at.slice(11, 19));
+}
+
+/** An order's list item attributes: its status, and a mark when its checkout was paid twice. */
+function fulfilmentAttributes(fulfilment: Fulfilment): Record<string, string> {
+  return fulfilment.paid_twice
+    ? { 'data-status': fulfilment.status, 'data-paid-twice': '' }
+    : { 'data-status': fulfilment.status };
 }
 
 /** The view, bound to its list and its status line. */
@@ -70,10 +77,17 @@ export class FulfilmentView {
     const text = this.#text();
     this.#list.replaceChildren(
       ...fulfilments.map((fulfilment) =>
-        createNode('li', { className: 'fulfilment', attributes: { 'data-status': fulfilment.status } }, [
+        createNode('li', { className: 'fulfilment', attributes: fulfilmentAttributes(fulfilment) }, [
           createNode('code', { className: 'fulfilment__id' }, [fulfilment.order_id]),
           createNode('span', { className: 'fulfilment__state' }, [describeFulfilment(fulfilment, text)]),
           createNode('span', { className: 'fulfilment__order' }, [text.orderFor(fulfilment)]),
+          ...(fulfilment.paid_twice
+            ? [
+                createNode('strong', { className: 'fulfilment__twice' }, [
+                  text.paidTwice(fulfilment.other_paid_order_ids),
+                ]),
+              ]
+            : []),
         ]),
       ),
     );

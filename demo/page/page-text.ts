@@ -64,6 +64,8 @@ export interface PageText {
   heard: (what: string) => string;
   /** What an order was for, as `onPaid` gets it: its cart's reference (or none), its items, the amount charged. */
   orderFor: (order: OrderFor) => string;
+  /** A paid order whose checkout another order paid too (`otherPaidOrderIds`): the merchant refunds one. */
+  paidTwice: (otherOrderIds: readonly string[]) => string;
 }
 
 /** The parts of an order the merchant's-server view shows. */
@@ -141,6 +143,7 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     delivered: (settled, callback, time) => `${settled}; delivered to ${callback} at ${time} UTC`,
     heard: (what) => `Your server heard: ${what}.`,
     orderFor: (order) => orderIn('en', 'no reference', order),
+    paidTwice: (others) => `Paid twice: this checkout was also paid by ${others.join(', ')}. Refund one.`,
   },
   fr: {
     title: 'Démo pay-checkout : le paiement mobile money en une balise',
@@ -201,6 +204,8 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     delivered: (settled, callback, time) => `${settled} ; remise à ${callback} à ${time} UTC`,
     heard: (what) => `Votre serveur a reçu : ${what}.`,
     orderFor: (order) => orderIn('fr', 'sans référence', order),
+    paidTwice: (others) =>
+      `Payée deux fois : ce panier a aussi été payé par ${others.join(', ')}. Remboursez-en une.`,
   },
 };
 

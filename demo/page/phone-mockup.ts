@@ -116,7 +116,7 @@ export class PhoneMockup {
 
   /**
    * The payment of `orderId` ended: the phone shows the wallet's confirmation,
-   * and for a failure what happened (`failureCode`, contract §3), when known.
+   * and for a failure what happened (`failureCode`), when known.
    */
   showOutcome(orderId: string, outcome: 'paid' | 'failed', failureCode?: string): void {
     if (!this.#controls) return;
@@ -317,7 +317,7 @@ export class PhoneMockup {
   }
 }
 
-/** The screen of a payment status: its outcome once final (contract §3), else the prompt. */
+/** The screen of a payment status: its outcome once final, else the prompt. */
 function screenForStatus(status: string): PhoneScreen {
   const outcome = classifyPaymentStatus(status);
   return outcome === 'pending' ? 'prompt' : outcome;

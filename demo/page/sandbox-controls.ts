@@ -1,8 +1,8 @@
 /**
- * The sandbox's control surface (contract §4), as the phone mock-up uses it:
+ * The sandbox's control surface, as the phone mock-up uses it:
  * read the prompt the payer would see, and answer it. The calls go to the
  * demo server's `/api/demo/phone`, which acts only on this browser's own
- * orders (contract §7): the lookup token of each order the browser created
+ * orders: the lookup token of each order the browser created
  * rides along in an HttpOnly cookie, which no script here can read.
  */
 import type { PaymentPromptJson } from '../../src/sandbox/index.js';

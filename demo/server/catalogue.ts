@@ -1,11 +1,11 @@
 /**
  * The demo shop's catalogue and its cart pricing: the page sends product ids
- * and quantities only, and the price charged comes from here, on the server
- * (contract §3: "the merchant's server prices `cart`").
+ * and quantities only, and the price charged comes from here, on the server.
+ * The reference comes from the server too (the cart session, demo-cart.ts),
+ * never from what the page sends.
  */
 import * as z from 'zod/mini';
 import type { PricedLineItem } from '../../src/server/index.js';
-import { REFERENCE_PATTERN } from '../../src/shared/wire.js';
 import type { DemoProduct } from '../demo-config.js';
 
 /** Most units of one product a single cart may hold. */
@@ -31,12 +31,8 @@ export const DEMO_CATALOGUE: readonly DemoProduct[] = [
   },
 ];
 
+// Anything else the page sends (its copy of the reference, a price) is dropped, never read.
 const cartSchema = z.object({
-  id: z.optional(
-    z
-      .string('Give the cart id as text.')
-      .check(z.regex(REFERENCE_PATTERN, 'This cart id is not one the page makes.')),
-  ),
   items: z
     .array(
       z.object({
@@ -64,12 +60,13 @@ export interface CartProblem {
 }
 
 /**
- * Prices a cart from the catalogue. Returns the line items to charge and the
- * cart's id as the reference, or the first problem found: not a cart, an
- * unknown product, a bad quantity, a product listed twice.
+ * Prices a cart from the catalogue. Returns the line items to charge with
+ * `reference`, the cart session's (null without one), or the first problem
+ * found: not a cart, an unknown product, a bad quantity, a product listed twice.
  */
 export function priceDemoCart(
   cart: unknown,
+  reference: string | null,
 ): { lineItems: PricedLineItem[]; reference: string | null } | { problem: CartProblem } {
   const parsed = cartSchema.safeParse(cart);
   if (!parsed.success) {
@@ -94,5 +91,5 @@ export function priceDemoCart(
       product: { name: product.text.en.name, price: { ...product.price }, quantity: item.quantity },
     });
   }
-  return { lineItems, reference: parsed.data.id ?? null };
+  return { lineItems, reference };
 }

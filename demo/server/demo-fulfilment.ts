@@ -1,5 +1,5 @@
 /**
- * The demo's merchant server hearing of payments (contract §6): the journal
+ * The demo's merchant server hearing of payments: the journal
  * the relay records to (an SQLite file for `npm start`, memory in tests), the
  * demo's `onPaid`/`onFailed`/`onExpired`, and `GET /api/demo/fulfilments`,
  * which shows each order as the server sees it: its id and status, and what
@@ -23,6 +23,8 @@ export const DEFAULT_DEMO_JOURNAL_URL = 'sqlite:.data/pay-checkout.db';
 
 /** Orders the page's merchant view shows. */
 const SHOWN_ORDERS = 12;
+/** Attempts of one checkout read to find its other payments: a checkout has a handful. */
+const MAX_ATTEMPTS_READ = 100;
 
 /** The demo's fulfilment: the relay's options, the page's endpoint, and the journal to close. */
 export interface DemoFulfilment {
@@ -51,12 +53,14 @@ export async function openDemoFulfilment(
       const orders = await Promise.all(
         recent.map((summary) => journal.readOrder({ orderId: summary.orderId })),
       );
+      const paidByReference = await paidOrdersByReference(journal, orders);
       const body: DemoFulfilments = {
         fulfilments: recent.map((summary, index) => ({
           order_id: summary.orderId,
           status: summary.status,
           delivered_at: summary.deliveredAt === null ? null : new Date(summary.deliveredAt).toISOString(),
           ...whatItWasFor(orders[index]),
+          ...paidTwice(summary, orders[index], paidByReference),
         })),
       };
       return jsonResponse(body, 200, { 'cache-control': 'no-store' });
@@ -74,4 +78,36 @@ function whatItWasFor(order: JournalOrder | undefined): Pick<Fulfilment, 'refere
     })),
     amount: order?.amount ?? null,
   };
+}
+
+/** The paid order ids of each reference among `orders`, read from the journal (every attempt, not only those shown). */
+async function paidOrdersByReference(
+  journal: Journal,
+  orders: readonly (JournalOrder | undefined)[],
+): Promise<Map<string, string[]>> {
+  const references = new Set(
+    orders.flatMap((order) => (order?.outcome === 'paid' && order.reference ? [order.reference] : [])),
+  );
+  const paid = new Map<string, string[]>();
+  for (const reference of references) {
+    const attempts = await journal.ordersByReference(reference, MAX_ATTEMPTS_READ);
+    paid.set(
+      reference,
+      attempts.flatMap((attempt) => (attempt.outcome === 'paid' && attempt.orderId ? [attempt.orderId] : [])),
+    );
+  }
+  return paid;
+}
+
+/** Whether a paid order's checkout was paid by another order too, and by which: order ids only. */
+function paidTwice(
+  summary: { orderId: string; status: Fulfilment['status'] },
+  order: JournalOrder | undefined,
+  paidByReference: ReadonlyMap<string, readonly string[]>,
+): Pick<Fulfilment, 'paid_twice' | 'other_paid_order_ids'> {
+  const others =
+    summary.status === 'paid' && order?.reference
+      ? (paidByReference.get(order.reference) ?? []).filter((orderId) => orderId !== summary.orderId)
+      : [];
+  return { paid_twice: others.length > 0, other_paid_order_ids: others };
 }

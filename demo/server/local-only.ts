@@ -1,5 +1,5 @@
 /**
- * Who may reach the demo's embedded sandbox (contract §7): the sandbox's
+ * Who may reach the demo's embedded sandbox: the sandbox's
  * keys are published and its control surface takes no key, so only this
  * machine may call them. A request forwarded by a proxy on this machine comes
  * from loopback too, but on behalf of someone else: any forwarding header

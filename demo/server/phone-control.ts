@@ -1,5 +1,5 @@
 /**
- * The phone mock-up's way to the sandbox's control surface (contract §7): a
+ * The phone mock-up's way to the sandbox's control surface: a
  * visitor's phone may read and answer the prompt of that visitor's own order
  * only. When the relay creates an order, the demo server gives the browser
  * that order's lookup token in an HttpOnly cookie scoped to these paths; the
@@ -12,6 +12,7 @@ import { SANDBOX_CONTROL_PATH, type Sandbox } from '../../src/sandbox/index.js';
 import type { LookupTokens } from '../../src/server/index.js';
 import { ORDER_ID_PATTERN } from '../../src/shared/service-contract.js';
 import { SANDBOX_BASE_PATH } from '../demo-config.js';
+import { cookieOf } from './cookies.js';
 
 /** Where the phone mock-up calls: `…/prompt`, `…/approve`, `…/decline`. */
 export const PHONE_CONTROL_PATH = '/api/demo/phone';
@@ -75,13 +76,4 @@ export function createPhoneControl(sandbox: Sandbox, lookupTokens: LookupTokens)
       }),
     );
   };
-}
-
-/** The value of cookie `name` in the request, if sent. */
-function cookieOf(request: Request, name: string): string | undefined {
-  for (const pair of (request.headers.get('cookie') ?? '').split(';')) {
-    const equals = pair.indexOf('=');
-    if (equals !== -1 && pair.slice(0, equals).trim() === name) return pair.slice(equals + 1).trim();
-  }
-  return undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * The demo server: one Node process, one origin. It serves the built demo page,
  * the merchant relay at `/api/checkout/{orders,lookup}` and, unless a real
- * service is configured, the offline sandbox at `/sandbox` (contract §5).
+ * service is configured, the offline sandbox at `/sandbox`.
  * `npm start` and the end-to-end tests run this same function.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -21,12 +21,14 @@ import {
 } from '../../src/server/node.js';
 import {
   CHECKOUT_PATHS,
+  DEMO_CART_PATH,
   DEMO_CONFIG_PATH,
   DEMO_FULFILMENTS_PATH,
   type DemoConfig,
   SANDBOX_BASE_PATH,
 } from '../demo-config.js';
 import { DEMO_CATALOGUE, priceDemoCart } from './catalogue.js';
+import { createDemoCarts } from './demo-cart.js';
 import { DEFAULT_DEMO_JOURNAL_URL, type DemoFulfilment, openDemoFulfilment } from './demo-fulfilment.js';
 import { isLocalUnforwarded, isLoopbackHost } from './local-only.js';
 import { maskKey } from './mask-key.js';
@@ -34,7 +36,7 @@ import { createPhoneControl, PHONE_CONTROL_PATH, withPhoneCookie } from './phone
 import { SECURITY_HEADERS, withSecurityHeaders } from './security-headers.js';
 import { loadStaticAssets, type StaticAssets, serveStaticAsset, toStaticAsset } from './static-assets.js';
 
-/** The sandbox's approval delay when none is given (contract §5). */
+/** The sandbox's approval delay when none is given. */
 export const DEFAULT_SANDBOX_APPROVE_MS = 6000;
 
 /** The shop name the phone mock-up shows in the payer's prompt. */
@@ -69,7 +71,7 @@ export interface DemoServerOptions {
   onRelayEvent?: CheckoutRelayEventHandler;
   /** The relay's rate limits; default the relay's own (per client address). */
   rateLimit?: CheckoutRelayRateLimitOptions | false;
-  /** The order journal (contract §6). Default `memory:`; `npm start` gives an SQLite file (`PAY_JOURNAL_URL`). */
+  /** The order journal. Default `memory:`; `npm start` gives an SQLite file (`PAY_JOURNAL_URL`). */
   journalUrl?: string;
   /** Hears each order the merchant's server was told of (`onPaid`, `onFailed`, `onExpired`). */
   onFulfilled?: (order: FulfilledOrder) => void;
@@ -100,7 +102,7 @@ export class DemoConfigurationError extends Error {
   }
 }
 
-/** Reads `npm start`'s environment (contract §5) into options; throws {@link DemoConfigurationError}. */
+/** Reads `npm start`'s environment into options; throws {@link DemoConfigurationError}. */
 export function demoServerOptionsFromEnv(env: NodeJS.ProcessEnv): DemoServerOptions {
   const options: DemoServerOptions = {
     port: readInteger(env, 'PORT', 5173, 0, 65_535),
@@ -168,6 +170,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     embed: { version: packageVersion(), integrity: embed.integrity },
   };
 
+  const carts = createDemoCarts(lookupSecret);
   const fulfilment = await openFulfilment(options);
   // The relay needs the sandbox's URL, which is known once the port is.
   let relay: CheckoutRelay | undefined;
@@ -182,10 +185,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       return phone(request, pathname.slice(PHONE_CONTROL_PATH.length + 1));
     }
     if (sandbox && (pathname === SANDBOX_BASE_PATH || pathname.startsWith(`${SANDBOX_BASE_PATH}/`))) {
-      // Published keys and a keyless control surface: for this machine only (contract §7).
+      // Published keys and a keyless control surface: for this machine only.
       return isLocalUnforwarded(request, context) ? sandbox.handle(request) : notFound();
     }
     if (pathname === DEMO_FULFILMENTS_PATH) return fulfilment.answer(request);
+    if (pathname === DEMO_CART_PATH) return carts.answer(request);
     if (pathname === DEMO_CONFIG_PATH) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET, HEAD');
       return jsonResponse(config);
@@ -216,8 +220,9 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     secretKey,
     // Real loopback HTTP to our own /sandbox: the relay takes the exact path it takes to a real service.
     baseUrl: serviceBaseUrl,
-    priceCart: (cart: unknown) => {
-      const priced = priceDemoCart(cart);
+    // What is charged comes from the catalogue, and the reference from the cart session's cookie.
+    priceCart: (cart: unknown, request: Request) => {
+      const priced = priceDemoCart(cart, carts.referenceOf(request));
       if ('problem' in priced) throw new CartError(priced.problem.message, { param: priced.problem.param });
       return priced;
     },
@@ -253,7 +258,7 @@ async function openFulfilment(options: DemoServerOptions): Promise<DemoFulfilmen
 /**
  * The relay's key: the one given, else the sandbox's published key on
  * loopback; beyond loopback a random test key, since anyone may read the
- * published one (contract §7), and the published one is refused.
+ * published one, and the published one is refused.
  */
 function demoSecretKey(given: string | undefined, host: string): string {
   if (isLoopbackHost(host)) return given ?? SANDBOX_KEYS.secret;

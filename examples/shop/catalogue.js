@@ -1,4 +1,5 @@
 import { CartError } from 'pay-checkout/server';
+import { cartOf } from './carts.js';
 
 // The shop's prices, in pesewas: the page names what is bought, the server decides what it costs.
 const PRODUCTS = new Map([
@@ -6,14 +7,10 @@ const PRODUCTS = new Map([
   ['adinkra-scarf', { name: 'Adinkra scarf', pesewas: 4_000 }],
 ]);
 
-/** The relay's priceCart: the page's `{ id, items: [{ product_id, quantity }] }`, priced here. */
-export function priceCart(cart) {
-  if (!/^cart-[0-9a-f-]{36}$/.test(cart?.id)) {
-    throw new CartError('This cart has expired: reload the page.', { param: 'cart.id' });
-  }
-  const items = Array.isArray(cart.items) ? cart.items : [];
-  if (items.length === 0) throw new CartError('Your cart is empty.');
-  const lineItems = items.map(({ product_id, quantity }, index) => {
+/** Line items for `[{ product_id, quantity }]`, priced here; a CartError for anything not sold. */
+export function priceItems(items) {
+  if (!Array.isArray(items) || items.length === 0) throw new CartError('Your cart is empty.');
+  return items.map(({ product_id, quantity }, index) => {
     const product = PRODUCTS.get(product_id);
     if (!product) {
       throw new CartError('This product is not sold here.', { param: `cart.items[${index}].product_id` });
@@ -24,6 +21,12 @@ export function priceCart(cart) {
     const price = { currency: 'ghs', value: product.pesewas };
     return { type: 'product', product: { name: product.name, price, quantity } };
   });
-  // The cart id is the reference: onPaid ships it, and it links every attempt to pay this cart.
-  return { lineItems, reference: cart.id };
+}
+
+/** The relay's priceCart: the cart this browser's session holds on the server, whatever the page sent. */
+export function priceCart(_cart, request) {
+  const cart = cartOf(request.headers.get('cookie'));
+  if (!cart) throw new CartError('This cart has expired: reload the page.');
+  // The cart's reference links every attempt to pay it, and onPaid ships it.
+  return { lineItems: priceItems(cart.items), reference: cart.reference };
 }

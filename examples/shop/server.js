@@ -2,8 +2,10 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { createSandbox, SANDBOX_KEYS } from 'pay-checkout/sandbox';
 import { createCheckoutRelay, openJournal } from 'pay-checkout/server';
-import { priceCart } from './catalogue.js';
-import { closeShipments, shipOnce } from './shipments.js';
+import { cartOf, fillCart } from './carts.js';
+import { priceCart, priceItems } from './catalogue.js';
+import { database } from './database.js';
+import { shipOnce } from './shipments.js';
 
 const port = Number(process.env.PORT ?? 3000);
 // Without a payments service this is development: the sandbox, mounted below, stands in for it.
@@ -22,6 +24,24 @@ const app = express();
 // Before any body parser: the relay and the sandbox read the body themselves.
 app.use('/api/checkout', relay.node);
 if (!serviceUrl) app.use('/sandbox', createSandbox({ basePath: '/sandbox' }).node);
+// The shopper's cart, kept here: the page reads it, and puts in it what the shopper chose.
+app.get('/api/cart', (request, response) => {
+  response.json(cartOf(request.headers.cookie) ?? { reference: null, items: [] });
+});
+app.put('/api/cart', express.json(), async (request, response) => {
+  try {
+    priceItems(request.body?.items);
+  } catch (error) {
+    return response.status(400).json({ error: { message: error.message } });
+  }
+  // A paid cart is closed: what the shopper chooses next is a new cart, with a reference of its own.
+  const current = cartOf(request.headers.cookie);
+  const orders = current ? await relay.orders.byReference(current.reference) : [];
+  const newCart = orders.some((order) => order.outcome === 'paid');
+  const { cart, cookie } = fillCart(request.headers.cookie, request.body.items, { newCart });
+  if (cookie) response.append('set-cookie', cookie);
+  response.json(cart);
+});
 app.get('/pay-checkout.embed.js', (_request, response) => {
   response.sendFile(fileURLToPath(import.meta.resolve('pay-checkout/embed')));
 });
@@ -37,7 +57,7 @@ const server = app.listen(port, '127.0.0.1', (error) => {
 async function shutDown() {
   await new Promise((resolve) => server.close(resolve));
   await relay.close();
-  closeShipments();
+  database.close();
   process.exit(0);
 }
 process.once('SIGTERM', shutDown);

@@ -1,16 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import Database from 'libsql';
+import { database } from './database.js';
 
-// The shop's own database, beside the relay's journal: what the warehouse ships, one parcel a cart.
-mkdirSync('.data', { recursive: true });
-const database = new Database('.data/shop.db');
-database.exec(`CREATE TABLE IF NOT EXISTS shipments (
-  cart_id TEXT PRIMARY KEY NOT NULL,
-  order_id TEXT NOT NULL UNIQUE,
-  items TEXT NOT NULL,
-  amount INTEGER NOT NULL,
-  paid_at INTEGER NOT NULL
-)`);
+// What the warehouse ships: one parcel a cart.
+database.exec(`CREATE TABLE IF NOT EXISTS shipments (cart_id TEXT PRIMARY KEY NOT NULL,
+  order_id TEXT NOT NULL UNIQUE, items TEXT NOT NULL, amount INTEGER NOT NULL, paid_at INTEGER NOT NULL)`);
 // onPaid is called at least once, and one cart can be paid twice: a repeat adds nothing.
 const addShipment = database.prepare(`INSERT INTO shipments (cart_id, order_id, items, amount, paid_at)
   VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`);
@@ -29,12 +21,8 @@ export function shipOnce(order) {
   if (Number(changes) === 1) {
     console.log(`Shipment recorded for order ${order.id}, cart ${order.reference}`);
   } else if (shipmentOf.get(order.reference)?.order_id !== order.id) {
-    // The shopper paid this cart with a second number too: ship once, give this one back.
+    // The shopper paid this cart with a second number too: ship once, refund this one by hand
+    // (the payments service's API has no refund; see docs/fulfilment.md).
     console.log(`Refund order ${order.id}: cart ${order.reference} was paid by another order`);
   }
-}
-
-/** Closes the shop's database, when the server stops. */
-export function closeShipments() {
-  database.close();
 }

@@ -1,8 +1,11 @@
 /**
- * The demo's merchant server hears of payments (contract §5, §6): an order
+ * The demo's merchant server hears of payments: an order
  * whose page never polls is delivered to the demo's `onPaid` and shown by
  * `GET /api/demo/fulfilments` (ids and statuses, and the cart's reference,
- * items and amount as `onPaid` got them; nothing personal); `npm start`'s
+ * items and amount as `onPaid` got them, and whether the checkout was paid
+ * twice; nothing personal). The reference comes from the browser's HttpOnly
+ * cart session, never from the cart it sends, so a stranger who reads it in
+ * the public feed cannot pay under it; `npm start`'s
  * command keeps its journal in the SQLite file `PAY_JOURNAL_URL` names and
  * closes it on SIGTERM.
  */
@@ -29,21 +32,47 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-demo-fulfilment-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A cart id as the demo page makes one. */
-const CART_ID = `cart-${randomUUID()}`;
+/** A browser's cart session at the demo: the cookie its page got, and the cart's reference. */
+interface CartSession {
+  cookie: string;
+  reference: string;
+}
 
-async function createOrder(url: string): Promise<string> {
+/** A new browser's cart, as the demo page asks for it (`GET /api/demo/cart`). */
+async function newCartSession(url: string): Promise<CartSession> {
+  const response = await fetch(`${url}/api/demo/cart`);
+  assert.equal(response.status, 200);
+  const cookie = /^pay_demo_cart=[\w-]+/.exec(response.headers.get('set-cookie') ?? '')?.[0];
+  assert.ok(cookie, 'the cart session is a cookie');
+  assert.match(response.headers.get('set-cookie') ?? '', /HttpOnly/);
+  const { reference } = (await response.json()) as { reference: string };
+  assert.match(reference, /^cart-[0-9a-f]{32}$/);
+  return { cookie, reference };
+}
+
+/** Creates an order as the page of `session` does, sending `cart`, paid from `number`; answers the order id and reference. */
+async function createOrder(
+  url: string,
+  session: CartSession | undefined,
+  number = '0241234567',
+  cart: unknown = { items: [{ product_id: 'kente-tote', quantity: 2 }] },
+): Promise<{ orderId: string; reference: string | null }> {
   const response = await fetch(`${url}/api/checkout/orders`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    headers: {
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+      ...(session ? { cookie: session.cookie } : {}),
+    },
     body: JSON.stringify({
-      customer_data: { name: CUSTOMER_NAME, phone_number: '+233241234567' },
-      payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234567' } },
-      cart: { id: CART_ID, items: [{ product_id: 'kente-tote', quantity: 2 }] },
+      customer_data: { name: CUSTOMER_NAME, phone_number: `+233${number.slice(1)}` },
+      payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number } },
+      cart,
     }),
   });
   assert.equal(response.status, 200);
-  return ((await response.json()) as { order: { id: string } }).order.id;
+  const body = (await response.json()) as { order: { id: string }; reference: string | null };
+  return { orderId: body.order.id, reference: body.reference };
 }
 
 async function fulfilments(url: string): Promise<{ response: Response; body: DemoFulfilments }> {
@@ -74,16 +103,24 @@ describe('the demo merchant server', () => {
       },
     });
     after(() => server.close());
-    const orderId = await createOrder(server.url);
+    const session = await newCartSession(server.url);
+    const { orderId } = await createOrder(server.url, session);
     const pending = await fulfilments(server.url);
     assert.equal(pending.response.headers.get('cache-control'), 'no-store');
     const forCart = {
-      reference: CART_ID,
+      reference: session.reference,
       items: [{ name: 'Kente-pattern tote bag', quantity: 2 }],
       amount: { currency: 'ghs', value: 10_000 },
     };
     assert.deepEqual(pending.body.fulfilments, [
-      { order_id: orderId, status: 'pending', delivered_at: null, ...forCart },
+      {
+        order_id: orderId,
+        status: 'pending',
+        delivered_at: null,
+        ...forCart,
+        paid_twice: false,
+        other_paid_order_ids: [],
+      },
     ]);
     const fulfilment = await delivered(server.url, orderId);
     assert.equal(fulfilment.status, 'paid');
@@ -112,6 +149,74 @@ describe('the demo merchant server', () => {
     assert.equal(post.status, 405);
   });
 
+  it("takes the reference from the browser's cart session: a stranger who read it cannot pay under it", async () => {
+    const server = await startDemoServer({ pageRoot: E2E_PAGE_ROOT, sandboxApproveAfterMs: 3_600_000 });
+    after(() => server.close());
+    const victim = await newCartSession(server.url);
+    const paid = await createOrder(server.url, victim, '0241234567');
+    assert.equal(paid.reference, victim.reference);
+    // The feed is public: anyone reads the victim's reference there.
+    const listed = (await fulfilments(server.url)).body.fulfilments.map((f) => f.reference);
+    assert.deepEqual(listed, [victim.reference]);
+    // A stranger sends it as the cart's id and reference, with a session of their own and with none.
+    const forged = {
+      id: victim.reference,
+      reference: victim.reference,
+      items: [{ product_id: 'kente-tote', quantity: 1 }],
+    };
+    const stranger = await newCartSession(server.url);
+    const withSession = await createOrder(server.url, stranger, '0245550301', forged);
+    const withoutSession = await createOrder(server.url, undefined, '0245550302', forged);
+    assert.equal(withSession.reference, stranger.reference, 'the stranger’s own cart');
+    assert.equal(withoutSession.reference, null, 'no session, no reference');
+    // A forged cookie that is not one the server made names no cart either.
+    const madeUp = await createOrder(
+      server.url,
+      { cookie: `pay_demo_cart=${victim.reference}`, reference: '' },
+      '0245550303',
+      forged,
+    );
+    assert.equal(madeUp.reference, null);
+    const byReference = (await fulfilments(server.url)).body.fulfilments.filter(
+      (f) => f.reference === victim.reference,
+    );
+    assert.deepEqual(
+      byReference.map((f) => f.order_id),
+      [paid.orderId],
+      'only the victim’s order is under their reference',
+    );
+  });
+
+  it('flags in Your server a checkout paid twice, with order ids and nothing personal', async () => {
+    const server = await startDemoServer({ pageRoot: E2E_PAGE_ROOT, sandboxApproveAfterMs: 3_600_000 });
+    after(() => server.close());
+    const session = await newCartSession(server.url);
+    const first = await createOrder(server.url, session, '0245550401');
+    const second = await createOrder(server.url, session, '0245550402');
+    const alone = await createOrder(server.url, await newCartSession(server.url), '0245550403');
+    for (const { orderId } of [first, second, alone]) {
+      const approved = await fetch(`${server.url}/sandbox/_sandbox/payments/approve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ order_id: orderId }),
+      });
+      assert.equal(approved.status, 200);
+    }
+    const [a, b, c] = await Promise.all(
+      [first, second, alone].map(({ orderId }) => delivered(server.url, orderId)),
+    );
+    assert.deepEqual(
+      [a, b, c].map((f) => [f?.paid_twice, f?.other_paid_order_ids]),
+      [
+        [true, [second.orderId]],
+        [true, [first.orderId]],
+        [false, []],
+      ],
+    );
+    const text = await (await fetch(`${server.url}/api/demo/fulfilments`)).text();
+    assert.ok(!text.includes(CUSTOMER_NAME) && !text.includes('55504'), 'no name, no number');
+  });
+
   it("shows each cart's reference, items and amount in Your server, a new cart after a new payment", async (t) => {
     const browser: Browser = await launchChromium();
     const server = await startDemoServer({ pageRoot: E2E_PAGE_ROOT, sandboxApproveAfterMs: 3_600_000 });
@@ -136,9 +241,12 @@ describe('the demo merchant server', () => {
       });
       assert.equal(approved.status, 200);
       await demo.waitForState('paid');
-      const cartId =
-        (await demo.page.evaluate(() => sessionStorage.getItem('pay-checkout-demo:cart-id'))) ?? '';
-      assert.match(cartId, /^cart-[0-9a-f-]{36}$/);
+      // The reference the server gave this browser's cart: the page holds a copy, never the cookie.
+      const cartId = await demo.checkout.evaluate(
+        (element) => (element as unknown as { cart: { reference?: string } }).cart.reference ?? '',
+      );
+      assert.match(cartId, /^cart-[0-9a-f]{32}$/);
+      assert.equal(await demo.page.evaluate(() => document.cookie), '', 'the session cookie is HttpOnly');
       cartIds.push(cartId);
       const shown = demo.page.locator('.fulfilment', { hasText: orderId });
       await shown
@@ -183,9 +291,10 @@ describe('the demo merchant server', () => {
       { timeoutMs: 30_000, intervalMs: 100 },
     );
     assert.match(output, /order journal\s+sqlite:/);
-    const orderId = await createOrder(url);
+    const session = await newCartSession(url);
+    const { orderId } = await createOrder(url, session);
     await delivered(url, orderId);
-    assert.match(output, new RegExp(`onPaid\\(${orderId}\\).*${CART_ID}`));
+    assert.match(output, new RegExp(`onPaid\\(${orderId}\\).*${session.reference}`));
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     assert.equal((await exited)[0], 0);

@@ -2,8 +2,9 @@
  * The documentation holds together: the README is a quick start of at most
  * 400 lines that shows the example shop's files, every link between pages
  * reaches a file (and the heading it names), every link into this repository
- * on GitHub names a file that exists here, and every
- * `<!-- example: PATH -->` block is PATH word for word.
+ * on GitHub names a file that exists here, every `<!-- example: PATH -->`
+ * block is PATH word for word, and no page cites a section (§) of a
+ * document its reader does not have.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -102,6 +103,15 @@ describe('the documentation', () => {
         .map((target) => `${page}: ${target}`),
     );
     assert.deepEqual(relative, []);
+  });
+
+  it('stands alone: cites no section (§) of a document outside the repository', () => {
+    const citations = pages.flatMap((page) =>
+      readPage(page)
+        .split('\n')
+        .flatMap((line, index) => (line.includes('§') ? [`${page}:${index + 1}: ${line.trim()}`] : [])),
+    );
+    assert.deepEqual(citations, []);
   });
 
   it('shows each example file word for word', () => {

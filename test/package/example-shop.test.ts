@@ -22,6 +22,7 @@
  */
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -33,11 +34,13 @@ import { serveSandbox } from '../fixtures/sandbox.js';
 import { installWithPackage, packRepository } from './packed-package.js';
 import { runCommand } from './run-command.js';
 import {
+  chooseItems,
   journalRows,
   killShop,
   post,
   type RunningShop,
   runningShops,
+  type ShopperBrowser,
   shipmentsIn,
   startShop,
 } from './running-shop.js';
@@ -47,18 +50,31 @@ const example = join(repositoryRoot, 'examples', 'shop');
 const LOOKUP_SECRET = 'example-shop-lookup-secret';
 /** The sandbox's payer who never answers by itself: the test approves for them. */
 const NEVER_ANSWERS = '0244000003';
-/** A cart id as the shop's page makes one. */
-const newCartId = () => `cart-${crypto.randomUUID()}`;
 const TOTE = { name: 'Kente tote', pesewas: 12_500 };
 const SCARF = { name: 'Adinkra scarf', pesewas: 4_000 };
 
-/** Creates an order at `shop` as its page does, for `cart`, paid from `number`. */
-function create(shop: RunningShop, cart: unknown, number: string) {
+/** Creates an order at `shop` as the page of `browser` does, sending `cart`, paid from `number`. */
+function create(shop: RunningShop, browser: ShopperBrowser, cart: unknown, number: string) {
   return post(
     `${shop.url}/api/checkout/orders`,
     { ...customerPayingFrom(number), cart },
-    { 'idempotency-key': crypto.randomUUID() },
+    { 'idempotency-key': crypto.randomUUID(), cookie: browser.cookie },
   );
+}
+
+/** A new browser at `shop` with `items` in its cart: its cookie and its cart's reference. */
+async function browserWith(shop: RunningShop, items: { product_id: string; quantity: number }[]) {
+  const browser: ShopperBrowser = { cookie: '' };
+  const { status, cart } = await chooseItems(shop, browser, items);
+  assert.equal(status, 200, JSON.stringify(cart));
+  assert.match(cart.reference, /^cart-[0-9a-f-]{36}$/);
+  return { browser, reference: cart.reference };
+}
+
+/** Approves `orderId` at the sandbox as its payer would. */
+async function approve(shop: RunningShop, orderId: string): Promise<void> {
+  const approved = await post(`${shop.url}/sandbox/_sandbox/payments/approve`, { order_id: orderId });
+  assert.equal(approved.status, 200, JSON.stringify(approved.body));
 }
 
 describe('the example shop, installed from the packed tarball', { timeout: 400_000 }, () => {
@@ -81,12 +97,12 @@ describe('the example shop, installed from the packed tarball', { timeout: 400_0
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   });
 
-  it('serves its page with the element, prices the cart itself, ships a paid cart once, and stops on SIGTERM', {
+  it('serves its page, prices the server’s cart, ships a paid cart once under its own reference, ships a second purchase, and stops on SIGTERM', {
     timeout: 120_000,
   }, async (t) => {
     // Only what the shop reads: no PAY_API_BASE_URL, so the sandbox it mounts stands in for the service.
     const running = await startShop(shop, { PAY_LOOKUP_SECRET: LOOKUP_SECRET });
-    const cartId = newCartId();
+    let cartId = '';
     try {
       const page = await fetch(`${running.url}/`);
       assert.equal(page.status, 200);
@@ -97,27 +113,29 @@ describe('the example shop, installed from the packed tarball', { timeout: 400_0
       assert.equal(await embed.text(), await readFile(installedEmbed, 'utf8'), 'the package’s own embed');
       assert.equal((await fetch(`${running.url}/checkout.js`)).status, 200);
 
-      const unknown = await create(
+      const unknown = await chooseItems(running, { cookie: '' }, [{ product_id: 'gold-bar', quantity: 1 }]);
+      assert.equal(unknown.status, 400, JSON.stringify(unknown.cart));
+      const noSession = await create(
         running,
-        { id: cartId, items: [{ product_id: 'gold-bar', quantity: 1 }] },
-        NEVER_ANSWERS,
-      );
-      assert.equal(unknown.status, 400, JSON.stringify(unknown.body));
-      assert.equal(unknown.body.error?.param, 'cart.items[0].product_id');
-      const noId = await create(
-        running,
+        { cookie: '' },
         { items: [{ product_id: 'kente-tote', quantity: 1 }] },
         NEVER_ANSWERS,
       );
-      assert.equal(noId.body.error?.param, 'cart.id', 'a cart without the shop’s id is refused');
+      assert.equal(noSession.status, 400, 'a browser without a cart on the server is refused');
+      assert.equal(noSession.body.error?.param, 'cart');
 
       // Two kente totes at the catalogue's GH₵ 125.00, whatever the page says.
-      const twoTotes = { id: cartId, items: [{ product_id: 'kente-tote', quantity: 2, price: 1 }] };
-      const created = await create(running, twoTotes, NEVER_ANSWERS);
+      const { browser, reference } = await browserWith(running, [{ product_id: 'kente-tote', quantity: 2 }]);
+      cartId = reference;
+      const pageSays = {
+        reference: 'cart-chosen-by-the-page',
+        items: [{ product_id: 'adinkra-scarf', quantity: 1, price: 1 }],
+      };
+      const created = await create(running, browser, pageSays, NEVER_ANSWERS);
       assert.equal(created.status, 200, JSON.stringify(created.body));
       assert.equal(created.body.order?.payment.status, 'requires_action');
       assert.deepEqual(created.body.order?.amount, { currency: 'ghs', value: 25_000 }, 'what is charged');
-      assert.equal(created.body.reference, cartId);
+      assert.equal(created.body.reference, cartId, 'the server’s cart, not the page’s word');
       const orderId = created.body.order?.id as string;
       // The service holds what the catalogue charges, not the page's price.
       const held = await post(
@@ -127,8 +145,7 @@ describe('the example shop, installed from the packed tarball', { timeout: 400_0
       );
       assert.deepEqual(held.body.order?.line_item_group?.total, { currency: 'ghs', value: 25_000 });
 
-      const approved = await post(`${running.url}/sandbox/_sandbox/payments/approve`, { order_id: orderId });
-      assert.equal(approved.status, 200, JSON.stringify(approved.body));
+      await approve(running, orderId);
       const lookup = await post(`${running.url}/api/checkout/lookup`, {
         order_id: orderId,
         lookup_token: created.body.lookup_token,
@@ -138,16 +155,53 @@ describe('the example shop, installed from the packed tarball', { timeout: 400_0
 
       // The page's lookup saw it paid: onPaid follows, and says so.
       await running.line((line) => line === `Shipment recorded for order ${orderId}, cart ${cartId}`);
+
+      // A stranger who read this cart's reference (a receipt, a support chat) sends it as theirs:
+      // their cheap order carries their own cart's reference, and this cart's shipment stays one.
+      const stranger = await browserWith(running, [{ product_id: 'adinkra-scarf', quantity: 1 }]);
+      const forged = { id: cartId, reference: cartId, items: [{ product_id: 'adinkra-scarf', quantity: 1 }] };
+      const cheap = await create(running, stranger.browser, forged, '0241110011');
+      assert.equal(cheap.status, 200, JSON.stringify(cheap.body));
+      assert.equal(cheap.body.reference, stranger.reference);
+      const cheapId = cheap.body.order?.id as string;
+      await approve(running, cheapId);
+      await running.line(
+        (line) => line === `Shipment recorded for order ${cheapId}, cart ${stranger.reference}`,
+      );
+
+      // The same browser buys again after paying: a new cart with its own reference, shipped too.
+      const next = await chooseItems(running, browser, [{ product_id: 'adinkra-scarf', quantity: 3 }]);
+      assert.equal(next.status, 200);
+      assert.notEqual(next.cart.reference, cartId, 'a paid cart is closed');
+      const again = await create(running, browser, next.cart, '0241110012');
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.equal(again.body.reference, next.cart.reference);
+      const againId = again.body.order?.id as string;
+      await approve(running, againId);
+      await running.line(
+        (line) => line === `Shipment recorded for order ${againId}, cart ${next.cart.reference}`,
+      );
+
       const exited = new Promise((resolve) => running.child.once('exit', (...end) => resolve(end)));
       running.child.kill('SIGTERM');
       assert.deepEqual(await exited, [0, null], 'a clean exit');
       assert.deepEqual(running.errors, [], 'no warning');
-      assert.deepEqual(shipmentsIn(shop), [
-        { cart_id: cartId, order_id: orderId, items: [{ name: TOTE.name, quantity: 2 }], amount: 25_000 },
-      ]);
+      const shipped = new Map(shipmentsIn(shop).map((shipment) => [shipment.cart_id, shipment]));
+      assert.deepEqual(shipped.get(cartId), {
+        cart_id: cartId,
+        order_id: orderId,
+        items: [{ name: TOTE.name, quantity: 2 }],
+        amount: 25_000,
+      });
+      assert.deepEqual(
+        [shipped.get(stranger.reference)?.order_id, shipped.get(next.cart.reference)?.order_id],
+        [cheapId, againId],
+      );
+      assert.deepEqual(shipped.get(next.cart.reference)?.items, [{ name: SCARF.name, quantity: 3 }]);
+      assert.equal(shipped.size, 3);
       assert.equal(
         running.lines.filter((line) => line.startsWith('Shipment recorded')).length,
-        1,
+        3,
         running.lines.join('\n'),
       );
     } catch (error) {
@@ -164,18 +218,39 @@ describe('the example shop, installed from the packed tarball', { timeout: 400_0
       [
         '--input-type=module',
         '--eval',
-        `import { closeShipments, shipOnce } from './shipments.js';
-const order = { id: ${JSON.stringify(onlyOrderId(shipmentsIn(shop)))}, reference: ${JSON.stringify(cartId)},
+        `import { database } from './database.js';
+import { shipOnce } from './shipments.js';
+const order = { id: ${JSON.stringify(shippedOrderId(shipmentsIn(shop), cartId))}, reference: ${JSON.stringify(cartId)},
   lineItems: [], amount: { currency: 'ghs', value: 25000 }, settledAt: Date.now() };
 shipOnce(order);
 shipOnce({ ...order, id: 'or_secondPayment' });
-closeShipments();`,
+database.close();`,
       ],
       { cwd: shop },
     );
     assert.equal(again.code, 0, again.transcript);
     assert.equal(again.stdout, `Refund order or_secondPayment: cart ${cartId} was paid by another order\n`);
-    assert.equal(shipmentsIn(shop).length, 1, 'no second shipment recorded');
+    assert.equal(shipmentsIn(shop).length, 3, 'no second shipment recorded');
+  });
+
+  it('stops within 10 s, its port free, when npm start is sent SIGTERM', { timeout: 60_000 }, async () => {
+    const running = await startShop(shop, { PAY_LOOKUP_SECRET: LOOKUP_SECRET }, 'npm start');
+    const exited = new Promise((resolve) => running.child.once('exit', (...end) => resolve(end)));
+    const started = performance.now();
+    running.child.kill('SIGTERM');
+    const end = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(resolve, 10_000, 'still running')),
+    ]);
+    assert.notEqual(end, 'still running', running.lines.join('\n'));
+    assert.ok(performance.now() - started < 10_000);
+    // The shop itself stopped, not only npm: its port takes a new server.
+    const probe = createServer();
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen(running.port, '127.0.0.1', resolve);
+    });
+    await new Promise((resolve) => probe.close(resolve));
   });
 
   it('ships each paid cart once, with its items, after SIGKILLs at each crash point', {
@@ -238,28 +313,30 @@ export const hangAfter = (ship) => async (order) => {
       PAY_SECRET_KEY: SANDBOX_KEYS.secret,
     };
 
-    const carts = {
-      journalled: { id: newCartId(), items: [{ product_id: 'kente-tote', quantity: 1 }] },
-      answered: { id: newCartId(), items: [{ product_id: 'adinkra-scarf', quantity: 2 }] },
-      inOnPaid: {
-        id: newCartId(),
-        items: [
-          { product_id: 'kente-tote', quantity: 1 },
-          { product_id: 'adinkra-scarf', quantity: 1 },
-        ],
-      },
-    };
     const first = await startShop(crashShop, { ...env, HANG_IN_ONPAID: '1' });
+    const items = {
+      journalled: [{ product_id: 'kente-tote', quantity: 1 }],
+      answered: [{ product_id: 'adinkra-scarf', quantity: 2 }],
+      inOnPaid: [
+        { product_id: 'kente-tote', quantity: 1 },
+        { product_id: 'adinkra-scarf', quantity: 1 },
+      ],
+    };
+    const carts = {
+      journalled: await browserWith(first, items.journalled),
+      answered: await browserWith(first, items.answered),
+      inOnPaid: await browserWith(first, items.inOnPaid),
+    };
     let second: RunningShop | undefined;
     try {
       // (a) journalled, never sent; (b) created by the service, its answer never back.
-      void create(first, carts.journalled, '0241110001').catch(() => undefined);
+      void create(first, carts.journalled.browser, {}, '0241110001').catch(() => undefined);
       await holding.request;
-      void create(first, carts.answered, '0241110002').catch(() => undefined);
+      void create(first, carts.answered.browser, {}, '0241110002').catch(() => undefined);
       await holding.answer;
       assert.equal(sandbox.createdOrderCount, 1, 'the service created the second order only');
       // (c) paid, and onPaid has written its shipment and not returned.
-      const paid = await create(first, carts.inOnPaid, '0241110003');
+      const paid = await create(first, carts.inOnPaid.browser, {}, '0241110003');
       assert.equal(paid.status, 200, JSON.stringify(paid.body));
       const paidId = paid.body.order?.id as string;
       await first.line((line) => line === `hanging in onPaid ${paidId}`);
@@ -273,7 +350,9 @@ export const hangAfter = (ship) => async (order) => {
       second = await startShop(crashShop, env);
       // The watcher resends the two creates once their grace has passed (a minute after them).
       for (const cart of [carts.journalled, carts.answered]) {
-        await second.line((line) => line.startsWith('Shipment recorded') && line.endsWith(`cart ${cart.id}`));
+        await second.line(
+          (line) => line.startsWith('Shipment recorded') && line.endsWith(`cart ${cart.reference}`),
+        );
       }
       const exited = new Promise((resolve) => second?.child.once('exit', (...end) => resolve(end)));
       second.child.kill('SIGTERM');
@@ -286,15 +365,15 @@ export const hangAfter = (ship) => async (order) => {
       const byCart = new Map(shipmentsIn(crashShop).map((shipment) => [shipment.cart_id, shipment]));
       assert.equal(byCart.size, 3, 'three carts shipped, once each');
       assert.deepEqual(
-        [byCart.get(carts.journalled.id)?.items, byCart.get(carts.journalled.id)?.amount],
+        [byCart.get(carts.journalled.reference)?.items, byCart.get(carts.journalled.reference)?.amount],
         [[{ name: TOTE.name, quantity: 1 }], TOTE.pesewas],
       );
       assert.deepEqual(
-        [byCart.get(carts.answered.id)?.items, byCart.get(carts.answered.id)?.amount],
+        [byCart.get(carts.answered.reference)?.items, byCart.get(carts.answered.reference)?.amount],
         [[{ name: SCARF.name, quantity: 2 }], 2 * SCARF.pesewas],
       );
-      assert.deepEqual(byCart.get(carts.inOnPaid.id), {
-        cart_id: carts.inOnPaid.id,
+      assert.deepEqual(byCart.get(carts.inOnPaid.reference), {
+        cart_id: carts.inOnPaid.reference,
         order_id: paidId,
         items: [
           { name: TOTE.name, quantity: 1 },
@@ -316,8 +395,9 @@ export const hangAfter = (ship) => async (order) => {
   });
 });
 
-/** The order id of the one shipment in `shipments`. */
-function onlyOrderId(shipments: { order_id: string }[]): string {
-  assert.equal(shipments.length, 1);
-  return (shipments[0] as { order_id: string }).order_id;
+/** The order id of the shipment of cart `reference`. */
+function shippedOrderId(shipments: { cart_id: string; order_id: string }[], reference: string): string {
+  const shipment = shipments.find((row) => row.cart_id === reference);
+  assert.ok(shipment, `no shipment for ${reference}`);
+  return shipment.order_id;
 }

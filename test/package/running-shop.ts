@@ -26,13 +26,21 @@ export interface RunningShop {
 /** Every shop started, so the test file can kill what a failed test left running. */
 export const runningShops = new Set<ChildProcess>();
 
-/** Starts `node server.js` in `shop` with `env` (PATH and PORT added) and resolves once it says where it listens. */
-export async function startShop(shop: string, env: Record<string, string>): Promise<RunningShop> {
+/**
+ * Starts `node server.js` in `shop` (or `npm start`, as a merchant types it) with `env` (PATH and
+ * PORT added) and resolves once it says where it listens.
+ */
+export async function startShop(
+  shop: string,
+  env: Record<string, string>,
+  how: 'node' | 'npm start' = 'node',
+): Promise<RunningShop & { port: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['server.js'], {
+  const [command, args] = how === 'node' ? [process.execPath, ['server.js']] : ['npm', ['start']];
+  const child = spawn(command, args, {
     cwd: shop,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH, PORT: String(port), ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ...env },
   });
   runningShops.add(child);
   const lines: string[] = [];
@@ -60,7 +68,31 @@ export async function startShop(shop: string, env: Record<string, string>): Prom
   };
   const url = `http://127.0.0.1:${port}`;
   await line((printed) => printed === `Shop on ${url}`);
-  return { url, child, lines, errors, line };
+  return { url, port, child, lines, errors, line };
+}
+
+/** A shopper's browser at a shop: the cookie its cart session left, sent with each request. */
+export interface ShopperBrowser {
+  cookie: string;
+}
+
+/** Puts `items` in the browser's cart as the shop's page does (`PUT /api/cart`); answers the cart. */
+export async function chooseItems(
+  shop: RunningShop,
+  browser: ShopperBrowser,
+  items: { product_id: string; quantity: number }[],
+): Promise<{ status: number; cart: { reference: string; items: unknown[] } }> {
+  const response = await fetch(`${shop.url}/api/cart`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', cookie: browser.cookie },
+    body: JSON.stringify({ items }),
+  });
+  const session = /^cart_session=[\w-]+/.exec(response.headers.get('set-cookie') ?? '')?.[0];
+  if (session) browser.cookie = session;
+  return {
+    status: response.status,
+    cart: (await response.json()) as { reference: string; items: unknown[] },
+  };
 }
 
 /** Kills `shop` with SIGKILL and resolves once it is gone. */
