@@ -81,6 +81,10 @@ function dropUnusedLitParts(): Plugin {
       'Symbol.metadata??=Symbol("metadata"),a.litPropertyMetadata??=new WeakMap;',
       'const t=this[Symbol.metadata];if(null!==t){const s=litPropertyMetadata.get(t);if(void 0!==s)for(const[t,i]of s)this.elementProperties.set(t,i)}',
       'if(Array.isArray(s)){const e=new Set(s.flat(1/0).reverse());for(const s of e)i.unshift(t(s))}else ',
+      // Controllers are never removed; no property is an object or an array read from or written to an attribute.
+      'removeController(t){this._$EO?.delete(t)}',
+      'case Object:case Array:t=null==t?t:JSON.stringify(t)',
+      'case Object:case Array:try{i=JSON.parse(t)}catch(t){i=null}',
       // A property over an accessor the class defines itself ("wrapped"): the element declares none.
       'this.prototype.hasOwnProperty(t)&&((s=Object.create(s)).wrapped=!0),',
       'const t=this.constructor.elementProperties;if(t.size>0)for(const[s,i]of t){const{wrapped:t}=i,e=this[s];!0!==t||this._$AL.has(s)||void 0===e||this.C(s,void 0,i,e)}',
@@ -110,6 +114,11 @@ function dropUnusedLitParts(): Plugin {
       ['l=2===i?"<svg>":3===i?"<math>":""', 'l=""'],
       ['(2===i?"</svg>":3===i?"</math>":"")', '""'],
       ['2===i||3===i){const t=this.el.content.firstChild;t.replaceWith(...t.childNodes)}', '0){}'],
+      // What only directives read of a part: its parent node, its ends, its element's tag name.
+      'get parentNode(){let t=this._$AA.parentNode;const i=this._$AM;return void 0!==i&&11===t?.nodeType&&(t=i.parentNode),t}',
+      'get startNode(){return this._$AA}get endNode(){return this._$AB}',
+      'get parentNode(){return this._$AM.parentNode}',
+      'get tagName(){return this.element.tagName}',
       // DOM nodes as values, and listeners given as objects with options: the templates give neither.
       'void 0!==t.nodeType?this.T(t):',
       ['e=t===A&&s!==A||t.capture!==s.capture||t.once!==s.once||t.passive!==s.passive', 'e=t===A&&s!==A'],
