@@ -49,7 +49,8 @@ export class AttemptStore {
       if (checkout.state.status !== 'error' || checkout.state.cause !== 'config') this.forget();
       return;
     }
-    this.#write('', storedForm(checkout));
+    // A settled attempt keeps only its number masked (`settledAttempt`): no screen shows more of it.
+    this.#write('', checkout);
   }
 
   /** Drops the stored attempt (`reset()`, a new attempt). */
@@ -65,9 +66,14 @@ export class AttemptStore {
       : [];
   }
 
-  /** Stores the checkout's other open orders beside its attempt; none forgets them. */
+  /**
+   * Stores the checkout's other open orders beside its attempt; none forgets
+   * them. Each keeps its number while its payer may still approve, as the
+   * attempt does: the same number again takes the order up again, and
+   * "Use another number" names it.
+   */
   saveOthers(orders: CreatedAttempt[]): void {
-    this.#write(OTHERS, orders.length ? orders.map(withoutNumber) : undefined);
+    this.#write(OTHERS, orders.length ? orders : undefined);
   }
 
   /** What is stored under the checkout's key and `suffix`, as JSON; `null` when nothing is. */
@@ -114,20 +120,4 @@ export function sessionStorageIfAvailable(): AttemptStorage | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * What storage keeps of an attempt (contract §2: key, order id, token,
- * state). While the payer decides, the number the prompt went to stays, so
- * the "approve on your phone" screen says it again after a reload; once the
- * payment is settled no screen shows it, and storage drops it.
- */
-function storedForm(attempt: CheckoutAttempt): CheckoutAttempt {
-  return attempt.phase === 'settled' ? withoutNumber(attempt) : attempt;
-}
-
-/** An attempt without the number its prompt went to: the checkout's other orders are shown by id only. */
-function withoutNumber<T extends CheckoutAttempt>(attempt: T): Omit<T, 'localNumber'> {
-  const { localNumber: _notShown, ...kept } = attempt as T & { localNumber?: string };
-  return kept;
 }

@@ -14,7 +14,7 @@ import {
 } from '../shared/service-contract.js';
 import type { CheckoutIntent, OrderAmount } from '../shared/wire.js';
 import { cartFingerprint } from './cart-fingerprint.js';
-import { createBody } from './checkout-form.js';
+import { createBody, maskNumber } from './checkout-form.js';
 import type {
   CHECKOUT_STATE,
   CheckoutState,
@@ -75,6 +75,17 @@ export interface CreatedAttempt extends AttemptBasics {
   /** Unknown after `resume()`, as is the number. */
   issuer?: Issuer;
   localNumber?: string;
+  /** Set when the shopper gave the same number again and the checkout took this order up again instead of a new prompt. */
+  again?: boolean;
+}
+
+/** Another order of the checkout paid after the one on the receipt: what the receipt says of it. */
+export interface AlsoPaid {
+  orderId: string;
+  amount?: number | undefined;
+  currency?: string | undefined;
+  /** The number it was paid from, masked (`024 ••• 4567`). */
+  masked?: string | undefined;
 }
 
 /** Paid or failed for good: what the receipt or the failure screen shows. */
@@ -85,6 +96,10 @@ export interface SettledAttempt extends AttemptBasics {
   paymentStatus: string;
   /** Why a failed payment failed, when the relay said so in words the checkout knows. */
   failureCode?: PaymentFailureCode;
+  /** The number it was paid from, masked: the receipt names it, storage keeps no more of it. */
+  masked?: string | undefined;
+  /** Other orders of the checkout paid after this one: the shopper paid more than once, and is told. */
+  alsoPaid?: AlsoPaid[];
 }
 
 /** One checkout attempt, one type per phase, in its state: everything a reload needs to carry on. */
@@ -152,7 +167,8 @@ export function checkoutIn(state: MachineState, attempt: AttemptFacts | undefine
   // The state checked against the attempt's own phase makes the pair one of `Checkout`'s.
   if (attempt && isPhaseState(attempt.phase, state)) return { ...attempt, state } as Checkout;
   if (isPhaseState('none', state)) return { phase: 'none', state };
-  throw new TypeError(`No ${state.status} checkout with ${attempt?.phase ?? 'no'} attempt`);
+  // The state alone says enough: this is a bug of the element, never the page's (the embed's bytes are counted).
+  throw new TypeError(state.status);
 }
 
 /**
@@ -275,8 +291,13 @@ export function settledAttempt(
   paymentStatus: string,
   failureCode: PaymentFailureCode | undefined,
 ): AttemptFacts<SettledAttempt> {
-  // The created attempt in hand still carries its state: the settled facts do not.
+  // The created attempt in hand still carries its state: the settled facts do not, nor the whole number.
   const placed: AttemptFacts<CreatedAttempt> & Partial<Pick<CreatedAttempt, 'state'>> = created;
-  const { state: _placed, ...kept } = placed;
-  return { ...kept, phase: 'settled', paymentStatus, failureCode };
+  const { state: _placed, localNumber, again: _again, ...kept } = placed;
+  return { ...kept, phase: 'settled', paymentStatus, failureCode, masked: maskNumber(localNumber) };
+}
+
+/** What a receipt says of another order of the checkout that was paid too. */
+export function alsoPaid({ orderId, amount, currency, localNumber }: AttemptFacts<CreatedAttempt>): AlsoPaid {
+  return { orderId, amount, currency, masked: maskNumber(localNumber) };
 }

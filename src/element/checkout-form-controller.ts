@@ -38,8 +38,8 @@ export type CheckoutFormHost = ReactiveControllerHost & {
   submit(): Promise<void>;
 };
 
-/** What takes focus after a render, by `id`: a field (its `id` is its `name`) or the screen's heading. */
-export type FocusTarget = FieldName | 'heading';
+/** What takes focus after a render, by `id`: a field (its `id` is its `name`), the screen's heading, "Use another number" or its question. */
+export type FocusTarget = FieldName | 'heading' | 'another' | 'confirm';
 
 /** The checkout form's values and errors, for one element. */
 export class CheckoutFormController implements ReactiveController {

@@ -121,6 +121,11 @@ export function refusedFieldError(field: FieldName): FieldError {
   return 'issuerRequired';
 }
 
+/** A local number as a receipt shows it, all but its prefix and last four digits hidden: `024 ••• 4567`; undefined for none. */
+export function maskNumber(local: string | undefined): string | undefined {
+  return local && `${local.slice(0, 3)} ••• ${local.slice(-4)}`;
+}
+
 /** `0241234567` → `024 123 4567`, the way Ghanaian numbers are read out. */
 export function formatLocalNumber(local: string): string {
   return /^0\d{9}$/.test(local) ? `${local.slice(0, 3)} ${local.slice(3, 6)} ${local.slice(6)}` : local;

@@ -101,9 +101,10 @@ const TRANSITIONS: Record<CheckoutState, Partial<Record<CheckoutEvent['type'], T
   idle: { submit: 'submitting' },
   submitting: { created: BY_PAYMENT_STATUS, rejected: 'idle', create_failed: 'error' },
   requires_action: { polled: BY_PAYMENT_STATUS, poll_failed: 'error', timed_out: 'timeout' },
-  // Not a failure: money may still move, so the only ways on are polling the
-  // same order again or a deliberate new attempt (contract §2).
-  timeout: { check_again: 'requires_action' },
+  // Not a failure: money may still move, so the order is still looked up (a
+  // pending answer keeps the screen), and the only ways on are its outcome,
+  // polling it again for another `poll-timeout`, or a deliberate new attempt.
+  timeout: { polled: BY_PAYMENT_STATUS, poll_failed: 'error', check_again: 'requires_action' },
   // "Try again" and "Check again" do what the error's cause allows.
   error: { submit: RETRY, check_again: RETRY },
   // Final for the attempt: only a new attempt leaves them.
@@ -135,7 +136,7 @@ function enter(target: Target, state: MachineState, event: CheckoutEvent): Machi
   if (target === RETRY) target = retry(state as ErrorState, event);
   if (target === BY_PAYMENT_STATUS) {
     const outcome = classifyPaymentStatus((event as { paymentStatus: string }).paymentStatus);
-    target = outcome === 'pending' ? 'requires_action' : outcome;
+    target = outcome !== 'pending' ? outcome : state.status === 'timeout' ? 'timeout' : 'requires_action';
   }
   if (target === state.status) return state;
   if (target !== 'error') return { status: target };
@@ -153,7 +154,7 @@ function enter(target: Target, state: MachineState, event: CheckoutEvent): Machi
  */
 export function transition(state: MachineState, event: CheckoutEvent): MachineState {
   const status: unknown = state?.status;
-  if (!isCheckoutState(status)) throw new TypeError(`Unknown checkout state: ${String(status)}`);
+  if (!isCheckoutState(status)) throw new TypeError(String(status));
   if (event.type === 'misconfigured') return { status: 'error', cause: 'config', retryable: false };
   // A create in flight may already have sent a prompt to the payer's phone:
   // leaving it for another attempt could let them approve two orders.

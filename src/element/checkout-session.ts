@@ -15,6 +15,7 @@ import { cartFingerprint } from './cart-fingerprint.js';
 import { createOrder, lookupOrder, type RequestOptions } from './checkout-api.js';
 import {
   type AttemptFacts,
+  alsoPaid,
   attemptBasics,
   type Checkout,
   type CheckoutAttempt,
@@ -24,6 +25,7 @@ import {
   createdAttempt,
   draftAttempt,
   firstFiring,
+  type SettledAttempt,
   settledAttempt,
   withChargedAmount,
 } from './checkout-attempt.js';
@@ -110,6 +112,7 @@ export class CheckoutSession {
           const { attempt } = this;
           if (attempt?.phase !== 'created' || !this.#move({ type: 'timed_out' }, attempt)) return;
           this.#fire('pay-timeout', { orderId: attempt.orderId });
+          this.#keepChecking();
         },
         onChange: () => host.requestUpdate(),
       },
@@ -180,6 +183,7 @@ export class CheckoutSession {
     const { status } = this.#checkout.state;
     if (status === 'submitting' && !this.#create.running) void this.#sendCreate();
     if (status === 'requires_action') this.#waitForPayer();
+    this.#keepChecking();
   }
 
   /**
@@ -195,6 +199,9 @@ export class CheckoutSession {
     if (!newAttempt) return state.status === 'error' ? this.#retry() : undefined;
     const intent = readIntent();
     if (!intent) return;
+    // The same number again while its earlier prompt may still be approved: that order again, no second prompt.
+    const open = this.#others.withNumber(intent.payment_method_data.mobile_money.number);
+    if (open) return this.#takeUp(open);
     const draft = draftAttempt(intent, this.#settings, this.#env.now());
     if (typeof draft === 'string') return this.refuse(draft);
     // Listeners get a copy of exactly the bytes that will be sent.
@@ -220,7 +227,7 @@ export class CheckoutSession {
     if (checkout.state.status === 'submitting') return false;
     this.#refusal = undefined;
     if (!sameCheckout) this.#others.clear();
-    else if (checkout.phase === 'created') this.#others.add(checkout);
+    else this.#watchAsOther(checkout);
     this.#store.forget(); // Even on a fresh form, where the move changes nothing.
     // Leaving `requires_action` stops its poll; nothing else runs outside `submitting`.
     this.#move({ type: 'restart' }, undefined);
@@ -312,6 +319,22 @@ export class CheckoutSession {
     if (checkout.phase !== 'created') return;
     this.#checkout = { ...checkout, deadline: this.#deadline() };
     this.#store.save(this.#checkout);
+    // The timeout screen's own checks stop: the poll starts again, with the new deadline.
+    this.#poll.stop();
+    this.#waitForPayer();
+  }
+
+  /** On the timeout screen: the order is still looked up at the interval, with no deadline, until it settles or the shopper leaves. */
+  #keepChecking(): void {
+    const checkout = this.#checkout;
+    if (checkout.phase !== 'created' || checkout.state.status !== 'timeout' || this.#poll.running) return;
+    this.#poll.start({ ...checkout, deadline: Number.POSITIVE_INFINITY }, this.#settings.pollInterval);
+  }
+
+  /** Takes an open order of the checkout up again as its attempt (the same number given again): its screen, no event, no new prompt. */
+  #takeUp(other: CreatedAttempt): void {
+    this.#others.take(other);
+    this.#move({ type: 'resume' }, { ...other, again: true });
     this.#waitForPayer();
   }
 
@@ -330,17 +353,44 @@ export class CheckoutSession {
    * waiting, is watched with the others, so the receipt tells the shopper
    * to decline its prompt. While a create is in flight, whose order must be
    * known first, the next lookup brings it again: true, keep watching. A
-   * second paid order is not shown.
+   * second paid order is told, not hidden: the receipt names it, and
+   * `pay-paid` fires for it with `otherPaidOrderIds`.
    */
   #otherSettled(other: CreatedAttempt, order: LookupAnswer['order']): boolean {
     const current = this.#checkout;
     const { status } = current.state;
     if (status === 'submitting') return true;
-    if (status !== 'paid' && classifyPaymentStatus(order.payment.status) === 'paid') {
-      if (current.phase === 'created') this.#others.add(current);
+    if (classifyPaymentStatus(order.payment.status) !== 'paid') return false;
+    if (current.phase === 'settled' && status === 'paid') this.#paidAgain(current, other, order);
+    else {
+      this.#watchAsOther(current);
       this.#reached(order, 'other_paid', other);
     }
     return false;
+  }
+
+  /**
+   * Watches the checkout's order, when it has one whose payer may still
+   * approve, with its others: the checkout moves on from it. One whose
+   * `poll-timeout` passed (the timeout screen) is watched for another.
+   */
+  #watchAsOther(checkout: Checkout): void {
+    if (checkout.phase !== 'created') return;
+    this.#others.add(
+      checkout.deadline > this.#env.now() ? checkout : { ...checkout, deadline: this.#deadline() },
+    );
+  }
+
+  /** Another order of a paid checkout was paid too: on the receipt and in storage, then `pay-paid` once for it, naming the earlier ones. */
+  #paidAgain(current: SettledAttempt, other: CreatedAttempt, order: LookupAnswer['order']): void {
+    const earlier = current.alsoPaid ?? [];
+    if (earlier.some((paid) => paid.orderId === order.id)) return;
+    const charged = withChargedAmount(other, order.amount);
+    this.#checkout = { ...current, alsoPaid: [...earlier, alsoPaid(charged)] };
+    this.#store.save(this.#checkout);
+    this.#host.requestUpdate();
+    const otherPaidOrderIds = [current.orderId, ...earlier.map((paid) => paid.orderId)];
+    this.#host.dispatch('pay-paid', { orderId: order.id, order, ...chargeOf(charged), otherPaidOrderIds });
   }
 
   /** Stops every request and timer: off the page, a refusal, another checkout. */
@@ -356,7 +406,7 @@ export class CheckoutSession {
     const next = transition(previous, event);
     if (next === previous && attempt === this.attempt) return false;
     this.#checkout = checkoutIn(next, attempt);
-    if (next.status !== 'requires_action') this.#poll.stop();
+    if (next.status !== 'requires_action' && next.status !== 'timeout') this.#poll.stop();
     this.#store.save(this.#checkout);
     if (next.status === previous.status) {
       // Same screen, new context (a refusal over an error): the view only redraws.

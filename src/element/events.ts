@@ -47,6 +47,12 @@ export interface PayPaidDetail {
   amount: OrderAmount | null;
   /** The merchant's reference for the checkout, from the create answer; null when it gave none or the order was resumed. */
   reference: string | null;
+  /**
+   * Set only when this is another order of the checkout paid after the
+   * first: the shopper paid more than once. The ids of the orders of the
+   * checkout paid before it, the first one first; the merchant refunds one.
+   */
+  otherPaidOrderIds?: string[];
 }
 
 /** `pay-failed`: a terminal failure status (`failed`, `cancelled`, `expired`). */

@@ -39,10 +39,7 @@ export class OtherOrders extends Map<CreatedAttempt, PollController> {
   /** Watches `attempt`'s order too, from now: a lookup at once, then one per interval; not once its `poll-timeout` passed. */
   add(attempt: CreatedAttempt): void {
     if (attempt.deadline <= this.#env.now()) return;
-    const drop = () => {
-      this.get(attempt)?.stop();
-      if (this.delete(attempt)) this.#handlers.onChange();
-    };
+    const drop = () => this.take(attempt);
     const poll = new PollController(
       {
         lookup: this.#handlers.lookup,
@@ -60,6 +57,17 @@ export class OtherOrders extends Map<CreatedAttempt, PollController> {
     this.set(attempt, poll);
     this.#handlers.onChange();
     this.run(true);
+  }
+
+  /** The open order whose prompt went to `localNumber`, if any: the same number again takes it up, never a new prompt. */
+  withNumber(localNumber: string): CreatedAttempt | undefined {
+    for (const attempt of this.keys()) if (attempt.localNumber === localNumber) return attempt;
+  }
+
+  /** Stops watching `attempt` here: it settled, its time passed, or the checkout takes it up again. */
+  take(attempt: CreatedAttempt): void {
+    this.get(attempt)?.stop();
+    if (this.delete(attempt)) this.#handlers.onChange();
   }
 
   /** `true`: looks them up (on the page), those polling carrying on as they are; `false`: stops every lookup. */

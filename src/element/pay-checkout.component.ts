@@ -40,7 +40,7 @@ function cartFromAttribute(text: string | null): unknown {
  * @fires pay-submit - Before the create call; cancelable. `detail: { intent }`.
  * @fires pay-created - The order exists. `detail: { orderId, status, paymentStatus, amount, reference }` (`amount` the relay's, else the page's).
  * @fires pay-requires-action - The payment waits for the payer. `detail: { orderId }`.
- * @fires pay-paid - The payment is paid, once per checkout: the first of its orders paid. `detail: { orderId, order, amount, reference }`.
+ * @fires pay-paid - The payment is paid: the first of the checkout's orders paid; again only for another order paid too, with `otherPaidOrderIds` naming those paid before. `detail: { orderId, order, amount, reference, otherPaidOrderIds? }`.
  * @fires pay-failed - The payment failed for good. `detail: { orderId, paymentStatus, failureCode }`.
  * @fires pay-timeout - `poll-timeout` passed without an outcome. `detail: { orderId }`.
  * @fires pay-error - A retryable or configuration error, or a refused cart (`cart_rejected`). `detail: { code, message, retryable }`.
@@ -187,9 +187,23 @@ export class PayCheckout extends LitElement {
     this.#session.carryOn();
   }
 
+  /** True while "Use another number" waits for the shopper to confirm: the earlier request may still be paid. */
+  #confirming = false;
+
+  /** "Use another number": first the question, then the form, the order left waiting watched on. */
   readonly #onUseAnotherNumber = (): void => {
-    // The same checkout: the order left waiting is watched on (contract §2).
-    if (this.#session.restart(true)) this.#form.focus('number');
+    const confirmed = this.#confirming;
+    this.#confirming = !confirmed;
+    this.requestUpdate();
+    if (!confirmed) this.#form.focus('confirm');
+    else if (this.#session.restart(true)) this.#form.focus('number');
+  };
+
+  /** "Keep waiting": the question goes, focus back on "Use another number". */
+  readonly #onKeepWaiting = (): void => {
+    this.#confirming = false;
+    this.requestUpdate();
+    this.#form.focus('another');
   };
 
   /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
@@ -204,6 +218,7 @@ export class PayCheckout extends LitElement {
   #onStateChange(): void {
     const { status } = this.#session.state;
     this.state = status;
+    this.#confirming = false;
     if (status === 'idle') this.#form.clearErrors();
     // A result arriving while the shopper reads elsewhere on the page does
     // not pull them back; focus lost with a button that re-rendered away counts as here.
@@ -267,7 +282,9 @@ export class PayCheckout extends LitElement {
       amount: formatAmount(this.amount, this.currency || DEFAULT_CURRENCY, locale),
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
+      confirming: this.#confirming,
       onUseAnotherNumber: this.#onUseAnotherNumber,
+      onKeepWaiting: this.#onKeepWaiting,
       onTryAgain: this.#onTryAgain,
     });
   }

@@ -67,7 +67,8 @@ input, select { min-block-size: 2.75rem; padding: 0.5rem 0.75rem; border: 1px so
 .error:empty { display: none; }
 .amount { display: flex; justify-content: space-between; }
 button { display: flex; align-items: center; justify-content: center; gap: 0.5rem; min-block-size: 3rem; padding: 0.5rem 1rem; border: 2px solid var(--_accent); background: var(--_accent); color: var(--_on-accent); font-weight: 700; cursor: pointer; }
-.secondary { border-color: var(--_border); background: none; color: inherit; }
+/* The lesser action: outlined, and a space away from the one above it, so neither is pressed for the other. */
+.secondary { margin-block-start: var(--_spacing); border-color: var(--_border); background: none; color: inherit; }
 [aria-busy=true] { cursor: progress; }
 .spinner { inline-size: 1em; block-size: 1em; border: 2px solid; border-inline-end-color: transparent; border-radius: 50%; animation: spin 0.8s linear infinite; }
 @keyframes spin { to { transform: rotate(1turn); } }

@@ -32,8 +32,12 @@ export interface CheckoutView {
   /** The networks offered. */
   issuers: Issuer[];
   disabled: boolean;
-  /** "Use another number", on the waiting and timeout screens. */
+  /** True while "Use another number" asks the shopper to confirm. */
+  confirming: boolean;
+  /** "Use another number", on the waiting and timeout screens: first asks to confirm, then starts over. */
   onUseAnotherNumber(): void;
+  /** "Keep waiting": backs out of "Use another number". */
+  onKeepWaiting(): void;
   /** "Try again": after `failed`, a new attempt; in `error`, whatever the error allows. */
   onTryAgain(): void;
 }
@@ -71,11 +75,11 @@ function messageOf(view: CheckoutView): string | undefined {
     case 'submitting':
       return text.submitting;
     case 'requires_action': {
-      const { issuer, localNumber } = attempt?.phase === 'created' ? attempt : {};
-      return text.requiresActionBody(
-        localNumber ? formatLocalNumber(localNumber) : '',
-        issuer ? ISSUER_DISPLAY[issuer].name : '',
-      );
+      const { issuer, again } = attempt?.phase === 'created' ? attempt : {};
+      const number = shownNumber(attempt);
+      return again
+        ? text.askedAgain(number)
+        : text.requiresActionBody(number, issuer ? ISSUER_DISPLAY[issuer].name : '');
     }
     case 'paid':
       return text.paidBody(chargedAmount(view));
@@ -206,10 +210,10 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
     case 'requires_action':
       return renderRequiresAction(view);
     case 'paid':
-      // Another order of the checkout may still prompt the payer (contract §2): they decline it.
+      // Another order of the checkout may still prompt the payer: they decline it.
       return html`
         <p>${messageOf(view)}</p>
-        ${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}
+        ${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}${renderPaidAgain(view)}
       `;
     case 'failed':
       return html`
@@ -221,12 +225,11 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
       return html`
         <p>${messageOf(view)}</p>
         ${renderUssdFallback(view)}${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}
-        ${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, true)}
+        ${renderAnotherNumber(view)}
       `;
-    case 'error':
-      return renderError(view, state);
     default:
-      throw new TypeError(`Unknown checkout state: ${state.status}`);
+      // `error`, the last state after the form.
+      return renderError(view, state as ErrorState);
   }
 }
 
@@ -238,7 +241,48 @@ function renderRequiresAction(view: CheckoutView): TemplateResult {
     ${renderUssdFallback(view)}
     <p class="countdown" role="timer">${text.timeLeft(formatCountdown(session.secondsLeft))}</p>
     ${connection === 'ok' ? nothing : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
-    ${renderOrder(view)}${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, true)}
+    ${renderOrder(view)}${renderAnotherNumber(view)}
+  `;
+}
+
+/** The number the order's prompt went to, as read out; '' when unknown (after `resume()`). */
+function shownNumber(attempt: CheckoutAttempt | undefined): string {
+  const number = attempt?.phase === 'created' && attempt.localNumber;
+  return number ? formatLocalNumber(number) : '';
+}
+
+/**
+ * "Use another number", or once pressed, the question before it: the
+ * earlier request may still be approved, and both would be paid. Its own
+ * two buttons answer, the safe one first.
+ */
+function renderAnotherNumber(view: CheckoutView): TemplateResult {
+  const { text } = view;
+  if (!view.confirming) return renderButton(text.useAnotherNumber, view.onUseAnotherNumber, 'another');
+  return html`
+    <div role="group" aria-labelledby="confirm">
+      <p id="confirm" class="note" tabindex="-1">${text.confirmAnother(shownNumber(view.session.attempt))}</p>
+      ${renderButton(text.keepWaiting, view.onKeepWaiting)}${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, 'another')}
+    </div>
+  `;
+}
+
+/** On the receipt when the shopper paid more than once: each payment, amount, masked number and order id. */
+function renderPaidAgain({
+  session: { attempt },
+  text,
+  locale,
+}: CheckoutView): TemplateResult | typeof nothing {
+  if (attempt?.phase !== 'settled' || !attempt.alsoPaid?.length) return nothing;
+  return html`
+    <p class="note" part="error">${text.paidMoreThanOnce}</p>
+    <ul>
+      ${[attempt, ...attempt.alsoPaid].map(
+        ({ amount, currency, masked, orderId }) => html`
+          <li>${[formatAmount(amount, currency || DEFAULT_CURRENCY, locale), masked, orderId].filter(Boolean).join(' · ')}</li>
+        `,
+      )}
+    </ul>
   `;
 }
 
@@ -300,9 +344,10 @@ function chargedAmount({ session: { attempt }, locale }: CheckoutView): string {
   return formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, locale);
 }
 
-function renderButton(label: string, onClick: () => void, secondary = false): TemplateResult {
+/** An action of a status panel; with an `id`, the secondary one, which focus can come back to. */
+function renderButton(label: string, onClick: () => void, id?: string): TemplateResult {
   return html`
-    <button class=${secondary ? 'secondary' : ''} part="action" type="button" @click=${onClick}>${label}</button>
+    <button id=${id ?? nothing} class=${id ? 'secondary' : ''} part="action" type="button" @click=${onClick}>${label}</button>
   `;
 }
 

@@ -132,7 +132,8 @@ export class PollController {
   /** The countdown's next whole second, aligned to the deadline. */
   #tick(): void {
     const left = this.#deadline - this.#env.now();
-    if (left <= 0) return;
+    // No deadline (the timeout screen's checks): no countdown either.
+    if (left <= 0 || left === Number.POSITIVE_INFINITY) return;
     this.#tickTimer = this.#env.setTimeout(
       () => {
         this.#handlers.onChange();

@@ -19,7 +19,7 @@ export type Refusal = 'secret_key_exposed' | 'missing_url' | 'invalid_cart';
 
 /** What `pay-error` says for each refusal: for the page's developer, never showing a key. */
 export const REFUSAL_MESSAGES: Record<Refusal, string> = {
-  secret_key_exposed: 'A secret key was given to <pay-checkout>: remove it from the page and rotate it.',
+  secret_key_exposed: 'A secret key is on the page: remove it and rotate it.',
   missing_url: 'create-url and lookup-url are required.',
   invalid_cart: 'cart (or cart-json) is not JSON.',
 };

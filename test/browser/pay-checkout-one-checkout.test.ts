@@ -7,10 +7,13 @@
  * them through the sandbox's control surface, and move a fake clock.
  */
 import { expect } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
 import sinon from 'sinon';
+import { formatLocalNumber } from '../../src/element/checkout-form.js';
 import { EN_STRINGS, type PayCheckout } from '../../src/index.js';
 import type { Charged } from './checkout-test-server.js';
 import {
+  createsFor,
   EventLog,
   freshNumber,
   NetworkWatch,
@@ -96,11 +99,26 @@ function shownAmount(harness: PayCheckoutHarness): string {
   return (harness.query('[part~="status"] [part~="amount"]')?.textContent ?? '').replace(/\s/g, ' ');
 }
 
+/**
+ * "Use another number", then the question it asks first: it names the number
+ * the earlier request went to and says approving both pays twice, and takes
+ * focus; "Use another number" again confirms.
+ */
+async function chooseAnotherNumber({ el, harness }: Mounted, earlier: string): Promise<void> {
+  harness.button('Use another number').click();
+  await el.updateComplete;
+  expect(harness.text).to.contain(EN_STRINGS.confirmAnother(formatLocalNumber(earlier)));
+  expect(harness.focused?.id).to.equal('confirm');
+  expect(el.state).to.not.equal('idle', 'nothing happens before the shopper confirms');
+  harness.button('Use another number').click();
+  await harness.waitForState('idle');
+}
+
 /** A shopper who paid with one number, pressed "Use another number" and paid with a second: both wait. */
 async function twoOrdersWaiting(checkout: Mounted): Promise<[string, string]> {
-  const first = await payWith(checkout, freshNumber());
-  checkout.harness.button('Use another number').click();
-  await checkout.harness.waitForState('idle');
+  const number = freshNumber();
+  const first = await payWith(checkout, number);
+  await chooseAnotherNumber(checkout, number);
   expect(checkout.harness.text).to.contain(EN_STRINGS.earlierRequestOpen);
   const second = await payWith(checkout, freshNumber());
   expect(second).to.not.equal(first);
@@ -218,22 +236,47 @@ describe('<pay-checkout>: one checkout, at most one payment (contract §2)', () 
     time.network.restore();
   });
 
-  it('fires pay-paid once when both numbers end up paid: the receipt is the first one paid', async () => {
+  it('tells the shopper and the page when both numbers end up paid: both on the receipt, a second pay-paid naming the first', async () => {
     const time = timeMover(sinon.useFakeTimers(FAKED));
     const checkout = await mount();
+    const { el, harness, log } = checkout;
     const [first, second] = await twoOrdersWaiting(checkout);
     await time.network.settled();
     await payerAnswers(second, 'approve');
     await time.advance(2_000);
-    await checkout.harness.waitForState('paid');
-    expect(checkout.harness.shownOrderId).to.equal(second);
-    expect(checkout.harness.text).to.contain(EN_STRINGS.declineOtherRequest);
+    await harness.waitForState('paid');
+    expect(harness.shownOrderId).to.equal(second);
+    expect(harness.text).to.contain(EN_STRINGS.declineOtherRequest);
+    expect(harness.text).to.not.contain(EN_STRINGS.paidMoreThanOnce);
     await payerAnswers(first, 'approve');
     await time.advance(2_000);
-    expect(checkout.harness.shownOrderId).to.equal(second);
-    expect(checkout.log.details('pay-paid').map((paid) => paid.orderId)).to.deep.equal([second]);
-    expect(checkout.harness.text).to.not.contain(EN_STRINGS.declineOtherRequest);
+    await el.updateComplete;
+    expect(harness.shownOrderId).to.equal(second, 'the first paid stays the receipt');
+    const paid = log.details('pay-paid');
+    expect(paid.map((detail) => detail.orderId)).to.deep.equal([second, first]);
+    expect(paid[0]?.otherPaidOrderIds).to.equal(undefined);
+    expect(paid[1]?.otherPaidOrderIds).to.deep.equal([second]);
+    // Both amounts, both numbers masked, both ids, and that the shop has been told.
+    const told = [...harness.root.querySelectorAll('li')].map((item) =>
+      item.textContent?.replace(/\s/g, ' '),
+    );
+    expect(harness.text).to.contain(EN_STRINGS.paidMoreThanOnce);
+    expect(told).to.have.length(2);
+    expect(told[0]).to.match(new RegExp(`^GH₵ [\\d.,]+ · 024 ••• \\d{4} · ${second}$`));
+    expect(told[1]).to.match(new RegExp(`^GH₵ [\\d.,]+ · 024 ••• \\d{4} · ${first}$`));
+    expect(harness.text).to.not.contain(EN_STRINGS.declineOtherRequest, 'no other order is open');
+    let axeDone = false;
+    const axe = Promise.resolve(expect(el).to.be.accessible()).finally(() => {
+      axeDone = true;
+    });
+    while (!axeDone) await time.clock.tickAsync(20);
+    await axe;
     time.network.restore();
+    // A reload shows the same receipt, and fires nothing again.
+    el.remove();
+    const reloaded = await mount();
+    expect(reloaded.harness.text).to.contain(EN_STRINGS.paidMoreThanOnce);
+    expect(reloaded.log.count('pay-paid')).to.equal(0);
   });
 
   it('finds the first number paid after a reload with two orders waiting', async () => {
@@ -267,15 +310,104 @@ describe('<pay-checkout>: the timeout screen (contract §2)', () => {
     await axe;
     expect(harness.button('Check again')).to.be.ok;
     expect(harness.text).to.contain('*170#');
+    // The two actions are apart and of different weight: neither is pressed for the other.
+    const check = harness.button('Check again');
+    const another = harness.button('Use another number');
+    expect(another.getBoundingClientRect().top - check.getBoundingClientRect().bottom).to.be.at.least(12);
+    expect(getComputedStyle(another).backgroundColor).to.not.equal(getComputedStyle(check).backgroundColor);
+    time.network.restore();
+  });
+
+  it('checks again by itself: a payment approved on the timeout screen reaches paid without a click', async () => {
+    const time = timeMover(sinon.useFakeTimers(FAKED));
+    const checkout = await mount({ 'poll-timeout': '10000' });
+    const orderId = await payWith(checkout, freshNumber());
+    await time.network.settled();
+    for (let elapsed = 0; elapsed < 10_000; elapsed += 2_000) await time.advance(2_000);
+    await checkout.harness.waitForState('timeout');
+    const lookups = time.network.count('/lookup');
+    await time.advance(2_000);
+    expect(time.network.count('/lookup')).to.be.at.least(lookups + 1, 'it looks again at the interval');
+    expect(checkout.el.state).to.equal('timeout');
+    await payerAnswers(orderId, 'approve');
+    await time.advance(2_000);
+    await checkout.harness.waitForState('paid');
+    expect(checkout.log.details('pay-paid').map((paid) => paid.orderId)).to.deep.equal([orderId]);
+    checkout.el.remove();
+    time.network.restore();
+  });
+
+  it('keeps watching the timed-out order after "Use another number", and notices its late approval', async () => {
+    const time = timeMover(sinon.useFakeTimers(FAKED));
+    const checkout = await mount({ 'poll-timeout': '10000' });
+    const { harness, log } = checkout;
+    const number = freshNumber();
+    const first = await payWith(checkout, number);
+    await time.network.settled();
+    for (let elapsed = 0; elapsed < 10_000; elapsed += 2_000) await time.advance(2_000);
+    await harness.waitForState('timeout');
+    await chooseAnotherNumber(checkout, number);
+    expect(harness.focused).to.equal(harness.control('number'));
+    expect(harness.text).to.contain(EN_STRINGS.earlierRequestOpen);
+    await payerAnswers(first, 'approve');
+    await time.advance(2_000);
+    await harness.waitForState('paid');
+    expect(harness.shownOrderId).to.equal(first);
+    expect(log.details('pay-paid').map((paid) => paid.orderId)).to.deep.equal([first]);
+    time.network.restore();
+  });
+});
+
+describe('<pay-checkout>: one prompt per number, and "Use another number" asks first (contract §2)', () => {
+  it('takes the open order up again when the same number is given again: three tries, one create at the relay', async () => {
+    const checkout = await mount();
+    const { el, harness, log } = checkout;
+    const number = freshNumber();
+    const orderId = await payWith(checkout, number);
+    for (let again = 0; again < 2; again++) {
+      await chooseAnotherNumber(checkout, number);
+      await harness.type('number', number);
+      await harness.pay();
+      await harness.waitForState('requires_action');
+      expect(harness.text).to.contain(EN_STRINGS.askedAgain(formatLocalNumber(number)));
+    }
+    expect(await createsFor(number)).to.have.length(1);
+    expect(log.count('pay-submit')).to.equal(1);
+    expect(log.count('pay-created')).to.equal(1);
+    await payerAnswers(orderId, 'approve');
+    await harness.waitForState('paid');
+    expect(log.details('pay-paid').map((paid) => paid.orderId)).to.deep.equal([orderId]);
+    expect(el.state).to.equal('paid');
+  });
+
+  it('asks before "Use another number", accessibly: "Keep waiting" backs out, the keyboard confirms', async () => {
+    const checkout = await mount();
+    const { el, harness } = checkout;
+    const number = freshNumber();
+    await payWith(checkout, number);
     harness.button('Use another number').click();
+    await el.updateComplete;
+    const question = harness.query('#confirm');
+    expect(question?.textContent).to.equal(EN_STRINGS.confirmAnother(formatLocalNumber(number)));
+    expect(harness.focused).to.equal(question);
+    expect(harness.query('[role="group"]')?.getAttribute('aria-labelledby')).to.equal('confirm');
+    await expect(el).to.be.accessible();
+    harness.button('Keep waiting').click();
+    await el.updateComplete;
+    expect(harness.query('#confirm')).to.equal(null);
+    expect(el.state).to.equal('requires_action');
+    expect(harness.focused).to.equal(harness.button('Use another number'));
+    // With the keyboard: Enter asks, Tab past "Keep waiting", Enter confirms.
+    await sendKeys({ press: 'Enter' });
+    await el.updateComplete;
+    expect(harness.focused?.id).to.equal('confirm');
+    await sendKeys({ press: 'Tab' });
+    expect(harness.focused).to.equal(harness.button('Keep waiting'));
+    await sendKeys({ press: 'Tab' });
+    expect(harness.focused).to.equal(harness.button('Use another number'));
+    await sendKeys({ press: 'Enter' });
     await harness.waitForState('idle');
     expect(harness.focused).to.equal(harness.control('number'));
-    // The order that timed out is no longer watched (its own poll-timeout passed): no note, no lookup.
-    expect(harness.text).to.not.contain(EN_STRINGS.earlierRequestOpen);
-    const lookups = time.network.count('/lookup');
-    await time.advance(10_000);
-    expect(time.network.count('/lookup')).to.equal(lookups);
-    time.network.restore();
   });
 });
 

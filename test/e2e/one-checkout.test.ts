@@ -72,12 +72,19 @@ function shownOrderId(demo: DemoPage): Promise<string | null> {
   return demo.checkout.locator('[part~="status"] dd').first().textContent();
 }
 
+/** "Use another number": the question first (the earlier request may still be paid), then the confirmation. */
+async function chooseAnotherNumber(demo: DemoPage): Promise<void> {
+  await demo.elementButton('Use another number').click();
+  await demo.checkout.locator('#confirm').waitFor();
+  await demo.elementButton('Use another number').click();
+  await demo.waitForState('idle');
+}
+
 /** Pays with the shopper's number, then "Use another number" and pays with a second: both orders wait. */
 async function twoOrdersWaiting(demo: DemoPage): Promise<[string, string]> {
   await demo.pay(SHOPPER);
   await demo.waitForState('requires_action');
-  await demo.elementButton('Use another number').click();
-  await demo.waitForState('idle');
+  await chooseAnotherNumber(demo);
   // The note on the form; the live region says it too.
   await demo.checkout.locator('p', { hasText: EN_STRINGS.earlierRequestOpen }).waitFor();
   await demo.control('number').fill(SECOND_NUMBER);
@@ -116,6 +123,35 @@ describe('the demo, one checkout at most one payment (contract §2)', () => {
     assert.deepEqual(await demo.cspViolations(), []);
   });
 
+  it('both numbers approved: the receipt tells both payments, and a second pay-paid names the first', async (t) => {
+    const { server, demo } = await openDemo(t);
+    const [first, second] = await twoOrdersWaiting(demo);
+    await payerAnswers(server, first, 'approve');
+    await demo.waitForState('paid');
+    await payerAnswers(server, second, 'approve');
+    await demo.checkout.getByText(EN_STRINGS.paidMoreThanOnce, { exact: true }).waitFor();
+    await demo.page.waitForFunction(
+      () => document.querySelectorAll('#event-log > li[data-event="pay-paid"]').length === 2,
+    );
+    const paid = await details(demo, 'pay-paid');
+    assert.deepEqual(
+      paid.map((detail) => detail.orderId),
+      [first, second],
+    );
+    assert.equal(paid[0]?.otherPaidOrderIds, undefined);
+    assert.deepEqual(paid[1]?.otherPaidOrderIds, [first]);
+    const told = await demo.checkout.locator('li').allTextContents();
+    assert.equal(told.length, 2);
+    assert.match(told[0] ?? '', new RegExp(`^GH₵\\s[\\d.,]+ · 024 ••• 4567 · ${first}$`));
+    assert.match(
+      told[1] ?? '',
+      new RegExp(
+        `^GH₵\\s[\\d.,]+ · ${SECOND_NUMBER.slice(0, 3)} ••• ${SECOND_NUMBER.slice(-4)} · ${second}$`,
+      ),
+    );
+    assert.deepEqual(demo.problems.consoleErrors, []);
+  });
+
   it('a reload with two orders waiting still finds the paid one', async (t) => {
     const { server, demo } = await openDemo(t);
     const [first] = await twoOrdersWaiting(demo);
@@ -146,8 +182,7 @@ describe('the demo, the timeout screen (contract §2)', () => {
     await demo.elementButton('Check again').click();
     await demo.waitForState('requires_action');
     await demo.waitForState('timeout');
-    await demo.elementButton('Use another number').click();
-    await demo.waitForState('idle');
+    await chooseAnotherNumber(demo);
     assert.equal(
       await demo.checkout.evaluate((host) => host.shadowRoot?.activeElement?.getAttribute('name')),
       'number',

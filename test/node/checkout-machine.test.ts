@@ -109,10 +109,13 @@ describe('checkout machine', () => {
     assert.equal(run('submitting', { type: 'rejected' }), 'idle');
   });
 
-  it('treats timeout as not final: only check_again (same order) or a restart leave it', () => {
+  it('treats timeout as not final: its own lookups, check_again (same order) or a restart leave it', () => {
     assert.equal(run('requires_action', { type: 'timed_out' }), 'timeout');
     assert.equal(run('timeout', { type: 'check_again' }), 'requires_action');
-    assert.equal(run('timeout', { type: 'polled', paymentStatus: 'paid' }), 'timeout');
+    // The timeout screen keeps looking the order up: an outcome ends it, a pending answer keeps it.
+    assert.equal(run('timeout', { type: 'polled', paymentStatus: 'paid' }), 'paid');
+    assert.equal(run('timeout', { type: 'polled', paymentStatus: 'failed' }), 'failed');
+    assert.equal(run('timeout', { type: 'polled', paymentStatus: 'requires_action' }), 'timeout');
     assert.equal(run('timeout', { type: 'submit' }), 'timeout');
     assert.equal(run('timeout', { type: 'restart' }), 'idle');
   });

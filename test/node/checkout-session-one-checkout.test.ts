@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { CheckoutIntent } from '../../src/shared/wire.js';
+import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import {
   checkout,
   failedAnswer,
@@ -15,19 +17,24 @@ import {
   relayError,
   reload,
   ScriptedRelay,
+  STORAGE_KEY,
   settle,
 } from '../fixtures/session-harness.js';
 
 const SECOND_ORDER = 'or_session_2';
 const CHARGED = { currency: 'ghs', value: 16_500 };
+/** The number of the second try, after "Use another number". */
+const OTHER_NUMBER = '0551234567';
+/** The intent's fields for a shopper paying from `OTHER_NUMBER`. */
+const fromOtherNumber = customerPayingFrom(OTHER_NUMBER) as Partial<CheckoutIntent>;
 
-/** A shopper who paid nothing yet: the first order waits, then "Use another number" and a second order waits too. */
+/** A shopper who paid nothing yet: the first order waits, then "Use another number" and a second order, to another number, waits too. */
 async function twoOrdersWaiting(relay = new ScriptedRelay()) {
   const shop = checkout({ relay });
   await shop.submit();
   assert.equal(shop.session.restart(true), true, '"Use another number"');
   await settle();
-  await shop.submit();
+  await shop.submit(fromOtherNumber);
   assert.equal(shop.session.state.status, 'requires_action');
   assert.equal(shop.session.attempt?.phase === 'created' && shop.session.attempt.orderId, SECOND_ORDER);
   return shop;
@@ -99,10 +106,10 @@ describe('CheckoutSession: one checkout, at most one payment (contract §2)', ()
     await shop.clock.advance(3_000);
     assert.equal(shop.relay.lookupsOf.get(ORDER_ID), (before[0] ?? 0) + 1);
     assert.equal(shop.relay.lookupsOf.get(SECOND_ORDER), (before[1] ?? 0) + 1);
-    assert.equal(
-      JSON.stringify(shop.storedOthers).includes('0241234567'.slice(1)),
-      false,
-      'no number stored',
+    // While its payer may still approve, the order keeps its number, as the attempt does: the same number takes it up again.
+    assert.deepEqual(
+      shop.storedOthers.map((other) => other.phase === 'created' && other.localNumber),
+      ['0241234567'],
     );
   });
 
@@ -123,11 +130,11 @@ describe('CheckoutSession: one checkout, at most one payment (contract §2)', ()
     await shop.clock.advance(3_000);
     assert.equal(shop.relay.lookupsOf.get(SECOND_ORDER), secondLookups + 1, 'one lookup an interval');
     assert.equal(shop.session.connection, 'ok');
-    // The payer approves the second prompt anyway: no second pay-paid, the receipt stays the first order's.
+    // The payer approves the second prompt anyway: the receipt stays the first order's and tells the second.
     shop.relay.statusOf.set(SECOND_ORDER, 'paid');
     await shop.clock.advance(3_000);
     assert.equal(shop.session.attempt?.phase === 'settled' && shop.session.attempt.orderId, ORDER_ID);
-    assert.equal(shop.fired.filter((name) => name === 'pay-paid').length, 1);
+    assert.equal(shop.fired.filter((name) => name === 'pay-paid').length, 2);
     assert.equal(shop.session.othersOpen, false);
     assert.deepEqual(shop.storedOthers, []);
     assert.equal(shop.clock.pending, 0, 'nothing left running');
@@ -198,7 +205,7 @@ describe('CheckoutSession: one checkout, at most one payment (contract §2)', ()
       release = resolve;
     });
     // The second create is on its way when the earlier order's lookup comes back paid.
-    const sending = shop.session.submit(() => intent);
+    const sending = shop.session.submit(() => ({ ...intent, ...fromOtherNumber }));
     await shop.clock.advance(3_000);
     assert.equal(relay.lookupsOf.get(ORDER_ID), 3, 'the earlier order was looked up again');
     assert.equal(shop.session.state.status, 'submitting', 'its order must be known first');
@@ -218,7 +225,7 @@ describe('CheckoutSession: one checkout, at most one payment (contract §2)', ()
     await shop.submit();
     await shop.clock.advance(30_000);
     shop.session.restart(true);
-    await shop.submit();
+    await shop.submit(fromOtherNumber);
     // The first order's poll-timeout (60 s) passes 30 s before the second's.
     await shop.clock.advance(29_000);
     assert.equal(shop.session.othersOpen, true);
@@ -235,15 +242,34 @@ describe('CheckoutSession: one checkout, at most one payment (contract §2)', ()
     assert.equal(refused.session.state.status, 'requires_action');
   });
 
-  it('does not watch an order whose poll-timeout has passed: "Use another number" on the timeout screen', async () => {
+  it('watches a timed-out order for another poll-timeout after "Use another number", and notices its late approval', async () => {
     const shop = checkout();
     await shop.submit();
     await shop.clock.advance(60_000);
     assert.equal(shop.session.state.status, 'timeout');
     shop.session.restart(true);
     assert.equal(shop.session.state.status, 'idle');
-    assert.equal(shop.session.othersOpen, false);
-    assert.equal(shop.clock.pending, 0);
+    assert.equal(shop.session.othersOpen, true, 'its payer may still approve');
+    await shop.submit(fromOtherNumber);
+    const reloaded = reload(shop);
+    await settle();
+    assert.equal(reloaded.session.othersOpen, true, 'across a reload');
+    shop.relay.statusOf.set(ORDER_ID, 'paid');
+    await reloaded.clock.advance(3_000);
+    assert.equal(reloaded.session.state.status, 'paid');
+    assert.equal(reloaded.session.attempt?.phase === 'settled' && reloaded.session.attempt.orderId, ORDER_ID);
+    assert.deepEqual(
+      reloaded.details('pay-paid').map((paid) => paid.orderId),
+      [ORDER_ID],
+    );
+    // Unanswered, it is watched until that second poll-timeout passes, then let go.
+    const unanswered = checkout();
+    await unanswered.submit();
+    await unanswered.clock.advance(60_000);
+    unanswered.session.restart(true);
+    await unanswered.clock.advance(61_000);
+    assert.equal(unanswered.session.othersOpen, false);
+    assert.equal(unanswered.clock.pending, 0);
   });
 
   it('pauses the earlier order’s lookups with the page, and stops them off the page', async () => {
@@ -284,6 +310,99 @@ describe('CheckoutSession: one checkout, at most one payment (contract §2)', ()
     relay.lookupAnswer = failedAnswer('declined');
     await shop.clock.advance(3_000);
     assert.equal(shop.session.state.status, 'failed');
+  });
+});
+
+describe('CheckoutSession: one prompt per number, and two payments told (contract §2)', () => {
+  it('takes the open order up again when the same number is given again: one create for three tries, no event again', async () => {
+    const shop = checkout();
+    await shop.submit();
+    for (let again = 0; again < 2; again++) {
+      assert.equal(shop.session.restart(true), true, '"Use another number"');
+      await shop.submit();
+      assert.equal(shop.session.state.status, 'requires_action');
+      const attempt = shop.session.attempt;
+      assert.equal(attempt?.phase === 'created' && attempt.orderId, ORDER_ID);
+      assert.equal(attempt?.phase === 'created' && attempt.again, true, 'the screen says it asked before');
+      assert.equal(shop.session.othersOpen, false);
+    }
+    assert.equal(shop.relay.creates.length, 1, 'one prompt to one phone');
+    assert.deepEqual(shop.fired, ['pay-submit', 'pay-created', 'pay-requires-action']);
+    shop.relay.lookupAnswer = 'paid';
+    await shop.clock.advance(3_000);
+    assert.deepEqual(
+      shop.details('pay-paid').map((paid) => paid.orderId),
+      [ORDER_ID],
+    );
+    // Another number still creates its own order.
+    const other = await twoOrdersWaiting();
+    assert.equal(other.relay.creates.length, 2);
+  });
+
+  it('tells a second payment: on the receipt, in storage, and in a second pay-paid naming the first', async () => {
+    const relay = new ScriptedRelay();
+    relay.charged = { amount: CHARGED, reference: 'cart-8812' };
+    const shop = await twoOrdersWaiting(relay);
+    relay.statusOf.set(SECOND_ORDER, 'paid');
+    await shop.clock.advance(3_000);
+    relay.statusOf.set(ORDER_ID, 'paid');
+    await shop.clock.advance(3_000);
+    const [first, second, ...more] = shop.details('pay-paid');
+    assert.equal(first?.orderId, SECOND_ORDER);
+    assert.equal(first?.otherPaidOrderIds, undefined);
+    assert.equal(second?.orderId, ORDER_ID);
+    assert.deepEqual(second?.otherPaidOrderIds, [SECOND_ORDER]);
+    assert.deepEqual(second?.amount, CHARGED);
+    assert.deepEqual(more, []);
+    const attempt = shop.session.attempt;
+    assert.equal(attempt?.phase, 'settled');
+    if (attempt?.phase !== 'settled') return;
+    assert.equal(attempt.masked, '055 ••• 4567');
+    assert.deepEqual(attempt.alsoPaid, [
+      { orderId: ORDER_ID, amount: 16_500, currency: 'ghs', masked: '024 ••• 4567' },
+    ]);
+    // A reload shows the same receipt and fires nothing again.
+    const reloaded = reload(shop);
+    await reloaded.clock.advance(3_000);
+    assert.deepEqual(reloaded.fired, []);
+    const stored = reloaded.session.attempt;
+    assert.equal(stored?.phase === 'settled' && stored.alsoPaid?.length, 1);
+    assert.equal(
+      JSON.stringify(reloaded.storage.map.get(STORAGE_KEY)).includes('1234567'),
+      false,
+      'numbers masked',
+    );
+  });
+});
+
+describe('CheckoutSession: the timeout screen checks by itself (contract §2)', () => {
+  it('looks the order up at the poll interval on the timeout screen, and reaches paid without a click', async () => {
+    const shop = checkout();
+    await shop.submit();
+    await shop.clock.advance(60_000);
+    assert.equal(shop.session.state.status, 'timeout');
+    const lookups = shop.relay.lookups;
+    await shop.clock.advance(9_000);
+    assert.equal(shop.relay.lookups, lookups + 3, 'one lookup each interval');
+    assert.equal(shop.session.state.status, 'timeout', 'still pending: the screen stays');
+    shop.relay.lookupAnswer = 'paid';
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'paid');
+    assert.deepEqual(
+      shop.fired.filter((name) => name === 'pay-timeout' || name === 'pay-paid'),
+      ['pay-timeout', 'pay-paid'],
+    );
+    assert.equal(shop.clock.pending, 0, 'nothing runs once paid');
+    // After a reload on the timeout screen too.
+    const again = checkout();
+    await again.submit();
+    await again.clock.advance(60_000);
+    const reloaded = reload(again);
+    await settle();
+    assert.equal(reloaded.session.state.status, 'timeout');
+    again.relay.lookupAnswer = 'paid';
+    await reloaded.clock.advance(3_000);
+    assert.equal(reloaded.session.state.status, 'paid');
   });
 });
 

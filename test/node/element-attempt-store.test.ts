@@ -7,6 +7,7 @@ import {
   firstFiring,
   isStoredAttempt,
   newIdempotencyKey,
+  settledAttempt,
 } from '../../src/element/checkout-attempt.js';
 import { isValidIdempotencyKey } from '../../src/shared/wire.js';
 import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
@@ -39,7 +40,7 @@ const phases: CheckoutAttempt[] = [
     localNumber: LOCAL_NUMBER,
   },
   attempt,
-  { ...attempt, phase: 'settled', state: { status: 'paid' }, paymentStatus: 'paid' },
+  { ...settledAttempt(attempt, 'paid', undefined), state: { status: 'paid' } },
 ];
 
 describe('attempt store', () => {
@@ -49,13 +50,12 @@ describe('attempt store', () => {
     for (const kept of phases) {
       const store = new AttemptStore(storage, key);
       store.save(structuredClone(kept));
-      // The number stays while the payer decides, for the screen after a reload; a settled payment drops it.
-      const { localNumber: _whileWaiting, ...withoutNumber } = kept as CheckoutAttempt & {
-        localNumber?: string;
-      };
-      const expected = kept.phase === 'settled' ? withoutNumber : kept;
-      assert.deepEqual(new AttemptStore(storage, key).load(), expected, kept.phase);
+      // The number stays while the payer decides, for the screen after a reload; a settled payment keeps it masked only.
+      assert.deepEqual(new AttemptStore(storage, key).load(), JSON.parse(JSON.stringify(kept)), kept.phase);
     }
+    const settled = phases[2] as CheckoutAttempt & { localNumber?: string; masked?: string };
+    assert.equal(settled.localNumber, undefined);
+    assert.equal(settled.masked, '024 ••• 4567');
     new AttemptStore(storage, key).forget();
     assert.equal(new AttemptStore(storage, key).load(), undefined);
   });
@@ -88,14 +88,15 @@ describe('attempt store', () => {
     assert.deepEqual(new AttemptStore(storage, () => 'k').load()?.fired, ['pay-paid']);
   });
 
-  it('keeps the checkout’s other open orders beside its attempt, without their numbers, and only those it can trust', () => {
+  it('keeps the checkout’s other open orders beside its attempt, with their numbers while open, and only those it can trust', () => {
     const storage = memoryStorage();
     const store = new AttemptStore(storage, () => 'k');
     const earlier: CreatedAttempt = { ...attempt, orderId: 'or_earlier', lookupToken: 'token-earlier' };
     store.save(structuredClone(attempt));
     store.saveOthers([structuredClone(earlier)]);
     const reloaded = new AttemptStore(storage, () => 'k');
-    const { localNumber: _inMemoryOnly, ...withoutNumber } = earlier;
+    // Its number stays while its payer may approve: the same number again takes it up, "Use another number" names it.
+    const withoutNumber = earlier;
     assert.deepEqual(reloaded.loadOthers(), [withoutNumber]);
     assert.equal(reloaded.load()?.phase, 'created', 'the attempt is kept apart');
     // Forgetting the attempt (a new one in the same checkout) keeps the others: they may still be paid.

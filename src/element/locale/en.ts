@@ -30,6 +30,11 @@ export const EN_STRINGS: PayCheckoutStrings = {
   ussdFallback: (ussdCode) => `No prompt? Dial ${ussdCode} and approve it from your pending approvals.`,
   timeLeft: (time) => `Time left: ${time}`,
   useAnotherNumber: 'Use another number',
+  askedAgain: (number) => `We already asked ${number}: approve it on that phone.`,
+  confirmAnother: (number) =>
+    `The request to ${number || 'the other phone'} may still be approved: approving both pays twice.`,
+  keepWaiting: 'Keep waiting',
+  paidMoreThanOnce: 'You paid twice. The shop has been told:',
   offline: 'You are offline. We will check as soon as you are back.',
   connectionTrouble: 'Connection trouble. Still checking.',
   paidTitle: 'Payment received',

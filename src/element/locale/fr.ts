@@ -32,6 +32,11 @@ export const FR_STRINGS: PayCheckoutStrings = {
     `Pas de demande ? Composez ${ussdCode} et approuvez-la dans vos approbations en attente.`,
   timeLeft: (time) => `Temps restant : ${time}`,
   useAnotherNumber: 'Utiliser un autre numéro',
+  askedAgain: (number) => `Demande déjà envoyée au ${number} : approuvez-la sur ce téléphone.`,
+  confirmAnother: (number) =>
+    `La demande au ${number || 'premier téléphone'} peut encore être approuvée : approuver les deux, c’est payer deux fois.`,
+  keepWaiting: 'Continuer d’attendre',
+  paidMoreThanOnce: 'Vous avez payé deux fois. La boutique est prévenue :',
   offline: 'Vous êtes hors ligne. Nous vérifierons dès votre retour.',
   connectionTrouble: 'Connexion difficile. Vérification en cours.',
   paidTitle: 'Paiement reçu',

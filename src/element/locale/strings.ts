@@ -46,6 +46,14 @@ export interface PayCheckoutStrings {
   /** Time left to approve, `m:ss`. */
   timeLeft: (time: string) => string;
   useAnotherNumber: string;
+  /** The same number given again: the checkout took its earlier request up again rather than send another. */
+  askedAgain: (number: string) => string;
+  /** Before "Use another number" starts over: the earlier request (to `number`, '' when unknown) may still be approved, and both would be paid. */
+  confirmAnother: (number: string) => string;
+  /** Backs out of "Use another number". */
+  keepWaiting: string;
+  /** On the receipt when more than one order of the checkout was paid, before the list of them. */
+  paidMoreThanOnce: string;
   offline: string;
   connectionTrouble: string;
   paidTitle: string;
