@@ -116,15 +116,21 @@ export async function openPostgresJournal(
   poolSize = DEFAULT_POSTGRES_POOL_SIZE,
   clock?: JournalClock,
 ): Promise<Journal> {
+  // Migrating has no time limit: a large table's change, or another process migrating first, takes what it takes.
+  const migrationPool = new PoolDriver({
+    connectionString,
+    max: 1,
+    application_name: 'pay-checkout journal (migration)',
+  });
+  migrationPool.on('error', () => {});
+  try {
+    await migrate(migrationPool);
+  } finally {
+    await migrationPool.end();
+  }
   const requestPool = boundedPool(PoolDriver, connectionString, poolSize, 'requests');
   const watcherPool = boundedPool(PoolDriver, connectionString, WATCHER_POOL_SIZE, 'watcher');
   const endPools = () => Promise.all([requestPool.end(), watcherPool.end()]).then(() => undefined);
-  try {
-    await migrate(requestPool);
-  } catch (error) {
-    await endPools();
-    throw error;
-  }
   const requests = createSqlJournal(postgresExecutor(requestPool), clock);
   const watcher = createSqlJournal(postgresExecutor(watcherPool), clock);
   let closing: Promise<void> | undefined;
