@@ -29,7 +29,7 @@ export const DEFAULT_POSTGRES_POOL_SIZE = 4;
 /** Connections of the watcher's and the deliveries' own, beside the requests': they never take those. */
 export const WATCHER_POOL_SIZE = 2;
 /** How long a query waits for a connection (from the pool, or a new one) before it fails. */
-export const POSTGRES_CONNECT_TIMEOUT_MS = 2_000;
+export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 /**
  * How long a query may run: the server stops it (`statement_timeout`), and
  * the client gives up on a server that does not answer at all (a frozen
