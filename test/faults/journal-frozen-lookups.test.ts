@@ -18,19 +18,31 @@ import { createSandbox, SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { type CheckoutRelayEvent, createCheckoutRelay, listen, openJournal } from '../../src/server/node.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
 import { CLIENT, createRequest, intent, LOOKUP_SECRET, lookupRequest, priceCart } from '../fixtures/relay.js';
+import { startSlowTcpProxy } from '../fixtures/slow-tcp-proxy.js';
 import { eventually, gate } from '../fixtures/wait.js';
 
 /** A generous bound on one lookup's answer: the relay's 1.5 s for the journal, the service's call, a busy machine. */
 const ANSWER_DEADLINE_MS = 3_000;
 
 /** A relay on a fresh PostgreSQL journal, calling an in-process sandbox whose payer approves only when told. */
-async function relayOnPostgres(options: { ticks: boolean; onPaid?: () => Promise<void> | void }) {
+async function relayOnPostgres(options: {
+  ticks: boolean;
+  onPaid?: () => Promise<void> | void;
+  /** Reaches the database through a slow link. */
+  slow?: boolean;
+}) {
   const cluster = await startPostgres();
   after(() => {
     cluster.thaw();
     cluster.stop();
   });
-  const journal = await openJournal(await cluster.createDatabase());
+  const databaseUrl = new URL(await cluster.createDatabase());
+  const link = options.slow ? await startSlowTcpProxy(Number(databaseUrl.port)) : undefined;
+  if (link) {
+    after(() => link.close());
+    databaseUrl.port = String(link.port);
+  }
+  const journal = await openJournal(databaseUrl.href);
   const sandbox = createSandbox({ approveAfterMs: 3_600_000 });
   const events: CheckoutRelayEvent[] = [];
   const relay = createCheckoutRelay({
@@ -54,7 +66,30 @@ async function relayOnPostgres(options: { ticks: boolean; onPaid?: () => Promise
     const body = (await created.json()) as { order: { id: string }; lookup_token: string };
     return { orderId: body.order.id, lookupToken: body.lookup_token };
   };
-  return { cluster, sandbox, relay, events, checkout };
+  return { cluster, sandbox, relay, events, checkout, link };
+}
+
+/** A browser's lookup over HTTP: its status and payment status, and how long its answer took. */
+async function lookUpOver(url: string, { orderId, lookupToken }: { orderId: string; lookupToken: string }) {
+  const sentAt = performance.now();
+  const request = lookupRequest({ order_id: orderId, lookup_token: lookupToken });
+  try {
+    const answer = await fetch(`${url}/api/checkout/lookup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: await request.text(),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const body = (await answer.json()) as { order?: { payment: { status: string } } };
+    return {
+      orderId,
+      status: answer.status,
+      payment: body.order?.payment.status,
+      ms: performance.now() - sentAt,
+    };
+  } catch (error) {
+    return { orderId, status: 0, payment: String(error), ms: performance.now() - sentAt };
+  }
 }
 
 describe('a PostgreSQL journal frozen or starved while shoppers look up', {
@@ -71,34 +106,42 @@ describe('a PostgreSQL journal frozen or starved while shoppers look up', {
     for (const orderId of paid) sandbox.approve(orderId);
 
     cluster.freeze();
-    /** One lookup as a browser sends it: its status and payment status, and when its answer arrived. */
-    const lookUp = async ({ orderId, lookupToken }: { orderId: string; lookupToken: string }) => {
-      const sentAt = performance.now();
-      const request = lookupRequest({ order_id: orderId, lookup_token: lookupToken });
-      try {
-        const answer = await fetch(`${served.url}/api/checkout/lookup`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: await request.text(),
-          signal: AbortSignal.timeout(15_000),
-        });
-        const body = (await answer.json()) as { order?: { payment: { status: string } } };
-        return {
-          orderId,
-          status: answer.status,
-          payment: body.order?.payment.status,
-          ms: performance.now() - sentAt,
-        };
-      } catch (error) {
-        return { orderId, status: 0, payment: String(error), ms: performance.now() - sentAt };
-      }
-    };
     // Three polls of every order, the tabs all at once.
     const answers = [];
-    for (let poll = 0; poll < 3; poll++) answers.push(...(await Promise.all(orders.map(lookUp))));
+    for (let poll = 0; poll < 3; poll++)
+      answers.push(...(await Promise.all(orders.map((order) => lookUpOver(served.url, order)))));
     cluster.thaw();
     t.diagnostic(
       `lookups with the journal frozen: ${answers.map((answer) => `${answer.status} ${Math.round(answer.ms)} ms`).join(', ')}`,
+    );
+    for (const answer of answers) {
+      assert.equal(answer.status, 200, `${answer.orderId}: ${answer.payment}`);
+      assert.equal(answer.payment, paid.has(answer.orderId) ? 'paid' : 'requires_action');
+      assert.ok(
+        answer.ms < ANSWER_DEADLINE_MS,
+        `${answer.orderId} answered after ${Math.round(answer.ms)} ms`,
+      );
+    }
+  });
+
+  it('answers every lookup, paid orders included, within the deadline while PostgreSQL answers 400 ms late each way', {
+    timeout: 120_000,
+  }, async (t) => {
+    const { sandbox, relay, checkout, link } = await relayOnPostgres({ ticks: true, slow: true });
+    const served = await listen(relay.node);
+    after(() => served.close());
+    const orders = [];
+    for (let index = 0; index < 8; index++) orders.push(await checkout());
+    const paid = new Set(orders.slice(0, 4).map((order) => order.orderId));
+    for (const orderId of paid) sandbox.approve(orderId);
+
+    if (link) link.delayMs = 400;
+    const answers = [];
+    for (let poll = 0; poll < 3; poll++)
+      answers.push(...(await Promise.all(orders.map((order) => lookUpOver(served.url, order)))));
+    if (link) link.delayMs = 0;
+    t.diagnostic(
+      `lookups with the journal slow: ${answers.map((answer) => `${answer.status} ${Math.round(answer.ms)} ms`).join(', ')}`,
     );
     for (const answer of answers) {
       assert.equal(answer.status, 200, `${answer.orderId}: ${answer.payment}`);

@@ -57,7 +57,7 @@ export interface WatchOptions {
 export interface FulfilmentOptions {
   /** The order journal (`openJournal`); without it the relay watches nothing. */
   journal?: Journal;
-  /** Called once per paid order (at least once across a crash inside it): ship it. */
+  /** Called once per paid order (at least once across a crash, a time-out or a pause longer than the lease inside it): ship it. */
   onPaid?: FulfilmentCallback;
   /** Called once per declined, failed or cancelled order. */
   onFailed?: FulfilmentCallback;

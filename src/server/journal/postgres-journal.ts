@@ -29,7 +29,7 @@ export const DEFAULT_POSTGRES_POOL_SIZE = 4;
 /** Connections of the watcher's and the deliveries' own, beside the requests': they never take those. */
 export const WATCHER_POOL_SIZE = 2;
 /** How long a query waits for a connection (from the pool, or a new one) before it fails. */
-export const POSTGRES_CONNECT_TIMEOUT_MS = 2_000;
+export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 /**
  * How long a query may run: the server stops it (`statement_timeout`), and
  * the client gives up on a server that does not answer at all (a frozen
@@ -116,15 +116,21 @@ export async function openPostgresJournal(
   poolSize = DEFAULT_POSTGRES_POOL_SIZE,
   clock?: JournalClock,
 ): Promise<Journal> {
+  // Migrating has no time limit: a large table's change, or another process migrating first, takes what it takes.
+  const migrationPool = new PoolDriver({
+    connectionString,
+    max: 1,
+    application_name: 'pay-checkout journal (migration)',
+  });
+  migrationPool.on('error', () => {});
+  try {
+    await migrate(migrationPool);
+  } finally {
+    await migrationPool.end();
+  }
   const requestPool = boundedPool(PoolDriver, connectionString, poolSize, 'requests');
   const watcherPool = boundedPool(PoolDriver, connectionString, WATCHER_POOL_SIZE, 'watcher');
   const endPools = () => Promise.all([requestPool.end(), watcherPool.end()]).then(() => undefined);
-  try {
-    await migrate(requestPool);
-  } catch (error) {
-    await endPools();
-    throw error;
-  }
   const requests = createSqlJournal(postgresExecutor(requestPool), clock);
   const watcher = createSqlJournal(postgresExecutor(watcherPool), clock);
   let closing: Promise<void> | undefined;

@@ -9,14 +9,14 @@
  * merchant installs and connects; this module only calls its `evalSha` and
  * `eval`, so merchants without Redis never install it.
  *
- * A Redis outage must never stop or crash a relay (contract §7): the store
- * listens to the client's `error` events (node-redis throws them out of the
- * process when nobody listens), waits at most one second for an answer, and
- * while Redis is away fails at once, so the relay decides in this process's
- * memory without a shopper waiting on Redis call after call.
+ * A Redis outage must never stop or crash a relay: the store listens to the
+ * client's `error` events (node-redis throws them out of the process when
+ * nobody listens), waits at most one second for an answer, and once one wait
+ * has given up (or a call failed) fails at once, the calls still waiting
+ * included, so the relay decides in this process's memory: a frozen Redis
+ * costs the shoppers one wait, not one each.
  */
-import { answeredWithin } from '../../shared/answered-within.js';
-import { systemClock } from '../../shared/clock.js';
+import { type Clock, systemClock } from '../../shared/clock.js';
 import type { RateLimitDecision, RateLimitStore } from './rate-limiter.js';
 
 /** What the store needs of a node-redis client (v4 and later; a cluster client works too). */
@@ -35,6 +35,8 @@ export interface RedisScriptClient {
 export interface RedisRateLimitStoreOptions {
   /** Prefix of every key the store writes. Default `pay-checkout:limit:`. */
   prefix?: string;
+  /** The timers the wait on Redis runs on: the system's by default (a test counts them). */
+  clock?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 }
 
 /** Redis's clock in ms, from inside a script. */
@@ -101,7 +103,7 @@ export function createRedisRateLimitStore(
     );
   }
   const prefix = options.prefix ?? 'pay-checkout:limit:';
-  const whileRedisAnswers = redisAvailability(client);
+  const whileRedisAnswers = redisAvailability(client, options.clock ?? systemClock);
   const bucket = loadedScript(client, TOKEN_BUCKET_SCRIPT);
   const window = loadedScript(client, SLIDING_WINDOW_SCRIPT);
   const release = loadedScript(client, RELEASE_SLOT_SCRIPT);
@@ -137,11 +139,12 @@ const RECHECK_INTERVAL_MS = 1_000;
  * does not: the client is not connected (`isReady` false), or a call failed
  * and Redis has not answered since. So during an outage a create waits at
  * most one {@link REDIS_ANSWER_TIMEOUT_MS}, and only if it was on its way
- * when Redis went silent. Meanwhile one check at a time runs in the
- * background, no shopper waiting on it, until Redis answers; a reconnect
- * (`ready`) ends the outage at once.
+ * when Redis went silent; the first call to give up (or fail) lets every
+ * other one still waiting go at once, so the whole outage costs one wait.
+ * Meanwhile one check at a time runs in the background, no shopper waiting
+ * on it, until Redis answers; a reconnect (`ready`) ends the outage at once.
  */
-function redisAvailability(client: RedisScriptClient) {
+function redisAvailability(client: RedisScriptClient, timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>) {
   /** What began the outage; undefined while Redis answers. */
   let failure: unknown;
   let lastClientError: unknown;
@@ -177,29 +180,51 @@ function redisAvailability(client: RedisScriptClient) {
     (timer as { unref?: () => void }).unref?.();
   }
 
+  /** The calls waiting on Redis, each let go with the outage's error when another one meets it. */
+  const waiting = new Set<(error: unknown) => void>();
+
+  const outage = (error: unknown) => {
+    failure ??= error;
+    for (const letGo of [...waiting]) letGo(unavailable(error));
+    if (!checking) {
+      checking = true;
+      void check();
+    }
+  };
+
+  /** `pending`'s answer, or a rejection once it took {@link REDIS_ANSWER_TIMEOUT_MS}, or another call met the outage. */
+  const answeredInTime = <Reply>(pending: Promise<Reply>) =>
+    new Promise<Reply>((resolve, reject) => {
+      const settle = () => {
+        timers.clearTimeout(timer);
+        waiting.delete(letGo);
+      };
+      const letGo = (error: unknown) => {
+        settle();
+        reject(error);
+      };
+      waiting.add(letGo);
+      const timer = timers.setTimeout(() => {
+        letGo(new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`));
+      }, REDIS_ANSWER_TIMEOUT_MS);
+      pending.then(
+        (reply) => {
+          settle();
+          resolve(reply);
+        },
+        (error: unknown) => letGo(error),
+      );
+    });
+
   return async <Reply>(call: () => Promise<Reply>): Promise<Reply> => {
     if (failure !== undefined || client.isReady === false) throw unavailable(failure ?? lastClientError);
     try {
       return await answeredInTime(call());
     } catch (error) {
-      failure = error;
-      if (!checking) {
-        checking = true;
-        void check();
-      }
+      outage(error);
       throw error;
     }
   };
-}
-
-/** `pending`, or a rejection once {@link REDIS_ANSWER_TIMEOUT_MS} has passed without its answer. */
-function answeredInTime<Reply>(pending: Promise<Reply>): Promise<Reply> {
-  return answeredWithin(
-    systemClock,
-    REDIS_ANSWER_TIMEOUT_MS,
-    pending,
-    () => new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`),
-  );
 }
 
 /** The error of a call not sent because Redis is away; `cause` says why. */

@@ -31,7 +31,8 @@ export function journalDeadline(clock: Clock): JournalDeadline {
   const endsAt = clock.now() + JOURNAL_ANSWER_LIMIT_MS;
   return {
     within(work) {
-      const leftMs = endsAt - clock.now();
+      // Never more than the whole allowance, even when the clock was set back meanwhile.
+      const leftMs = Math.min(JOURNAL_ANSWER_LIMIT_MS, endsAt - clock.now());
       if (leftMs > 0) return answeredWithin(clock, leftMs, work, late);
       // Still runs (and fails or lands) on its own; the lookup does not wait for it.
       work.catch(() => undefined);
