@@ -207,6 +207,13 @@ function applySettings(): void {
 
 function bindSettingsForm(): void {
   const form = requireById('settings', HTMLFormElement);
+  // On a phone the switches fold behind this button (styles.css); wider screens never show it.
+  const toggle = requireById('settings-toggle', HTMLButtonElement);
+  toggle.addEventListener('click', () => {
+    const open = toggle.getAttribute('aria-expanded') !== 'true';
+    toggle.setAttribute('aria-expanded', String(open));
+    form.classList.toggle('settings--open', open);
+  });
   form.addEventListener('submit', (event) => event.preventDefault());
   form.addEventListener('change', () => {
     const data = new FormData(form);

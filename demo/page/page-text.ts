@@ -1,8 +1,9 @@
 /**
  * The demo page's own words in the checkout's two languages: every node of
- * index.html marked `data-text`, and the sentences the script writes. The
- * switches in the header stay in English (each language names itself), and
- * code (snippets, event names, order ids) is never translated.
+ * index.html marked `data-text` (and the labels marked `data-label` and
+ * `data-alt`), and the sentences the script writes. The language switch
+ * names each language in its own; code (snippets, event names, order ids)
+ * is never translated.
  */
 import { formatAmount } from '../../src/element/format-amount.js';
 import type { DemoLocale } from '../demo-config.js';
@@ -11,6 +12,16 @@ import type { DemoLocale } from '../demo-config.js';
 export interface PageText {
   title: string;
   skipLink: string;
+  settingsToggle: string;
+  settingsLabel: string;
+  themeLegend: string;
+  themeLight: string;
+  themeDark: string;
+  brandLegend: string;
+  brandGold: string;
+  brandIndigo: string;
+  localeLegend: string;
+  productImageAlt: string;
   modeSandbox: string;
   modeService: string;
   introTitle: string;
@@ -92,6 +103,16 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
   en: {
     title: 'pay-checkout demo: mobile-money checkout in one tag',
     skipLink: 'Skip to the checkout',
+    settingsToggle: 'Settings',
+    settingsLabel: 'Demo settings',
+    themeLegend: 'Theme',
+    themeLight: 'Light',
+    themeDark: 'Dark',
+    brandLegend: 'Brand colour',
+    brandGold: 'Gold',
+    brandIndigo: 'Indigo',
+    localeLegend: 'Checkout language',
+    productImageAlt: 'A tote bag woven in a gold, green and red kente pattern, with brown handles',
     modeSandbox: 'sandbox · test mode',
     modeService: 'connected to the payments service',
     introTitle: 'Mobile-money checkout, in one tag',
@@ -148,6 +169,16 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
   fr: {
     title: 'Démo pay-checkout : le paiement mobile money en une balise',
     skipLink: 'Aller au paiement',
+    settingsToggle: 'Réglages',
+    settingsLabel: 'Réglages de la démo',
+    themeLegend: 'Thème',
+    themeLight: 'Clair',
+    themeDark: 'Sombre',
+    brandLegend: 'Couleur',
+    brandGold: 'Or',
+    brandIndigo: 'Indigo',
+    localeLegend: 'Langue',
+    productImageAlt: 'Un sac cabas tissé à motif kente or, vert et rouge, aux anses marron',
     modeSandbox: 'bac à sable · test',
     modeService: 'relié au service de paiement',
     introTitle: 'Le paiement mobile money, en une balise',
@@ -216,6 +247,13 @@ export function applyPageText(locale: DemoLocale): PageText {
   document.title = text.title;
   for (const node of document.querySelectorAll<HTMLElement>('[data-text]')) {
     node.textContent = text[node.dataset.text as StaticTextKey] ?? node.textContent;
+  }
+  // Names that are attributes: a form's label, an image's text alternative.
+  for (const node of document.querySelectorAll<HTMLElement>('[data-label]')) {
+    node.setAttribute('aria-label', text[node.dataset.label as StaticTextKey] ?? '');
+  }
+  for (const node of document.querySelectorAll<HTMLImageElement>('img[data-alt]')) {
+    node.alt = text[node.dataset.alt as StaticTextKey] ?? node.alt;
   }
   return text;
 }

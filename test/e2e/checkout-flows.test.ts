@@ -208,9 +208,23 @@ describe('the demo page', () => {
     assert.match((await demo.submitButton().textContent()) ?? '', /Payer/);
     assert.match((await page.locator('#snippet-html').textContent()) ?? '', /locale="fr"/);
     assert.equal(await page.locator('#product-name').textContent(), 'Sac cabas motif kente');
+    // The demo's own controls speak French too: its switches, its panels' buttons, the phone.
+    const settings = page.getByRole('form', { name: 'Réglages de la démo' });
+    for (const group of ['Thème', 'Couleur', 'Langue']) {
+      assert.ok(await settings.getByRole('group', { name: group }).isVisible(), group);
+    }
+    for (const name of ['Clair', 'Sombre', 'Or', 'Indigo', 'English', 'Français']) {
+      assert.equal(await settings.getByRole('radio', { name, exact: true }).count(), 1, name);
+    }
+    const words = async (selector: string) =>
+      ((await page.locator(selector).textContent()) ?? '').replace(/\s+/g, ' ').trim();
+    assert.equal(await words('#clear-log'), 'Effacer les événements');
+    assert.equal(await words('#copy-html'), 'Copier le HTML');
+    assert.match((await page.locator('#phone-screen').textContent()) ?? '', /Aucune demande de paiement/);
+    assert.match((await page.locator('.product__image').getAttribute('alt')) ?? '', /^Un sac cabas/);
 
     const lightAccent = await page.locator('#snippet-css').textContent();
-    await page.getByRole('radio', { name: 'Dark' }).check();
+    await page.getByRole('radio', { name: 'Sombre' }).check();
     await page.getByRole('radio', { name: 'Indigo' }).check();
     assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
     const darkCss = (await page.locator('#snippet-css').textContent()) ?? '';

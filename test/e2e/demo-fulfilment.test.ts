@@ -217,6 +217,50 @@ describe('the demo merchant server', () => {
     assert.ok(!text.includes(CUSTOMER_NAME) && !text.includes('55504'), 'no name, no number');
   });
 
+  it('marks in the panel, in the page’s language, a checkout paid twice', async (t) => {
+    const browser: Browser = await launchChromium();
+    const server = await startDemoServer({ pageRoot: E2E_PAGE_ROOT, sandboxApproveAfterMs: 3_600_000 });
+    const context = await newDemoContext(browser);
+    t.after(async () => {
+      await context.close();
+      await server.close();
+      await browser.close();
+    });
+    const demo = await new DemoPage(await context.newPage()).watch();
+    await demo.open(server.url, '?locale=fr&poll-interval=2000');
+    // Two prompts for this browser's cart (its session cookie goes with them), both approved.
+    const orderIds: string[] = [];
+    for (const number of ['0245550501', '0245550502']) {
+      const response = await demo.page.request.post(`${server.url}/api/checkout/orders`, {
+        headers: { 'idempotency-key': randomUUID() },
+        data: {
+          customer_data: { name: CUSTOMER_NAME, phone_number: `+233${number.slice(1)}` },
+          payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number } },
+          cart: { items: [{ product_id: 'kente-tote', quantity: 1 }] },
+        },
+      });
+      assert.equal(response.status(), 200);
+      orderIds.push(((await response.json()) as { order: { id: string } }).order.id);
+    }
+    for (const orderId of orderIds) {
+      await fetch(`${server.url}/sandbox/_sandbox/payments/approve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ order_id: orderId }),
+      });
+    }
+    const flagged = demo.page.locator('.fulfilment[data-paid-twice]');
+    await flagged.nth(1).waitFor({ timeout: STATE_TIMEOUT_MS });
+    const [first, second] = orderIds as [string, string];
+    const item = (orderId: string) =>
+      flagged.filter({ has: demo.page.locator('.fulfilment__id', { hasText: orderId }) });
+    assert.equal(
+      await item(first).locator('.fulfilment__twice').textContent(),
+      `Payée deux fois : ce panier a aussi été payé par ${second}. Remboursez-en une.`,
+    );
+    assert.equal(await item(second).count(), 1);
+  });
+
   it("shows each cart's reference, items and amount in Your server, a new cart after a new payment", async (t) => {
     const browser: Browser = await launchChromium();
     const server = await startDemoServer({ pageRoot: E2E_PAGE_ROOT, sandboxApproveAfterMs: 3_600_000 });

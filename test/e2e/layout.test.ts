@@ -4,7 +4,8 @@
  * observer while the script and the catalogue are held back until what came
  * before them has painted: the order a slow phone sees them in, without
  * waiting on the clock. The form's first field shows without scrolling at
- * 320×640, the Pay button at 1280×800, and the element keeps one height
+ * 320×640, the Pay button at 320×640 (the demo's switches folded behind one
+ * button) and at 1280×800, and the element keeps one height
  * from the form to the receipt.
  */
 import assert from 'node:assert/strict';
@@ -78,6 +79,27 @@ describe('layout of the demo page', () => {
       await demo.open(server.url, `?locale=${locale}`);
       const field = await inView(page, 'pay-checkout [name="customer_name"]');
       assert.ok(field.inside, `the name field spans ${field.top}–${field.bottom} px of a 640 px screen`);
+    });
+  }
+
+  for (const locale of ['en', 'fr'] as const) {
+    it(`shows the Pay button without scrolling at 320×640, in ${locale}`, async (t) => {
+      const page = await newPage(t, {
+        viewport: { width: 320, height: 640 },
+        deviceScaleFactor: 2,
+        isMobile: true,
+        hasTouch: true,
+      });
+      const demo = new DemoPage(page);
+      await demo.open(server.url, `?locale=${locale}`);
+      const pay = await inView(page, 'pay-checkout button[type="submit"]');
+      assert.ok(pay.inside, `the Pay button spans ${pay.top}–${pay.bottom} px of a 640 px screen`);
+      // The switches folded to make that room are one tap away, in the page's language.
+      const settings = page.getByRole('button', { name: locale === 'fr' ? 'Réglages' : 'Settings' });
+      assert.equal(await settings.getAttribute('aria-expanded'), 'false');
+      await settings.click();
+      assert.equal(await settings.getAttribute('aria-expanded'), 'true');
+      assert.ok(await page.getByRole('radio', { name: locale === 'fr' ? 'Sombre' : 'Dark' }).isVisible());
     });
   }
 

@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createSandbox, SANDBOX_KEYS } from '../../src/sandbox/index.js';
+import { launchChromium } from '../e2e/helpers/browser.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
 import { serveSandbox } from '../fixtures/sandbox.js';
@@ -231,6 +232,57 @@ database.close();`,
     assert.equal(again.code, 0, again.transcript);
     assert.equal(again.stdout, `Refund order or_secondPayment: cart ${cartId} was paid by another order\n`);
     assert.equal(shipmentsIn(shop).length, 3, 'no second shipment recorded');
+  });
+
+  it('its page, in Chromium: pays a cart, keeps the receipt on reload, and ships a second purchase in the same tab', {
+    timeout: 120_000,
+  }, async (t) => {
+    const running = await startShop(shop, { PAY_LOOKUP_SECRET: LOOKUP_SECRET });
+    const browser = await launchChromium();
+    t.after(async () => {
+      await browser.close();
+      running.child.kill('SIGKILL');
+    });
+    const page = await (await browser.newContext()).newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.addInitScript(() => {
+      const created: string[] = [];
+      (window as unknown as { created: string[] }).created = created;
+      document.addEventListener('pay-created', (event) => {
+        created.push((event as CustomEvent<{ orderId: string }>).detail.orderId);
+      });
+    });
+    const checkout = page.locator('pay-checkout');
+    /** Pays from `number` in the page, approves at the sandbox, waits for the receipt: the order id. */
+    const payFrom = async (number: string) => {
+      await page.locator('pay-checkout:not([disabled])').waitFor();
+      await checkout.locator('[name="customer_name"]').fill('Ama Mensah');
+      await checkout.locator('[name="number"]').fill(number);
+      await checkout.locator('button[type="submit"]').click();
+      await page.locator('pay-checkout[state="requires_action"]').waitFor();
+      const orderId = await page.evaluate(() => (window as unknown as { created: string[] }).created.at(-1));
+      assert.ok(orderId);
+      await approve(running, orderId);
+      await page.locator('pay-checkout[state="paid"]').waitFor({ timeout: 30_000 });
+      return orderId;
+    };
+    await page.goto(`${running.url}/`);
+    const first = await payFrom(NEVER_ANSWERS);
+    await page.reload();
+    await page.locator('pay-checkout[state="paid"]').waitFor();
+    // The shopper picks another product: the paid cart is closed, and this is a new checkout.
+    await page.locator('#product').selectOption('adinkra-scarf');
+    await page.locator('pay-checkout[state="idle"]').waitFor();
+    const second = await payFrom('0241110021');
+    const shipped = (orderId: string) =>
+      running.line((line) => line.startsWith(`Shipment recorded for order ${orderId}, cart `));
+    const carts = [await shipped(first), await shipped(second)].map((line) => line.split(', cart ')[1]);
+    assert.notEqual(carts[0], carts[1], 'the second purchase is a cart of its own');
+    const byOrder = new Map(shipmentsIn(shop).map((shipment) => [shipment.order_id, shipment]));
+    assert.deepEqual(byOrder.get(first)?.items, [{ name: TOTE.name, quantity: 1 }]);
+    assert.deepEqual(byOrder.get(second)?.items, [{ name: SCARF.name, quantity: 1 }]);
+    assert.deepEqual(pageErrors, []);
   });
 
   it('stops within 10 s, its port free, when npm start is sent SIGTERM', { timeout: 60_000 }, async () => {
