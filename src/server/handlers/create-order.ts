@@ -32,7 +32,7 @@ import { HttpError } from '../../http/http-error.js';
 import { jsonResponse } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
 import { normalizeCustomerName } from '../../shared/customer-name.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
+import { classifyPaymentStatus, IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
 import {
   type CheckoutIntent,
   type CreateAnswer,
@@ -142,6 +142,7 @@ async function answerRecorded(
 ): Promise<Response> {
   if (recorded === undefined) return createAndAnswer(context, own.createBody, own.details);
   const { holds, attempt } = recorded;
+  if (holds === 'prompt') return answerOpenPrompt(context, attempt, own, slot);
   // Journalled before digests were kept: sent as before, under the key the service knows it by.
   if (holds === 'key' && attempt.attemptDigest === null)
     return createAndAnswer({ ...context, serviceKey: context.idempotencyKey }, own.createBody, own.details);
@@ -150,8 +151,46 @@ async function answerRecorded(
     throw idempotencyKeyReused();
   }
   // Only this create's own new intent sends a prompt of its own; the attempt's earlier try counted one.
-  if (holds === 'prompt' || attempt.kind === 'created') await slot.release();
+  if (attempt.kind === 'created') await slot.release();
   return answerAttempt(context, attempt);
+}
+
+/**
+ * The answer when another attempt of the same checkout holds an open prompt
+ * to this number: that attempt's order (or its recorded create sent), so the
+ * phone gets no second prompt. An order the journal still watches but the
+ * service shows settled (declined, paid) is settled now, and this create
+ * records its own intent again: the number is free once its prompt is over.
+ */
+async function answerOpenPrompt(
+  context: CreateContext,
+  holder: HeldAttempt,
+  own: OwnCreate,
+  slot: PromptSlot,
+): Promise<Response> {
+  const { config, journal } = context;
+  await slot.release();
+  const holderContext = { ...context, idempotencyKey: holder.idempotencyKey };
+  if (holder.kind === 'unanswered') return answerAttempt(context, holder);
+  const { order } = await config.client.orders.lookup(holder.orderId);
+  if (classifyPaymentStatus(order.payment.status) === 'pending')
+    return answerLookedUp(holderContext, order, holder.details);
+  await journal.lookedUp(order.id, serviceReadingOf(order));
+  const again = await takePromptSlot(config, context.intent.customer_data.phone_number, context.serviceKey);
+  return withPromptSlot(again, async () => {
+    const recorded = await recordIntent(context, own);
+    // Settled by now: a prompt still in the way is another create's, answered as any open prompt is.
+    if (
+      recorded?.holds === 'prompt' &&
+      recorded.attempt.kind === 'created' &&
+      recorded.attempt.orderId === order.id
+    )
+      throw new HttpError(
+        'idempotencyRequestInProgress',
+        'This checkout is still being processed. Try again in a moment.',
+      );
+    return answerRecorded(context, recorded, own, again);
+  });
 }
 
 /** The answer of an attempt the journal holds: its order as the service has it now, or its recorded create sent. */
