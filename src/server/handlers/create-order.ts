@@ -52,10 +52,10 @@ import { chargedAmount, serviceReadingOf } from '../fulfilment/service-reading.j
 import { isRefusedForGood } from '../fulfilment/service-trouble.js';
 import type { OrderAmount, OrderDetails } from '../journal/journal.js';
 import { type PromptSlot, takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
-import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
-import { checkPricedCart, lineItemsTotal, type PricedCart } from '../pricing/priced-cart.js';
+import { lineItemsTotal } from '../pricing/priced-cart.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
+import { priceCart } from './cart-price.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
 import { idempotencyKeyReused } from './upstream-answer.js';
@@ -95,7 +95,7 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     await takeClientToken(config, 'create', request, connection);
     const shopperKey = shopperKeyOf(request);
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
-    const priced = await price(config, intent, request);
+    const priced = await priceCart(config, intent.cart, request);
     const attemptDigest = await config.attemptDigests.attemptDigestOf(intent);
     const context: CreateContext = {
       config,
@@ -108,6 +108,7 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     };
     if (!priced.ok) return answerRefusedCart(context, priced.refusal);
     const { lineItems, reference, metadata } = priced.cart;
+    await checkExpectedAmount(context, lineItemsTotal(lineItems));
     const own: OwnCreate = {
       createBody: {
         execute_payment: true,
@@ -124,6 +125,34 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
       return answerRecorded(context, recorded, own, slot);
     });
   };
+}
+
+/**
+ * The `409` `amount_changed` when the shopper saw another amount than the
+ * relay prices now: thrown before the prompt limit or the service, so no
+ * prompt is sent for an amount the shopper did not see. An earlier try of
+ * the same attempt recorded at the amount the shopper saw is what the create
+ * sends, so its retry goes on.
+ */
+async function checkExpectedAmount(context: CreateContext, amount: OrderAmount): Promise<void> {
+  const expected = context.intent.expected_amount;
+  if (expected === undefined || sameAmount(expected, amount)) return;
+  let earlier: HeldAttempt | undefined;
+  try {
+    earlier = await context.journal.recall(context.idempotencyKey);
+  } catch (error) {
+    throw journalUnavailable(error);
+  }
+  const recorded = earlier?.attemptDigest === context.attemptDigest ? earlier?.details.amount : null;
+  if (recorded && sameAmount(expected, recorded)) return;
+  throw new HttpError('amountChanged', 'The price has changed: check the new amount, then pay again.', {
+    param: 'expected_amount',
+    fields: { amount },
+  });
+}
+
+function sameAmount(a: OrderAmount, b: OrderAmount): boolean {
+  return a.currency.toLowerCase() === b.currency.toLowerCase() && a.value === b.value;
 }
 
 /**
@@ -243,34 +272,6 @@ function parseIntent(body: Record<string, unknown>): CheckoutIntent {
     issue?.message ?? 'Invalid checkout.',
     param === undefined ? {} : { param },
   );
-}
-
-/**
- * The merchant's price for the cart, with their reference and metadata, or
- * the `400` of its CartError (answered by the caller, which may find an
- * earlier try's order instead); a `500` refusal (`price_cart_failed`, naming
- * the field that was wrong) is thrown for anything else.
- */
-async function price(
-  config: HandlerConfig,
-  intent: CheckoutIntent,
-  request: Request,
-): Promise<{ ok: true; cart: PricedCart } | { ok: false; refusal: HttpError }> {
-  let result: unknown;
-  try {
-    result = await config.priceCart(intent.cart ?? null, request);
-  } catch (error) {
-    if (isCartError(error)) {
-      const refusal = new HttpError('invalidRequest', cartErrorMessage(error), {
-        param: cartErrorParam(error),
-      });
-      return { ok: false, refusal };
-    }
-    throw internalRefusal({ type: 'price_cart_failed', reason: 'priceCart threw.', error });
-  }
-  const checked = checkPricedCart(result);
-  if (checked.ok) return checked;
-  throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason, field: checked.field });
 }
 
 /**
