@@ -110,6 +110,8 @@ export const SERVICE_ERRORS = {
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
   // The relay is shutting down (`close()` began): try again, another process or the restarted one answers.
   relayClosing: { status: 503, code: 'service_unavailable', type: 'api_error' },
+  // The order journal did not answer in time: the create was not sent, retry it with the same key.
+  journalTooSlow: { status: 503, code: 'service_unavailable', type: 'api_error' },
 } as const;
 
 /** The name of one entry of SERVICE_ERRORS. */

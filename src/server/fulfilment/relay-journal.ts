@@ -5,6 +5,7 @@
  * Without a journal every step does nothing, and the relay is as before.
  */
 
+import { answeredWithin } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreateRequestBody, JournalAttempt, OrderDetails, ServiceReading } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
@@ -69,6 +70,24 @@ export interface RelayJournal {
   recall(idempotencyKey: string): Promise<HeldAttempt | undefined>;
 }
 
+/**
+ * How long a create waits for the journal to record (or read) its intent:
+ * past it the create answers `503`, the service not called, so a shopper
+ * hears within 5 s whatever the journal does.
+ */
+export const INTENT_ANSWER_LIMIT_MS = 4_000;
+
+/** How long a create or a lookup waits for the journal to record what the service said: the watcher catches up on a write that comes late. */
+export const RECORD_ANSWER_LIMIT_MS = 1_000;
+
+/** The journal did not answer a create's write or read within {@link INTENT_ANSWER_LIMIT_MS}. */
+export class JournalTooSlowError extends Error {
+  constructor() {
+    super(`The journal did not answer within ${INTENT_ANSWER_LIMIT_MS} ms.`);
+    this.name = 'JournalTooSlowError';
+  }
+}
+
 /** The steps when the relay has no journal. */
 export const NO_JOURNAL: RelayJournal = {
   beforeCreate: async () => undefined,
@@ -84,16 +103,25 @@ export function relayJournal(
   runner: RelayFulfilment,
   reporter: RelayReporter,
 ): RelayJournal {
-  const { journal } = settings;
+  const { journal, deliveryTimers } = settings;
+  // Tracked whatever the wait: close() still waits for a write the create stopped waiting for.
+  const intime = <T>(work: Promise<T>) =>
+    answeredWithin(
+      deliveryTimers,
+      INTENT_ANSWER_LIMIT_MS,
+      runner.track(work),
+      () => new JournalTooSlowError(),
+    );
   const quietly = async (stage: 'record' | 'browser_lookup', write: () => Promise<unknown>) => {
     try {
-      await runner.track(write());
+      const late = () => new Error(`The journal did not record within ${RECORD_ANSWER_LIMIT_MS} ms.`);
+      await answeredWithin(deliveryTimers, RECORD_ANSWER_LIMIT_MS, runner.track(write()), late);
     } catch (error) {
       reporter.emit({ type: 'watcher_error', stage, error });
     }
   };
   return {
-    beforeCreate: (intent) => runner.track(recordAndRead(settings, intent)),
+    beforeCreate: (intent) => intime(recordAndRead(settings, intent)),
     created: (idempotencyKey, orderId, reading) =>
       quietly('record', async () => {
         const now = settings.now();
@@ -114,7 +142,7 @@ export function relayJournal(
         void runner.deliverNow();
       }),
     recall: async (idempotencyKey) => {
-      const attempt = await runner.track(journal.readAttempt({ idempotencyKey }));
+      const attempt = await intime(journal.readAttempt({ idempotencyKey }));
       return attempt && heldAttempt(attempt);
     },
   };

@@ -32,7 +32,11 @@ import { HttpError } from '../../http/http-error.js';
 import { jsonResponse } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
 import { normalizeCustomerName } from '../../shared/customer-name.js';
-import { classifyPaymentStatus, IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
+import {
+  classifyPaymentStatus,
+  IDEMPOTENCY_KEY_HEADER,
+  RETRY_AFTER_HEADER,
+} from '../../shared/service-contract.js';
 import {
   type CheckoutIntent,
   type CreateAnswer,
@@ -44,6 +48,7 @@ import { orderCreatedEvent } from '../events/order-created.js';
 import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import {
   type HeldAttempt,
+  JournalTooSlowError,
   NO_JOURNAL,
   type RecordedIntent,
   type RelayJournal,
@@ -437,7 +442,15 @@ function sameShopper(createBody: ServiceCreateBody, intent: CheckoutIntent): boo
   );
 }
 
-/** The `500` refusal (`journal_unavailable`) for a journal that cannot be written or read. */
+/**
+ * The refusal (`journal_unavailable`) for a journal that cannot be written or
+ * read: a `503` to retry with the same key when it did not answer in time, a
+ * `500` when it failed. Either way the service was not called.
+ */
 function journalUnavailable(error: unknown): RelayRefusal {
-  return internalRefusal({ type: 'journal_unavailable', error });
+  if (!(error instanceof JournalTooSlowError)) return internalRefusal({ type: 'journal_unavailable', error });
+  const answer = new HttpError('journalTooSlow', 'The checkout is busy. Try again in a moment.', {
+    headers: { [RETRY_AFTER_HEADER]: '1' },
+  });
+  return new RelayRefusal(answer, { type: 'journal_unavailable', error });
 }
