@@ -19,7 +19,7 @@ import {
   startFulfilment,
 } from './fulfilment/fulfilment-runner.js';
 import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
-import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
+import { relayJournal, rememberedAttempts } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
@@ -85,7 +85,8 @@ export function assembleCheckoutRelay(
   });
   const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter, lookups);
   tracking.by = fulfilment;
-  const journal = settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : NO_JOURNAL;
+  const journal =
+    settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : rememberedAttempts();
   let closing = false;
   // Once close() began the journal is going: a clear 503 the element retries, never a 500 from a closed journal.
   const whileOpen =

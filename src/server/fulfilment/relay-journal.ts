@@ -97,6 +97,42 @@ export const NO_JOURNAL: RelayJournal = {
   recall: async () => undefined,
 };
 
+/** How many attempts a relay without a journal remembers: enough for every retry in flight, bounded whatever the traffic. */
+export const REMEMBERED_ATTEMPTS = 10_000;
+
+/**
+ * The steps of a relay without a journal: nothing is recorded, but the
+ * digests of the latest attempts are remembered in this process, so the same
+ * key with another cart, name, number or network is still the `422` of a
+ * reused key here (the service's key is bound to the digest, so the service
+ * itself would take it for a new attempt). Across processes and restarts,
+ * such a create is another order, charged its own cart.
+ */
+export function rememberedAttempts(limit = REMEMBERED_ATTEMPTS): RelayJournal {
+  const digests = new Map<string, string>();
+  return {
+    ...NO_JOURNAL,
+    beforeCreate: async (intent) => {
+      const { idempotencyKey, attemptDigest, createBody, details, serviceKey } = intent;
+      const remembered = digests.get(idempotencyKey);
+      if (remembered !== undefined && remembered !== attemptDigest) {
+        // Only its digest is read: another attempt under the key is refused before anything is sent.
+        const attempt = { idempotencyKey, details, attemptDigest: remembered, createBody, serviceKey };
+        return { holds: 'key', attempt: { ...attempt, kind: 'unanswered' } };
+      }
+      digests.delete(idempotencyKey);
+      digests.set(idempotencyKey, attemptDigest);
+      // A Map keeps insertion order: the first key is the least recently used.
+      if (digests.size > limit) digests.delete(digests.keys().next().value as string);
+      return undefined;
+    },
+    createFailed: async (idempotencyKey, error) => {
+      // Refused for good, no order exists: the key may carry a corrected create.
+      if (isRefusedForGood(error)) digests.delete(idempotencyKey);
+    },
+  };
+}
+
 /** The steps on `settings.journal`, tracked by `runner` so `close()` waits for them. */
 export function relayJournal(
   settings: FulfilmentSettings,
