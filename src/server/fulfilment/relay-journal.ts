@@ -78,7 +78,7 @@ export interface RelayJournal {
 export const INTENT_ANSWER_LIMIT_MS = 4_000;
 
 /** How long a create or a lookup waits for the journal to record what the service said: the watcher catches up on a write that comes late. */
-export const RECORD_ANSWER_LIMIT_MS = 1_000;
+export const RECORD_ANSWER_LIMIT_MS = 1_250;
 
 /** The journal did not answer a create's write or read within {@link INTENT_ANSWER_LIMIT_MS}. */
 export class JournalTooSlowError extends Error {
