@@ -5,7 +5,11 @@
 import type { Currency } from '../src/shared/service-contract.js';
 
 /** Where the relay answers; the page gives these to the element. */
-export const CHECKOUT_PATHS = { create: '/api/checkout/orders', lookup: '/api/checkout/lookup' } as const;
+export const CHECKOUT_PATHS = {
+  create: '/api/checkout/orders',
+  lookup: '/api/checkout/lookup',
+  price: '/api/checkout/price',
+} as const;
 
 /** Where the embedded sandbox is mounted. */
 export const SANDBOX_BASE_PATH = '/sandbox';

@@ -75,7 +75,7 @@ function banner(server: RunningDemoServer, options: DemoServerOptions, env: Node
     `  pay-checkout demo   ${server.url}/`,
     '',
     `  payments through    ${payments}`,
-    '  relay               /api/checkout/orders, /api/checkout/lookup',
+    '  relay               /api/checkout/orders, /api/checkout/lookup, /api/checkout/price',
     `  lookup tokens       ${env.PAY_LOOKUP_SECRET ? 'signed with PAY_LOOKUP_SECRET' : 'signed with a random secret for this run'}`,
     `  order journal       ${describeJournal(options.journalUrl)}`,
   ];

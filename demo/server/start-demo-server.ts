@@ -1,6 +1,6 @@
 /**
  * The demo server: one Node process, one origin. It serves the built demo page,
- * the merchant relay at `/api/checkout/{orders,lookup}` and, unless a real
+ * the merchant relay at `/api/checkout/{orders,lookup,price}` and, unless a real
  * service is configured, the offline sandbox at `/sandbox`.
  * `npm start` and the end-to-end tests run this same function.
  */
@@ -176,7 +176,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   let relay: CheckoutRelay | undefined;
   const route = async (request: Request, context?: ConnectionInfo): Promise<Response> => {
     const { pathname } = new URL(request.url);
-    if (pathname === CHECKOUT_PATHS.create || pathname === CHECKOUT_PATHS.lookup) {
+    if (
+      pathname === CHECKOUT_PATHS.create ||
+      pathname === CHECKOUT_PATHS.lookup ||
+      pathname === CHECKOUT_PATHS.price
+    ) {
       if (!relay) return errorResponse('internalError', 'The server is starting.');
       const answer = await relay.handle(request, context);
       return pathname === CHECKOUT_PATHS.create && phone ? withPhoneCookie(answer) : answer;

@@ -12,6 +12,8 @@ export interface HttpErrorOptions extends ErrorOptions {
   param?: string;
   /** Headers the answer carries (`Retry-After`, `Allow`). */
   headers?: Record<string, string>;
+  /** Fields the body carries beside `error` (the new `amount` of an `amount_changed`). */
+  fields?: Readonly<Record<string, unknown>>;
 }
 
 /** An answer in the service's error shape, thrown by a handler and answered by {@link answerErrors}. */
@@ -26,6 +28,8 @@ export class HttpError extends Error {
   readonly param?: string;
   /** Headers the answer carries. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Fields the body carries beside `error`. */
+  readonly fields: Readonly<Record<string, unknown>>;
 
   constructor(kind: ServiceErrorKind, message: string, options: HttpErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -36,13 +40,14 @@ export class HttpError extends Error {
     this.type = type;
     if (options.param !== undefined) this.param = options.param;
     this.headers = options.headers ?? {};
+    this.fields = options.fields ?? {};
   }
 
-  /** The error body, `{ error: { code, message, type, param? } }`. */
+  /** The error body, `{ error: { code, message, type, param? } }`, with any fields beside `error`. */
   toJSON(): ErrorBody {
     const error: ErrorBody['error'] = { code: this.code, message: this.message, type: this.type };
     if (this.param !== undefined) error.param = this.param;
-    return { error };
+    return { ...this.fields, error };
   }
 
   /** The answer to send. */

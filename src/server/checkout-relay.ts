@@ -1,7 +1,7 @@
 /**
  * The merchant relay (contract §1, §3): the part a merchant mounts on their
  * own server between `<pay-checkout>` and the payments service. Its options
- * are checked in relay-config.ts; its two handlers are in handlers/;
+ * are checked in relay-config.ts; its handlers (create, lookup, price) are in handlers/;
  * relay-route.ts wraps each with CORS, the method check, and the one place
  * their throws become answers and events. Here they are routed by path.
  * Web-standard handlers, so it runs on Node and edge runtimes.
@@ -19,10 +19,11 @@ import {
   startFulfilment,
 } from './fulfilment/fulfilment-runner.js';
 import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
-import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
+import { relayJournal, rememberedAttempts } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
+import { priceCartHandler } from './handlers/price-cart.js';
 import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
@@ -33,7 +34,9 @@ export interface CheckoutRelay {
   create: WebHandler;
   /** `POST` lookup-url: checks the lookup token, answers status fields only. */
   lookup: WebHandler;
-  /** Both, routed by path: `…/orders` is create, `…/lookup` is lookup; `OPTIONS` answers preflights. */
+  /** `POST` price-url: prices `{ cart }` as a create would, answers the amount, line items and reference; no service call. */
+  price: WebHandler;
+  /** All three, routed by path: `…/orders` is create, `…/lookup` lookup, `…/price` price; `OPTIONS` answers preflights. */
   handle: WebHandler;
   /** `handle` as a `node:http` listener (Express and Fastify accept it too). */
   node: NodeListener;
@@ -83,7 +86,8 @@ export function assembleCheckoutRelay(
   });
   const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter, lookups);
   tracking.by = fulfilment;
-  const journal = settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : NO_JOURNAL;
+  const journal =
+    settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : rememberedAttempts();
   let closing = false;
   // Once close() began the journal is going: a clear 503 the element retries, never a 500 from a closed journal.
   const whileOpen =
@@ -94,6 +98,7 @@ export function assembleCheckoutRelay(
         : serve(request, connection);
   const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal)));
   const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, lookups, journal)));
+  const price = route(config, 'price', priceCartHandler(config));
   const handle: WebHandler = (request, connection) => {
     let path: string;
     try {
@@ -104,7 +109,8 @@ export function assembleCheckoutRelay(
     }
     if (path.endsWith('/orders')) return create(request, connection);
     if (path.endsWith('/lookup')) return lookup(request, connection);
-    const message = 'No such checkout route: POST …/orders to create, …/lookup to look up.';
+    if (path.endsWith('/price')) return price(request, connection);
+    const message = 'No such checkout route: POST …/orders to create, …/lookup to look up, …/price to price.';
     return answerThrow(config, 'unknown', request, new HttpError('resourceNotFound', message));
   };
   // The listener reads no more than the relay would; its own answers (413, 408) carry the CORS headers.
@@ -120,7 +126,7 @@ export function assembleCheckoutRelay(
   const orders = fulfilment
     ? { get: fulfilment.orders.get, byReference: fulfilment.orders.byReference }
     : NO_ORDERS;
-  return { create, lookup, handle, node, fulfilment: runner, orders, close };
+  return { create, lookup, price, handle, node, fulfilment: runner, orders, close };
 }
 
 /** The answer of a relay whose `close()` began: try again shortly (contract §3: a 5xx the element retries). */

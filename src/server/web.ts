@@ -42,6 +42,7 @@ export {
   type FulfilmentSummary,
   JOURNAL_PHASE,
   type Journal,
+  type JournalAttempt,
   type JournalEntry,
   type JournalOrder,
   type JournalOutcome,

@@ -99,6 +99,8 @@ export const SERVICE_ERRORS = {
   payloadTooLarge: { status: 413, code: 'payload_too_large', type: 'invalid_request_error' },
   unsupportedMediaType: { status: 415, code: 'unsupported_media_type', type: 'invalid_request_error' },
   idempotencyKeyReused: { status: 422, code: 'idempotency_key_reused', type: 'idempotency_error' },
+  // The relay prices the cart otherwise than the amount the shopper saw (`expected_amount`): no prompt was sent.
+  amountChanged: { status: 409, code: 'amount_changed', type: 'invalid_request_error' },
   // The sandbox's control surface: approving or declining a payment that is already final.
   paymentNotPending: { status: 409, code: 'payment_not_pending', type: 'invalid_request_error' },
   rateLimited: { status: 429, code: 'rate_limited', type: 'rate_limit_error' },
@@ -108,6 +110,8 @@ export const SERVICE_ERRORS = {
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
   // The relay is shutting down (`close()` began): try again, another process or the restarted one answers.
   relayClosing: { status: 503, code: 'service_unavailable', type: 'api_error' },
+  // The order journal did not answer in time: the create was not sent, retry it with the same key.
+  journalTooSlow: { status: 503, code: 'service_unavailable', type: 'api_error' },
 } as const;
 
 /** The name of one entry of SERVICE_ERRORS. */

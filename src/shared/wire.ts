@@ -38,6 +38,11 @@ const mobileMoneySchema = z.object({
     .check(z.refine(isLocalMobileNumber, 'Enter a Ghanaian mobile-money number, like 024 123 4567.')),
 });
 
+/** An amount in minor units: what the shopper is charged (contract §3 `order.amount`). */
+export const orderAmountSchema = z.object({ currency: z.string(), value: z.int().check(z.nonnegative()) });
+/** An order amount as the relay answers it. */
+export type OrderAmount = z.infer<typeof orderAmountSchema>;
+
 /**
  * What the element sends to `create-url`. Unknown fields, such as prices or
  * amounts a page might add, are dropped: the merchant's server prices `cart`.
@@ -50,6 +55,8 @@ export const checkoutIntentSchema = z
       mobile_money: mobileMoneySchema,
     }),
     cart: z.optional(z.unknown()),
+    /** The amount the shopper saw on the button; another priced total is refused before any prompt (`409 amount_changed`). */
+    expected_amount: z.optional(orderAmountSchema),
   })
   .check(
     z.refine(
@@ -86,11 +93,6 @@ export type PaymentSummary = z.infer<typeof paymentSummarySchema>;
 
 /** A merchant's reference for a checkout (contract §6): 1–64 characters of `[A-Za-z0-9_.:-]`. */
 export const REFERENCE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
-
-/** An amount in minor units: what the shopper is charged (contract §3 `order.amount`). */
-export const orderAmountSchema = z.object({ currency: z.string(), value: z.int().check(z.nonnegative()) });
-/** An order amount as the relay answers it. */
-export type OrderAmount = z.infer<typeof orderAmountSchema>;
 
 /**
  * `order.amount`, optional: an older relay, or one in another language, may
@@ -157,3 +159,33 @@ export function issueParam(issue: { path: readonly PropertyKey[] }): string {
     .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index ? '.' : ''}${String(part)}`))
     .join('');
 }
+
+/** What the element sends to `price-url`: the cart the merchant's server prices. */
+export const priceRequestSchema = z.object({ cart: z.optional(z.unknown()) });
+
+/** One line of the relay's price: what the merchant returned as a line item, nothing more. */
+const pricedLineSchema = z.object({
+  name: z.string(),
+  quantity: z.int(),
+  unit_price: orderAmountSchema,
+});
+
+/** The relay's answer to a price request: the total, the line items and the merchant's reference; never metadata. */
+export const priceAnswerSchema = z.object({
+  amount: orderAmountSchema,
+  line_items: z.array(pricedLineSchema),
+  reference: z.nullable(z.string()),
+});
+/** The relay's answer to a price request, as read. */
+export type PriceAnswer = z.infer<typeof priceAnswerSchema>;
+
+/** The relay's `409` when its price differs from `expected_amount`: the error, and the new amount beside it. */
+export const amountChangedSchema = z.object({
+  error: z.object({
+    code: z.literal('amount_changed'),
+    message: z.string(),
+    type: z.string(),
+    param: z.optional(z.string()),
+  }),
+  amount: orderAmountSchema,
+});

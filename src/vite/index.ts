@@ -6,7 +6,7 @@
  * plugins: [payCheckout({ priceCart })]
  * ```
  *
- * The relay answers `/api/checkout/orders` and `/api/checkout/lookup` (the
+ * The relay answers `/api/checkout/orders`, `/api/checkout/lookup` and `/api/checkout/price` (the
  * element's documented URLs), and the embedded sandbox (test mode, offline,
  * key `sk_test_sandbox`) answers `/sandbox` with its control surface. Node
  * only: Vite runs it while reading its config, and no page imports it, so it

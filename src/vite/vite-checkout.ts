@@ -97,14 +97,14 @@ function startupLines(options: ResolvedViteOptions, origin: string): string[] {
   const relay = `${origin}${options.relayPath}`;
   if (!options.sandbox) {
     return [
-      `  ➜  pay-checkout relay:   ${relay}/orders, ${relay}/lookup`,
+      `  ➜  pay-checkout relay:   ${relay}/orders, ${relay}/lookup, ${relay}/price`,
       `  ➜  payments through:     ${options.service?.baseUrl} (your test key)`,
     ];
   }
   const sandbox = `${origin}${options.sandbox.path}`;
   const control = `${sandbox}${SANDBOX_CONTROL_PATH}`;
   return [
-    `  ➜  pay-checkout relay:   ${relay}/orders, ${relay}/lookup`,
+    `  ➜  pay-checkout relay:   ${relay}/orders, ${relay}/lookup, ${relay}/price`,
     `  ➜  pay-checkout sandbox: ${sandbox} (test mode, offline; the payer approves after ${options.sandbox.approveAfterMs} ms)`,
     `     approve or decline now: POST ${control}/approve or ${control}/decline with {"order_id":"or_…"}`,
   ];

@@ -7,7 +7,9 @@
  * charged (its order's `line_item_group.total` and line items) is what the
  * relay's answer, `relay.orders.get` and `onPaid` say; the create that lost
  * the race is the `422` of a reused key, and the service never heard of its
- * cart. Real sandbox over loopback HTTP, real journals.
+ * cart. And two attempts of one checkout to one number, racing on two
+ * relays, send the phone one prompt. Real sandbox over loopback HTTP, real
+ * journals.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +27,14 @@ import {
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
-import { CLIENT, createRequest, intent, lookupRequest, testRelayOptions } from '../fixtures/relay.js';
+import {
+  CLIENT,
+  createRequest,
+  intent,
+  lookupRequest,
+  priceCart,
+  testRelayOptions,
+} from '../fixtures/relay.js';
 import { serveSandbox } from '../fixtures/sandbox.js';
 import { eventually } from '../fixtures/wait.js';
 
@@ -39,9 +48,10 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 const sandbox = createSandbox({ approveAfterMs: 60_000 });
 let serviceUrl = '';
 const serving = serveSandbox(sandbox).then((served) => {
-  after(() => served.close());
   serviceUrl = served.url;
+  return served;
 });
+after(async () => (await serving).close());
 
 /** The real fetch, each call held 0–25 ms first: the two creates reach the service in any order. */
 const jitteringFetch: typeof fetch = async (input, init) => {
@@ -198,5 +208,53 @@ describe('two creates racing under one key with different carts', () => {
         await assertNoMismatch(journals);
       });
     }
+
+    it('two relays, two attempts of one checkout to one number racing: one prompt each time', {
+      timeout: 120_000,
+    }, async () => {
+      const cluster = await startPostgres();
+      after(() => cluster.stop());
+      const url = await cluster.createDatabase();
+      await assertOnePromptPerRace([await openJournal(url), await openJournal(url)]);
+    });
+  });
+
+  it('SQLite: two relays, two attempts of one checkout to one number racing: one prompt each time', async () => {
+    const url = `sqlite:${join(scratch, 'prompts.db')}`;
+    await assertOnePromptPerRace([await openJournal(url), await openJournal(url)]);
   });
 });
+
+/** Two creates of one checkout to one number, with two keys, on two relays: one service order per race. */
+async function assertOnePromptPerRace(journals: Journal[]) {
+  await serving;
+  const relays = journals.map((journal) => {
+    const relay = createCheckoutRelay(
+      testRelayOptions({
+        baseUrl: serviceUrl,
+        fetch: jitteringFetch,
+        rateLimit: false,
+        journal,
+        priceCart: (cart) => ({ lineItems: priceCart(cart), reference: (cart as { id: string }).id }),
+        onPaid: () => undefined,
+        watch: { ticks: false },
+      }),
+    );
+    after(() => relay.close());
+    return relay;
+  });
+  const before = sandbox.createdOrderCount;
+  for (let race = 0; race < 10; race++) {
+    const cart = { id: `checkout-${crypto.randomUUID()}`, items: [{ sku: 'tote', quantity: 1 }] };
+    // The test number whose payer never answers: the first order stays open.
+    const body = intent({ ...customerPayingFrom('0244000003'), cart });
+    const answers = await Promise.all(relays.map((relay) => relay.create(createRequest(body), CLIENT)));
+    const ids = new Set<string>();
+    for (const answer of answers) {
+      assert.ok(answer.status === 200 || answer.status === 409, `status ${answer.status}`);
+      if (answer.status === 200) ids.add(createAnswerSchema.parse(await answer.json()).order.id);
+    }
+    assert.ok(ids.size <= 1, 'both answers name one order');
+  }
+  assert.equal(sandbox.createdOrderCount - before, 10, 'one prompt per race');
+}

@@ -20,7 +20,7 @@ import {
 } from '../../src/shared/service-contract.js';
 import { REFERENCE_PATTERN } from '../../src/shared/wire.js';
 import { customerPayingFrom, lineItems } from '../fixtures/checkout-data.js';
-import { CLIENT, createRequest, intent, lookupRequest, relayStack } from '../fixtures/relay.js';
+import { CLIENT, createRequest, intent, lookupRequest, priceRequest, relayStack } from '../fixtures/relay.js';
 import { clockAhead } from '../fixtures/relay-clock.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON.
@@ -45,14 +45,14 @@ function zodOf(schema: Node): z.ZodType {
 }
 
 /** The document's response for `status` on `path`. */
-function responseOf(path: '/orders' | '/lookup', status: number): Node {
+function responseOf(path: '/orders' | '/lookup' | '/price', status: number): Node {
   const response = resolve(doc.paths[path].post.responses[String(status)]);
   assert.ok(response, `the document has no ${status} answer for ${path}`);
   return response;
 }
 
 /** Asserts `response` is what the document says `path` answers with its status: body and headers. */
-async function assertDocumented(path: '/orders' | '/lookup', response: Response): Promise<Node> {
+async function assertDocumented(path: '/orders' | '/lookup' | '/price', response: Response): Promise<Node> {
   const documented = responseOf(path, response.status);
   const body = await response.json();
   const parsed = zodOf(documented.content['application/json'].schema).safeParse(body);
@@ -78,7 +78,7 @@ function refsIn(node: Node): string[] {
 describe('openapi/relay.json', () => {
   it('is an OpenAPI 3.1 document whose every reference resolves, shipped and exported by the package', () => {
     assert.equal(doc.openapi, '3.1.0');
-    assert.deepEqual(Object.keys(doc.paths).sort(), ['/lookup', '/orders']);
+    assert.deepEqual(Object.keys(doc.paths).sort(), ['/lookup', '/orders', '/price']);
     const refs = refsIn(doc);
     assert.ok(refs.length > 20);
     for (const ref of refs) assert.ok(resolve({ $ref: ref }), `${ref} does not resolve`);
@@ -97,7 +97,7 @@ describe('openapi/relay.json', () => {
     const mobileMoney = schemas.CheckoutIntent.properties.payment_method_data.properties.mobile_money;
     assert.deepEqual(mobileMoney.properties.issuer.enum, [...ISSUERS]);
     const codes = Object.values(SERVICE_ERRORS);
-    for (const path of ['/orders', '/lookup'] as const) {
+    for (const path of ['/orders', '/lookup', '/price'] as const) {
       for (const [status, entry] of Object.entries(doc.paths[path].post.responses)) {
         if (status === '200') continue;
         const code =
@@ -205,6 +205,27 @@ describe('openapi/relay.json', () => {
       const forged = await relay.lookup(lookupRequest({ ...lookupBody, lookup_token: 'forged' }), CLIENT);
       assert.equal(forged.status, 403);
       await assertDocumented('/lookup', forged);
+    });
+
+    it('the price, and the create refused for another amount than the one shown', async () => {
+      const relay = relayWith();
+      const priced = await assertDocumented(
+        '/price',
+        await relay.price(priceRequest({ cart: intent().cart }), CLIENT),
+      );
+      assert.deepEqual(priced.amount, { currency: 'ghs', value: 25_000 });
+      const refused = await relay.price(
+        priceRequest({ cart: { items: [{ sku: 'nope', quantity: 1 }] } }),
+        CLIENT,
+      );
+      assert.equal(refused.status, 400);
+      await assertDocumented('/price', refused);
+      const expected_amount = { currency: 'ghs', value: 100 };
+      const changed = await relay.create(createRequest({ ...intent(), expected_amount }), CLIENT);
+      assert.equal(changed.status, 409);
+      const body = await assertDocumented('/orders', changed);
+      assert.equal(body.error.code, 'amount_changed');
+      assert.deepEqual(body.amount, priced.amount);
     });
 
     it('both 429s, with their Retry-After', async () => {

@@ -13,8 +13,9 @@ import type { Journal } from '../../src/server/index.js';
 import { createAnswerSchema } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { startFaultProxy } from '../fixtures/fault-proxy.js';
-import { freshJournal } from '../fixtures/fulfilment.js';
+import { freshJournal, fulfilmentStack } from '../fixtures/fulfilment.js';
 import { CLIENT, createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
+import { sandboxFetch } from '../fixtures/sandbox.js';
 
 const { sandbox, relayWith, served } = relayStack();
 
@@ -92,3 +93,30 @@ for (const store of ['memory:', 'sqlite:'] as const) {
     });
   });
 }
+
+describe('the watcher resends a create whose answers were all lost', () => {
+  for (const store of ['memory:', 'sqlite:'] as const) {
+    it(`under the key the relay's create used: the service replays it, one order (${store})`, async () => {
+      let cut = 0;
+      // The relay's three tries reach the service, and every answer is lost on the way back.
+      const losingFetch: typeof fetch = async (input, init) => {
+        const response = await sandboxFetch(input, init);
+        if (String(input).endsWith('/orders/new') && cut++ < 3) throw new TypeError('fetch failed');
+        return response;
+      };
+      const stack = await fulfilmentStack(store, { fetch: losingFetch });
+      const before = stack.sandbox.createdOrderCount;
+      const key = crypto.randomUUID();
+      const lost = await stack.relay.create(createRequest(FIVE_TOTES, { key }), CLIENT);
+      assert.equal(lost.status, 502);
+      assert.equal(stack.sandbox.createdOrderCount - before, 1, 'the order exists; the relay never heard');
+      stack.events.length = 0;
+      await stack.advance(60_001);
+      const resent = stack.events.find((event) => event.type === 'order_created');
+      assert.equal(resent?.type === 'order_created' && resent.replayed, true, 'the service replayed it');
+      assert.equal(stack.sandbox.createdOrderCount - before, 1, 'no second order');
+      const known = resent?.type === 'order_created' ? await stack.relay.orders.get(resent.orderId) : null;
+      assert.equal(known?.amount?.value, 62_500);
+    });
+  }
+});

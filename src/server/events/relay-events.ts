@@ -10,8 +10,8 @@ import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { ServiceError } from '../service-client/service-errors.js';
 import type { FulfilmentEvent } from './fulfilment-events.js';
 
-/** The relay's two routes. */
-export type RelayRoute = 'create' | 'lookup';
+/** The relay's routes: create, lookup, and the price before the create. */
+export type RelayRoute = 'create' | 'lookup' | 'price';
 
 /** Warnings about the relay's setup, each given once. */
 export type RelayWarningCode =

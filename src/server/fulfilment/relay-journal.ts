@@ -5,6 +5,7 @@
  * Without a journal every step does nothing, and the relay is as before.
  */
 
+import { answeredWithin } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreateRequestBody, JournalAttempt, OrderDetails, ServiceReading } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
@@ -69,6 +70,24 @@ export interface RelayJournal {
   recall(idempotencyKey: string): Promise<HeldAttempt | undefined>;
 }
 
+/**
+ * How long a create waits for the journal to record (or read) its intent:
+ * past it the create answers `503`, the service not called, so a shopper
+ * hears within 5 s whatever the journal does.
+ */
+export const INTENT_ANSWER_LIMIT_MS = 4_000;
+
+/** How long a create or a lookup waits for the journal to record what the service said: the watcher catches up on a write that comes late. */
+export const RECORD_ANSWER_LIMIT_MS = 1_250;
+
+/** The journal did not answer a create's write or read within {@link INTENT_ANSWER_LIMIT_MS}. */
+export class JournalTooSlowError extends Error {
+  constructor() {
+    super(`The journal did not answer within ${INTENT_ANSWER_LIMIT_MS} ms.`);
+    this.name = 'JournalTooSlowError';
+  }
+}
+
 /** The steps when the relay has no journal. */
 export const NO_JOURNAL: RelayJournal = {
   beforeCreate: async () => undefined,
@@ -78,23 +97,69 @@ export const NO_JOURNAL: RelayJournal = {
   recall: async () => undefined,
 };
 
+/** How many attempts a relay without a journal remembers: enough for every retry in flight, bounded whatever the traffic. */
+export const REMEMBERED_ATTEMPTS = 10_000;
+
+/**
+ * The steps of a relay without a journal: nothing is recorded, but the
+ * digests of the latest attempts are remembered in this process, so the same
+ * key with another cart, name, number or network is still the `422` of a
+ * reused key here (the service's key is bound to the digest, so the service
+ * itself would take it for a new attempt). Across processes and restarts,
+ * such a create is another order, charged its own cart.
+ */
+export function rememberedAttempts(limit = REMEMBERED_ATTEMPTS): RelayJournal {
+  const digests = new Map<string, string>();
+  return {
+    ...NO_JOURNAL,
+    beforeCreate: async (intent) => {
+      const { idempotencyKey, attemptDigest, createBody, details, serviceKey } = intent;
+      const remembered = digests.get(idempotencyKey);
+      if (remembered !== undefined && remembered !== attemptDigest) {
+        // Only its digest is read: another attempt under the key is refused before anything is sent.
+        const attempt = { idempotencyKey, details, attemptDigest: remembered, createBody, serviceKey };
+        return { holds: 'key', attempt: { ...attempt, kind: 'unanswered' } };
+      }
+      digests.delete(idempotencyKey);
+      digests.set(idempotencyKey, attemptDigest);
+      // A Map keeps insertion order: the first key is the least recently used.
+      if (digests.size > limit) digests.delete(digests.keys().next().value as string);
+      return undefined;
+    },
+    createFailed: async (idempotencyKey, error) => {
+      // Refused for good, no order exists: the key may carry a corrected create.
+      if (isRefusedForGood(error)) digests.delete(idempotencyKey);
+    },
+  };
+}
+
 /** The steps on `settings.requestJournal`, tracked by `runner` so `close()` waits for them. */
 export function relayJournal(
   settings: FulfilmentSettings,
   runner: RelayFulfilment,
   reporter: RelayReporter,
 ): RelayJournal {
+  const { deliveryTimers } = settings;
   // The shoppers' requests' connections: the watcher never takes them.
   const journal = settings.requestJournal;
+  // Tracked whatever the wait: close() still waits for a write the create stopped waiting for.
+  const intime = <T>(work: Promise<T>) =>
+    answeredWithin(
+      deliveryTimers,
+      INTENT_ANSWER_LIMIT_MS,
+      runner.track(work),
+      () => new JournalTooSlowError(),
+    );
   const quietly = async (stage: 'record' | 'browser_lookup', write: () => Promise<unknown>) => {
     try {
-      await runner.track(write());
+      const late = () => new Error(`The journal did not record within ${RECORD_ANSWER_LIMIT_MS} ms.`);
+      await answeredWithin(deliveryTimers, RECORD_ANSWER_LIMIT_MS, runner.track(write()), late);
     } catch (error) {
       reporter.emit({ type: 'watcher_error', stage, error });
     }
   };
   return {
-    beforeCreate: (intent) => runner.track(recordAndRead(settings, intent)),
+    beforeCreate: (intent) => intime(recordAndRead(settings, intent)),
     created: (idempotencyKey, orderId, reading) =>
       quietly('record', async () => {
         const now = settings.now();
@@ -115,7 +180,7 @@ export function relayJournal(
         void runner.deliverNow();
       }),
     recall: async (idempotencyKey) => {
-      const attempt = await runner.track(journal.readAttempt({ idempotencyKey }));
+      const attempt = await intime(journal.readAttempt({ idempotencyKey }));
       return attempt && heldAttempt(attempt);
     },
   };

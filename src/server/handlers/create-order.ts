@@ -32,7 +32,11 @@ import { HttpError } from '../../http/http-error.js';
 import { jsonResponse } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
 import { normalizeCustomerName } from '../../shared/customer-name.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../../shared/service-contract.js';
+import {
+  classifyPaymentStatus,
+  IDEMPOTENCY_KEY_HEADER,
+  RETRY_AFTER_HEADER,
+} from '../../shared/service-contract.js';
 import {
   type CheckoutIntent,
   type CreateAnswer,
@@ -44,6 +48,7 @@ import { orderCreatedEvent } from '../events/order-created.js';
 import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import {
   type HeldAttempt,
+  JournalTooSlowError,
   NO_JOURNAL,
   type RecordedIntent,
   type RelayJournal,
@@ -52,10 +57,10 @@ import { chargedAmount, serviceReadingOf } from '../fulfilment/service-reading.j
 import { isRefusedForGood } from '../fulfilment/service-trouble.js';
 import type { OrderAmount, OrderDetails } from '../journal/journal.js';
 import { type PromptSlot, takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
-import { cartErrorMessage, cartErrorParam, isCartError } from '../pricing/cart-error.js';
-import { checkPricedCart, lineItemsTotal, type PricedCart } from '../pricing/priced-cart.js';
+import { lineItemsTotal } from '../pricing/priced-cart.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
+import { priceCart } from './cart-price.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 import { paymentSummary } from './payment-summary.js';
 import { idempotencyKeyReused } from './upstream-answer.js';
@@ -95,7 +100,7 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     await takeClientToken(config, 'create', request, connection);
     const shopperKey = shopperKeyOf(request);
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
-    const priced = await price(config, intent, request);
+    const priced = await priceCart(config, intent.cart, request);
     const attemptDigest = await config.attemptDigests.attemptDigestOf(intent);
     const context: CreateContext = {
       config,
@@ -108,6 +113,7 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
     };
     if (!priced.ok) return answerRefusedCart(context, priced.refusal);
     const { lineItems, reference, metadata } = priced.cart;
+    await checkExpectedAmount(context, lineItemsTotal(lineItems));
     const own: OwnCreate = {
       createBody: {
         execute_payment: true,
@@ -127,6 +133,34 @@ export function createOrderHandler(config: HandlerConfig, journal: RelayJournal 
 }
 
 /**
+ * The `409` `amount_changed` when the shopper saw another amount than the
+ * relay prices now: thrown before the prompt limit or the service, so no
+ * prompt is sent for an amount the shopper did not see. An earlier try of
+ * the same attempt recorded at the amount the shopper saw is what the create
+ * sends, so its retry goes on.
+ */
+async function checkExpectedAmount(context: CreateContext, amount: OrderAmount): Promise<void> {
+  const expected = context.intent.expected_amount;
+  if (expected === undefined || sameAmount(expected, amount)) return;
+  let earlier: HeldAttempt | undefined;
+  try {
+    earlier = await context.journal.recall(context.idempotencyKey);
+  } catch (error) {
+    throw journalUnavailable(error);
+  }
+  const recorded = earlier?.attemptDigest === context.attemptDigest ? earlier?.details.amount : null;
+  if (recorded && sameAmount(expected, recorded)) return;
+  throw new HttpError('amountChanged', 'The price has changed: check the new amount, then pay again.', {
+    param: 'expected_amount',
+    fields: { amount },
+  });
+}
+
+function sameAmount(a: OrderAmount, b: OrderAmount): boolean {
+  return a.currency.toLowerCase() === b.currency.toLowerCase() && a.value === b.value;
+}
+
+/**
  * The answer once the intent is recorded, from what the journal holds: this
  * create's own intent is sent; an earlier try's of the same attempt is sent
  * (or its order answered) as the journal recorded it; another attempt under
@@ -142,6 +176,7 @@ async function answerRecorded(
 ): Promise<Response> {
   if (recorded === undefined) return createAndAnswer(context, own.createBody, own.details);
   const { holds, attempt } = recorded;
+  if (holds === 'prompt') return answerOpenPrompt(context, attempt, own, slot);
   // Journalled before digests were kept: sent as before, under the key the service knows it by.
   if (holds === 'key' && attempt.attemptDigest === null)
     return createAndAnswer({ ...context, serviceKey: context.idempotencyKey }, own.createBody, own.details);
@@ -150,8 +185,46 @@ async function answerRecorded(
     throw idempotencyKeyReused();
   }
   // Only this create's own new intent sends a prompt of its own; the attempt's earlier try counted one.
-  if (holds === 'prompt' || attempt.kind === 'created') await slot.release();
+  if (attempt.kind === 'created') await slot.release();
   return answerAttempt(context, attempt);
+}
+
+/**
+ * The answer when another attempt of the same checkout holds an open prompt
+ * to this number: that attempt's order (or its recorded create sent), so the
+ * phone gets no second prompt. An order the journal still watches but the
+ * service shows settled (declined, paid) is settled now, and this create
+ * records its own intent again: the number is free once its prompt is over.
+ */
+async function answerOpenPrompt(
+  context: CreateContext,
+  holder: HeldAttempt,
+  own: OwnCreate,
+  slot: PromptSlot,
+): Promise<Response> {
+  const { config, journal } = context;
+  await slot.release();
+  const holderContext = { ...context, idempotencyKey: holder.idempotencyKey };
+  if (holder.kind === 'unanswered') return answerAttempt(context, holder);
+  const { order } = await config.client.orders.lookup(holder.orderId);
+  if (classifyPaymentStatus(order.payment.status) === 'pending')
+    return answerLookedUp(holderContext, order, holder.details);
+  await journal.lookedUp(order.id, serviceReadingOf(order));
+  const again = await takePromptSlot(config, context.intent.customer_data.phone_number, context.serviceKey);
+  return withPromptSlot(again, async () => {
+    const recorded = await recordIntent(context, own);
+    // Settled by now: a prompt still in the way is another create's, answered as any open prompt is.
+    if (
+      recorded?.holds === 'prompt' &&
+      recorded.attempt.kind === 'created' &&
+      recorded.attempt.orderId === order.id
+    )
+      throw new HttpError(
+        'idempotencyRequestInProgress',
+        'This checkout is still being processed. Try again in a moment.',
+      );
+    return answerRecorded(context, recorded, own, again);
+  });
 }
 
 /** The answer of an attempt the journal holds: its order as the service has it now, or its recorded create sent. */
@@ -204,34 +277,6 @@ function parseIntent(body: Record<string, unknown>): CheckoutIntent {
     issue?.message ?? 'Invalid checkout.',
     param === undefined ? {} : { param },
   );
-}
-
-/**
- * The merchant's price for the cart, with their reference and metadata, or
- * the `400` of its CartError (answered by the caller, which may find an
- * earlier try's order instead); a `500` refusal (`price_cart_failed`, naming
- * the field that was wrong) is thrown for anything else.
- */
-async function price(
-  config: HandlerConfig,
-  intent: CheckoutIntent,
-  request: Request,
-): Promise<{ ok: true; cart: PricedCart } | { ok: false; refusal: HttpError }> {
-  let result: unknown;
-  try {
-    result = await config.priceCart(intent.cart ?? null, request);
-  } catch (error) {
-    if (isCartError(error)) {
-      const refusal = new HttpError('invalidRequest', cartErrorMessage(error), {
-        param: cartErrorParam(error),
-      });
-      return { ok: false, refusal };
-    }
-    throw internalRefusal({ type: 'price_cart_failed', reason: 'priceCart threw.', error });
-  }
-  const checked = checkPricedCart(result);
-  if (checked.ok) return checked;
-  throw internalRefusal({ type: 'price_cart_failed', reason: checked.reason, field: checked.field });
 }
 
 /**
@@ -397,7 +442,15 @@ function sameShopper(createBody: ServiceCreateBody, intent: CheckoutIntent): boo
   );
 }
 
-/** The `500` refusal (`journal_unavailable`) for a journal that cannot be written or read. */
+/**
+ * The refusal (`journal_unavailable`) for a journal that cannot be written or
+ * read: a `503` to retry with the same key when it did not answer in time, a
+ * `500` when it failed. Either way the service was not called.
+ */
 function journalUnavailable(error: unknown): RelayRefusal {
-  return internalRefusal({ type: 'journal_unavailable', error });
+  if (!(error instanceof JournalTooSlowError)) return internalRefusal({ type: 'journal_unavailable', error });
+  const answer = new HttpError('journalTooSlow', 'The checkout is busy. Try again in a moment.', {
+    headers: { [RETRY_AFTER_HEADER]: '1' },
+  });
+  return new RelayRefusal(answer, { type: 'journal_unavailable', error });
 }

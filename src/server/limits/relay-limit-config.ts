@@ -38,6 +38,8 @@ export interface CheckoutRelayRateLimitOptions {
   create?: TokenBucketRule | false;
   /** Bucket of lookups per client; `false` turns it off. Default {@link DEFAULT_LOOKUP_RATE_LIMIT}. */
   lookup?: TokenBucketRule | false;
+  /** Bucket of price requests per client, limited like lookups; `false` turns it off. Default {@link DEFAULT_LOOKUP_RATE_LIMIT}. */
+  price?: TokenBucketRule | false;
   /**
    * Payment prompts to one mobile-money number, from every client together;
    * `false` turns it off. Default {@link DEFAULT_PROMPT_LIMIT}. A retry of the
@@ -84,9 +86,11 @@ export function resolveRelayLimits(
   const rules = {
     create: ruleOrDefault(options?.create, options, DEFAULT_CREATE_RATE_LIMIT),
     lookup: ruleOrDefault(options?.lookup, options, DEFAULT_LOOKUP_RATE_LIMIT),
+    price: ruleOrDefault(options?.price, options, DEFAULT_LOOKUP_RATE_LIMIT),
   };
   if (rules.create) assertTokenBucketRule(rules.create, `${owner}: rateLimit.create`);
   if (rules.lookup) assertTokenBucketRule(rules.lookup, `${owner}: rateLimit.lookup`);
+  if (rules.price) assertTokenBucketRule(rules.price, `${owner}: rateLimit.price`);
   const promptRule = ruleOrDefault(options?.promptsPerNumber, options, DEFAULT_PROMPT_LIMIT);
   if (promptRule) assertSlidingWindowRule(promptRule, `${owner}: rateLimit.promptsPerNumber`);
   // A key of its own, derived from the relay secret: a number's HMAC can never be a lookup token.
