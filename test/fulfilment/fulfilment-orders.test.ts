@@ -70,6 +70,7 @@ for (const store of ['memory:', 'sqlite:'] as const) {
         lineItems: TWO_TOTES,
         amount: { currency: 'ghs', value: 25_000 },
         otherPaidOrderIds: [],
+        previousOutcome: null,
         settledAt,
         attempt: 1,
       };
@@ -150,6 +151,7 @@ for (const store of ['memory:', 'sqlite:'] as const) {
         paymentStatus: 'requires_action',
         failureCode: null,
         otherPaidOrderIds: [],
+        previousOutcome: null,
         createdAt,
         settledAt: null,
         deliveredAt: null,

@@ -32,6 +32,12 @@ export interface FulfilledOrder {
    * on a paid order means one checkout was paid twice, and this order can be refunded.
    */
   readonly otherPaidOrderIds: readonly string[];
+  /**
+   * `expired` on a late payment: the relay had settled the order expired
+   * (`onExpired` called, or owed and then replaced) and the service showed it
+   * paid afterwards, so this `onPaid` follows an `onExpired`; `null` otherwise.
+   */
+  readonly previousOutcome: 'expired' | null;
   /** When the relay learned the order settled (epoch ms). */
   readonly settledAt: number;
   /** 1 on the first call, more when an earlier call threw. */
@@ -88,6 +94,7 @@ function merchantFieldsOf<
     paymentStatus: order.paymentStatus,
     failureCode: order.failureCode,
     otherPaidOrderIds,
+    previousOutcome: order.previousOutcome,
   };
 }
 

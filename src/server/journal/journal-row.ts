@@ -44,6 +44,8 @@ export interface JournalRow {
   failure_code: string | null;
   /** From schema version 4: the mobile-money network of the checkout (issuer code), `null` on older rows. */
   issuer: string | null;
+  /** From schema version 6: `expired` on an order the service completed after the relay settled it expired. */
+  previous_outcome?: string | null;
 }
 
 /** The longest failure description kept: enough to tell errors apart, too short to hold a record. */

@@ -13,6 +13,8 @@
 import type { SqlDialect } from './migrations.js';
 
 const TABLE = 'pay_checkout_journal';
+/** One row: the fleet's sweep of the service for late payments (late-payment-sweep.ts). */
+const SWEEP_TABLE = 'pay_checkout_journal_sweep';
 const NOW = '{now}';
 const RELEASE = 'lease_owner = NULL, lease_expires_at = NULL';
 const FREE_LEASE = `(lease_expires_at IS NULL OR lease_expires_at <= ${NOW})`;
@@ -81,6 +83,19 @@ function journalStatementsIn(dialect: SqlDialect) {
     browserSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $2, outcome = $3,
       settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
       failure_code = $4, ${serviceTotal('$5', '$6')} WHERE order_id = $1 AND phase = 'watching'`,
+    // A delivery in flight (of onExpired) keeps the order expired: its lease is live; once the row
+    // is paid, that delivery's mark finds the lease released and writes nothing.
+    latePaid: `UPDATE ${TABLE} SET outcome = 'paid', previous_outcome = 'expired', payment_status = $2,
+      settled_at = ${NOW}, due_at = ${NOW}, delivered_at = NULL, delivery_attempts = 0,
+      last_delivery_error = NULL, failure_code = NULL, ${RELEASE}, ${serviceTotal('$3', '$4')}
+      WHERE order_id = $1 AND phase = 'settled' AND outcome = 'expired' AND ${FREE_LEASE}`,
+    expiredOrders: `SELECT order_id, created_at FROM ${TABLE}
+      WHERE outcome = 'expired' AND order_id IS NOT NULL AND created_at >= ${NOW} - $1
+      ORDER BY created_at LIMIT $2`,
+    claimSweep: `UPDATE ${SWEEP_TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
+      WHERE id = 1 AND ${FREE_LEASE} AND (swept_at IS NULL OR swept_at <= ${NOW} - $3)`,
+    finishSweep: `UPDATE ${SWEEP_TABLE} SET ${RELEASE},
+      swept_at = CASE WHEN $2 = 1 THEN ${NOW} ELSE swept_at END WHERE id = 1 AND lease_owner = $1`,
     markDelivered: `UPDATE ${TABLE} SET delivered_at = ${NOW}, due_at = NULL, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'settled' AND delivered_at IS NULL`,
     deliveryFailed: `UPDATE ${TABLE} SET delivery_attempts = delivery_attempts + 1, last_delivery_error = $3,

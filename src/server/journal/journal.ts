@@ -130,9 +130,18 @@ export interface JournalOrder extends OrderDetails {
   failureCode: string | null;
   /** The network the shopper paid from (issuer code), to tell their retries from another's; `null` for a checkout journalled before it was kept. */
   issuer: string | null;
+  /** `expired` when the relay had settled the order expired before the service showed it paid; else `null`. */
+  previousOutcome: 'expired' | null;
   createdAt: number;
   settledAt: number | null;
   deliveredAt: number | null;
+}
+
+/** An order settled `expired`, as a sweep looks for it. */
+export interface ExpiredOrder {
+  orderId: string;
+  /** When the relay recorded its intent, on the journal's clock. */
+  createdAt: number;
 }
 
 /** What the relay records before it calls the service. */
@@ -204,6 +213,22 @@ export interface Journal extends LookupJournal {
   recordExpired(idempotencyKey: string, owner: string): Promise<boolean>;
   /** Settles the order a browser lookup through the relay saw final; `false` if it was not being watched. */
   settleFromBrowserLookup(orderId: string, paymentStatus: string, reading?: ServiceReading): Promise<boolean>;
+  /**
+   * Owes `onPaid` for an order the journal settled `expired` and the service
+   * now shows paid (`previousOutcome: 'expired'`); `false` unless it was
+   * settled expired, or while a delivery holds it (the next lookup or sweep
+   * tries again). Once only: the order is no longer expired.
+   */
+  recordLatePayment(orderId: string, reading?: ServiceReading): Promise<boolean>;
+  /** The orders settled `expired` within the last `withinMs`, oldest first, at most `limit`: what a sweep looks for. */
+  expiredOrders(options: { withinMs: number; limit: number }): Promise<ExpiredOrder[]>;
+  /**
+   * Leases the fleet's one sweep of the service to `owner` for `leaseMs`, if no
+   * live process holds it and none began within `everyMs`; `true` when taken.
+   */
+  claimSweep(owner: string, options: { leaseMs: number; everyMs: number }): Promise<boolean>;
+  /** Releases the sweep `owner` holds; `swept` records it as the last one, so the next is `everyMs` away. */
+  finishSweep(owner: string, swept: boolean): Promise<void>;
   /** Leases up to `limit` settled entries whose callback is due. */
   claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]>;
   /** Marks the callback delivered, only by the caller holding the lease; `true` exactly once per entry. */

@@ -10,6 +10,7 @@ import type {
   CreateAnswer,
   CreateIntent,
   DeliveryFailure,
+  ExpiredOrder,
   FulfilmentSummary,
   Journal,
   JournalEntry,
@@ -52,6 +53,12 @@ function isDue(row: JournalRow, now: number): boolean {
 export class MemoryJournal implements Journal {
   readonly #rows = new Map<string, JournalRow>();
   readonly #clock: JournalClock;
+  /** The fleet's one sweep, as the SQL stores keep it in its own table. */
+  readonly #sweep = {
+    owner: null as string | null,
+    leaseExpiresAt: null as number | null,
+    sweptAt: null as number | null,
+  };
   #closed = false;
 
   /** A journal on `clock` (this process's by default). */
@@ -166,6 +173,52 @@ export class MemoryJournal implements Journal {
     };
     Object.assign(row, changes, readChanges(row, reading), RELEASED);
     return true;
+  }
+
+  async recordLatePayment(orderId: string, reading: ServiceReading = {}): Promise<boolean> {
+    const now = this.#clock.now();
+    const row = this.#byOrderId(orderId);
+    if (row?.phase !== 'settled' || row.outcome !== 'expired' || !isLeaseFree(row, now)) return false;
+    Object.assign(row, {
+      outcome: 'paid',
+      previous_outcome: 'expired',
+      payment_status: 'paid',
+      ...{
+        settled_at: now,
+        due_at: now,
+        delivered_at: null,
+        delivery_attempts: 0,
+        last_delivery_error: null,
+      },
+      ...readChanges(row, { ...reading, failureCode: null }),
+      ...RELEASED,
+    });
+    return true;
+  }
+
+  async expiredOrders({ withinMs, limit }: { withinMs: number; limit: number }): Promise<ExpiredOrder[]> {
+    const since = this.#clock.now() - withinMs;
+    return [...this.#open().values()]
+      .filter((row) => row.outcome === 'expired' && row.order_id !== null && Number(row.created_at) >= since)
+      .sort((a, b) => Number(a.created_at) - Number(b.created_at))
+      .slice(0, limit)
+      .map((row) => ({ orderId: row.order_id as string, createdAt: Number(row.created_at) }));
+  }
+
+  async claimSweep(owner: string, { leaseMs, everyMs }: { leaseMs: number; everyMs: number }) {
+    const now = this.#clock.now();
+    const sweep = this.#sweep;
+    this.#open();
+    if (sweep.leaseExpiresAt !== null && sweep.leaseExpiresAt > now) return false;
+    if (sweep.sweptAt !== null && sweep.sweptAt > now - everyMs) return false;
+    Object.assign(sweep, { owner, leaseExpiresAt: now + Math.round(leaseMs) });
+    return true;
+  }
+
+  async finishSweep(owner: string, swept: boolean): Promise<void> {
+    const sweep = this.#sweep;
+    if (this.#open() && sweep.owner !== owner) return;
+    Object.assign(sweep, { owner: null, leaseExpiresAt: null }, swept ? { sweptAt: this.#clock.now() } : {});
   }
 
   async claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]> {
