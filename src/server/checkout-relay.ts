@@ -23,6 +23,7 @@ import { NO_JOURNAL, relayJournal } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
+import { createCustomersInHand } from './lookups/customers-in-hand.js';
 import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
@@ -70,17 +71,21 @@ export function assembleCheckoutRelay(
   const settings = config.fulfilment;
   // The runner keeps close() waiting for the lookups' journal writes, and its watcher looks up through them.
   const tracking: { by?: RelayFulfilment } = {};
+  // A lookup that sees an order settle hands its customer to the delivery, in this process only.
+  const customers = createCustomersInHand(config.clock);
   const lookups = createOrderLookups({
     client: config.client,
     clock: config.clock,
     reporter: config.reporter,
+    customers,
     shared: settings && {
       journal: settings.journal,
       intervalMs: settings.intervalMs,
       track: (work) => tracking.by?.track(work) ?? work,
     },
   });
-  const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter, lookups);
+  const fulfilment =
+    settings && startFulfilment(settings, config.watcherClient, config.reporter, { lookups, customers });
   tracking.by = fulfilment;
   const journal = settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : NO_JOURNAL;
   let closing = false;

@@ -13,6 +13,7 @@
  * never rejects: a journal that fails to close is reported through `onEvent`.
  */
 import type { RelayReporter } from '../events/relay-reporter.js';
+import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { createDelivery, type Delivery } from './delivery.js';
 import { sweepLatePayments } from './late-payment-sweep.js';
@@ -80,14 +81,19 @@ interface Runner {
   sweeping: Promise<unknown> | undefined;
   sweepCheckedAt: number;
   readonly client: ServiceClient;
+  readonly customers: CustomersInHand;
 }
 
-/** Starts fulfilment for a relay (its watcher looks up through `lookups`); ticks begin at once when the settings have timers. */
+/**
+ * Starts fulfilment for a relay (its watcher looks up through `lookups`, and
+ * its deliveries find the customer of an order that just settled in
+ * `customers`); ticks begin at once when the settings have timers.
+ */
 export function startFulfilment(
   settings: FulfilmentSettings,
   client: ServiceClient,
   relayReporter: RelayReporter,
-  lookups: WatcherLookups,
+  { lookups, customers }: { lookups: WatcherLookups; customers: CustomersInHand },
 ): RelayFulfilment {
   let closed = false;
   const reporter: Pick<RelayReporter, 'emit'> = {
@@ -97,7 +103,7 @@ export function startFulfilment(
       if (!closed) relayReporter.emit(event);
     },
   };
-  const records = createOrderRecords(settings, client);
+  const records = createOrderRecords(settings, client, customers);
   const delivery = createDelivery({ settings, reporter, records });
   const watcher = createOrderWatcher({
     settings,
@@ -119,6 +125,7 @@ export function startFulfilment(
     sweeping: undefined,
     sweepCheckedAt: Number.NEGATIVE_INFINITY,
     client,
+    customers,
   };
   let closing: Promise<void> | undefined;
   // The first tick at once: orders a previous process left are picked up on start.
@@ -189,6 +196,7 @@ function sweep(runner: Runner): Promise<unknown> {
   runner.sweeping = sweepLatePayments({
     settings,
     client: runner.client,
+    customers: runner.customers,
     reporter: runner.reporter,
     onFound: () => void runner.delivery.deliverDue(),
     stopped: () => runner.stopped,

@@ -17,6 +17,7 @@
  * per late payment found.
  */
 import type { RelayReporter } from '../events/relay-reporter.js';
+import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import type { Order } from '../service-client/service-schemas.js';
 import { serviceReadingOf } from './service-reading.js';
@@ -39,6 +40,8 @@ export interface SweepDeps {
   /** The watcher's client: no retries of its own; a failed call ends the sweep, and the next one tries again. */
   readonly client: ServiceClient;
   readonly reporter: Pick<RelayReporter, 'emit'>;
+  /** Where the confirming lookup leaves the order's customer for its delivery. */
+  readonly customers?: CustomersInHand;
   /** Called when a late payment was found, so its `onPaid` comes at once. */
   readonly onFound: () => void;
   /** Whether the relay is closing: the sweep stops between two pages. */
@@ -116,9 +119,12 @@ function looksPaid(order: Order): boolean {
 }
 
 /** Looks `orderId` up; paid, the journal owes `onPaid` for it. Whether it did. */
-async function confirmLatePayment({ settings, client, reporter, onFound }: SweepDeps, orderId: string) {
-  const reading = serviceReadingOf((await client.orders.lookup(orderId)).order);
+async function confirmLatePayment(deps: SweepDeps, orderId: string) {
+  const { settings, client, reporter, onFound } = deps;
+  const { order } = await client.orders.lookup(orderId);
+  const reading = serviceReadingOf(order);
   if (reading.paymentStatus !== 'paid') return false;
+  deps.customers?.keep(orderId, order);
   if (!(await settings.journal.recordLatePayment(orderId, reading))) return false;
   reporter.emit({ type: 'order_paid_late', orderId, source: 'sweep' });
   onFound();
