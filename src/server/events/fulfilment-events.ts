@@ -26,6 +26,15 @@ export type FulfilmentEvent =
       source: 'browser' | 'sweep';
     }
   | {
+      /**
+       * The service answers `404` for an order the journal watches (it does not
+       * know it); past the create grace the order settles failed with
+       * `failureCode: 'unknown_order'` and `onFailed` is called.
+       */
+      type: 'order_unknown_to_service';
+      orderId: string;
+    }
+  | {
       /** The watcher gave up on an order past the total bound; `orderId` is null when its create never got an answer. */
       type: 'order_expired';
       orderId: string | null;

@@ -16,6 +16,7 @@ import type { Claimed, OrderAmount, SettledEntry } from '../journal/journal.js';
 import { type CustomersInHand, customerOf, type OrderCustomer } from '../lookups/customers-in-hand.js';
 import { LOOKUP_SHARING_MS } from '../lookups/order-lookups.js';
 import type { ServiceClient } from '../service-client/service-client.js';
+import { ServiceNotFoundError } from '../service-client/service-errors.js';
 import { serviceTotalOf } from './service-reading.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
@@ -57,6 +58,8 @@ export async function readAtDelivery(
     const { order } = await deps.client.orders.lookup(entry.orderId);
     return { customer: customerOf(order), total: serviceTotalOf(order) };
   } catch (error) {
+    // An order the service does not know has no customer to read, now or later.
+    if (!needTotal && error instanceof ServiceNotFoundError) return { customer: null };
     if (!needTotal && entry.deliveryAttempts + 1 >= CUSTOMER_READ_TRIES) return { customer: null };
     throw new CustomerUnavailableError(`The service could not be read for order ${entry.orderId}.`, {
       cause: error,
