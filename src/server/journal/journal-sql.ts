@@ -92,6 +92,8 @@ function journalStatementsIn(dialect: SqlDialect) {
     expiredOrders: `SELECT order_id, created_at FROM ${TABLE}
       WHERE outcome = 'expired' AND order_id IS NOT NULL AND created_at >= ${NOW} - $1
       ORDER BY created_at LIMIT $2`,
+    ordersWithin: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
+      ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
     claimSweep: `UPDATE ${SWEEP_TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
       WHERE id = 1 AND ${FREE_LEASE} AND (swept_at IS NULL OR swept_at <= ${NOW} - $3)`,
     finishSweep: `UPDATE ${SWEEP_TABLE} SET ${RELEASE},

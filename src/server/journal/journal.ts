@@ -220,6 +220,8 @@ export interface Journal extends LookupJournal {
    * tries again). Once only: the order is no longer expired.
    */
   recordLatePayment(orderId: string, reading?: ServiceReading): Promise<boolean>;
+  /** The orders recorded within the last `withinMs` (unanswered creates left out), newest first, at most `limit`: what a reconciliation compares. */
+  ordersWithin(options: { withinMs: number; limit: number }): Promise<JournalOrder[]>;
   /** The orders settled `expired` within the last `withinMs`, oldest first, at most `limit`: what a sweep looks for. */
   expiredOrders(options: { withinMs: number; limit: number }): Promise<ExpiredOrder[]>;
   /**

@@ -196,6 +196,15 @@ export class MemoryJournal implements Journal {
     return true;
   }
 
+  async ordersWithin({ withinMs, limit }: { withinMs: number; limit: number }): Promise<JournalOrder[]> {
+    const since = this.#clock.now() - withinMs;
+    return [...this.#open().values()]
+      .filter((row) => row.order_id !== null && Number(row.created_at) >= since)
+      .sort(newestFirst)
+      .slice(0, limit)
+      .map(rowToOrder);
+  }
+
   async expiredOrders({ withinMs, limit }: { withinMs: number; limit: number }): Promise<ExpiredOrder[]> {
     const since = this.#clock.now() - withinMs;
     return [...this.#open().values()]

@@ -146,6 +146,9 @@ function lateSteps(
       const [, currency, value] = reading(read);
       return changed('latePaid', [orderId, 'paid', currency ?? null, value ?? null]);
     },
+    async ordersWithin({ withinMs, limit }: { withinMs: number; limit: number }) {
+      return (await run.query('ordersWithin', [ms(withinMs), limit])).map(rowToOrder);
+    },
     async expiredOrders({ withinMs, limit }: { withinMs: number; limit: number }): Promise<ExpiredOrder[]> {
       const rows = await run.query('expiredOrders', [ms(withinMs), limit]);
       return rows.map((row) => ({ orderId: row.order_id as string, createdAt: Number(row.created_at) }));
