@@ -121,7 +121,9 @@ function journalStatementsIn(dialect: SqlDialect) {
 const lookupStatements = {
   lookupLatest: `SELECT lookup_claimed_at, lookup_read_at, lookup_order_status, lookup_payment_status,
     lookup_failure_code, lookup_completed_at, lookup_amount_currency, lookup_amount_value,
-    ${NOW} - lookup_read_at AS lookup_age_ms FROM ${TABLE} WHERE order_id = $1`,
+    ${NOW} - lookup_read_at AS lookup_age_ms,
+    phase, payment_status, failure_code, amount_currency, amount_value, ${NOW} - created_at AS created_age_ms
+    FROM ${TABLE} WHERE order_id = $1`,
   // $2 how long a claim holds, $3 how soon the watcher checks again. A watched order whose
   // lease is live is being looked up by the watcher that holds it: that lookup is the one.
   lookupClaim: `UPDATE ${TABLE} SET lookup_claimed_at = ${NOW},
