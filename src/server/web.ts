@@ -19,11 +19,13 @@ export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './events/rel
 export type { CheckoutOrder, FulfilledOrder } from './fulfilment/fulfilled-order.js';
 export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
 export type { CheckoutOrders } from './fulfilment/order-records.js';
+export type { OrderCustomer } from './lookups/customers-in-hand.js';
 export {
   DEFAULT_APPROVAL_WINDOW_MS,
   DEFAULT_CALLBACK_TIMEOUT_MS,
   DEFAULT_CREATE_GRACE_MS,
   DEFAULT_MAX_WATCH_MS,
+  DEFAULT_SWEEP_INTERVAL_MS,
   DEFAULT_WATCH_INTERVAL_MS,
   type FulfilmentCallback,
   type FulfilmentOptions,
@@ -39,6 +41,7 @@ export {
   type CreatingEntry,
   DEFAULT_RETENTION_MS,
   type DeliveryFailure,
+  type ExpiredOrder,
   type FulfilmentSummary,
   JOURNAL_PHASE,
   type Journal,

@@ -10,6 +10,7 @@
  * whose lease has run out or how old an order is. A test that moves time
  * itself binds its clock's time in place of `{now}`, as one more parameter.
  */
+import { SETTLER_LEASE_SUFFIX } from './journal.js';
 import type { SqlDialect } from './migrations.js';
 
 const TABLE = 'pay_checkout_journal';
@@ -35,8 +36,15 @@ const DATABASE_NOW: Record<SqlDialect, string> = {
 /** Where statements read the time: the database's clock, or a parameter the journal binds from a test's clock. */
 export type JournalTimeSource = 'database' | 'parameter';
 
-/** A claim: lease up to $3 due rows matching `due` to owner $1 for $2 ms. */
-function claim(due: string, dialect: SqlDialect): string {
+/**
+ * The lease owner of an order settled by `owner`'s lookup, for a moment its
+ * own to deliver: a name of its own, so that it is never taken for a lease
+ * `owner` holds on an order it is delivering already.
+ */
+const SETTLER_OF = (owner: string) => `${owner} || '${SETTLER_LEASE_SUFFIX}'`;
+
+/** A claim: lease up to $3 due rows matching `due` to owner $1 for $2 ms (with `own`, rows $1 settled too). */
+function claim(due: string, dialect: SqlDialect, own = false): string {
   // PostgreSQL: rows another transaction is claiming right now are skipped,
   // not waited for, so concurrent claimers get disjoint sets without blocking.
   // SQLite runs this inside BEGIN IMMEDIATE, which serialises claimers.
@@ -44,7 +52,7 @@ function claim(due: string, dialect: SqlDialect): string {
   return `UPDATE ${TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
     WHERE idempotency_key IN (
       SELECT idempotency_key FROM ${TABLE}
-      WHERE ${due} AND due_at <= ${NOW} AND ${FREE_LEASE}
+      WHERE ${due} AND due_at <= ${NOW} AND ${own ? `(${FREE_LEASE} OR lease_owner = (${SETTLER_OF('$1')}))` : FREE_LEASE}
       ORDER BY due_at LIMIT $3 ${lock}
     ) RETURNING *, ${NOW} AS claimed_at`;
 }
@@ -64,13 +72,15 @@ function journalStatementsIn(dialect: SqlDialect) {
       WHERE idempotency_key = $1 AND phase = 'creating'`,
     discardIntent: `DELETE FROM ${TABLE} WHERE idempotency_key = $1 AND phase = 'creating'`,
     claimDue: claim(`phase IN ('creating', 'watching')`, dialect),
-    claimUndelivered: claim(`phase = 'settled' AND delivered_at IS NULL`, dialect),
+    // The process that settled an order holds it a moment longer (checkedSettled): it delivers first.
+    claimUndelivered: claim(`phase = 'settled' AND delivered_at IS NULL`, dialect, true),
     renewLease: `UPDATE ${TABLE} SET lease_expires_at = ${NOW} + $3
       WHERE idempotency_key = $1 AND lease_owner = $2`,
     checkedPending: `UPDATE ${TABLE} SET payment_status = $3, due_at = ${NOW} + $4, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
+    // Still leased to the lease holder for $8 ms: the order's delivery is its first (it holds the customer).
     checkedSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $3, outcome = $4,
-      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      settled_at = ${NOW}, due_at = ${NOW}, lease_owner = (${SETTLER_OF('$2')}), lease_expires_at = ${NOW} + $8,
       failure_code = $5, ${serviceTotal('$6', '$7')}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
     deferCheck: `UPDATE ${TABLE} SET due_at = ${NOW} + $3, ${RELEASE}

@@ -205,7 +205,11 @@ export interface Journal extends LookupJournal {
   claimDue(owner: string, options: ClaimOptions): Promise<Claimed<PendingEntry>[]>;
   /** Extends a lease the caller still holds to `leaseMs` from now; `false` if it lost it. */
   renewLease(idempotencyKey: string, owner: string, leaseMs: number): Promise<boolean>;
-  /** Records a lookup by the lease holder and releases the lease; settles the entry on a final status. */
+  /**
+   * Records a lookup by the lease holder and releases the lease; settles the
+   * entry on a final status, leased to the holder `SETTLER_DELIVERS_FIRST_MS`
+   * more so that its delivery comes first (other processes claim it after).
+   */
   recordChecked(idempotencyKey: string, owner: string, result: CheckResult): Promise<boolean>;
   /** Releases the lease without news (the service was busy or down): due again in `dueInMs`. */
   deferCheck(idempotencyKey: string, owner: string, dueInMs: number): Promise<boolean>;
@@ -252,6 +256,15 @@ export interface Journal extends LookupJournal {
   /** Closes the store; the journal is unusable afterwards. */
   close(): Promise<void>;
 }
+
+/**
+ * How long the process whose lookup settled an order keeps it, for its own
+ * `claimUndelivered`: it holds the order's customer from that lookup, so its
+ * delivery needs no second lookup; another process takes the order after.
+ */
+export const SETTLER_DELIVERS_FIRST_MS = 5_000;
+/** What the settler's name in a lease ends with while the order waits for its delivery (not a delivery lease). */
+export const SETTLER_LEASE_SUFFIX = ':settled';
 
 /** How long delivered orders stay in the journal unless the merchant says otherwise: 30 days. */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

@@ -20,6 +20,7 @@ import type {
   ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX } from './journal.js';
 import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
@@ -47,6 +48,10 @@ function isLeaseFree(row: JournalRow, now: number): boolean {
 
 function isDue(row: JournalRow, now: number): boolean {
   return row.due_at !== null && Number(row.due_at) <= now && isLeaseFree(row, now);
+}
+
+function isOwnAndDue(row: JournalRow, owner: string, now: number): boolean {
+  return row.lease_owner === owner + SETTLER_LEASE_SUFFIX && row.due_at !== null && Number(row.due_at) <= now;
 }
 
 /** A journal held in memory; `memory:` in `openJournal`. */
@@ -136,10 +141,12 @@ export class MemoryJournal implements Journal {
             due_at: now,
             ...readChanges(row, result),
           };
-    return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', {
-      ...changes,
-      ...RELEASED,
-    });
+    // Settled, it stays the holder's a moment: its delivery comes first.
+    const lease =
+      outcome === null
+        ? RELEASED
+        : { lease_owner: owner + SETTLER_LEASE_SUFFIX, lease_expires_at: now + SETTLER_DELIVERS_FIRST_MS };
+    return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', { ...changes, ...lease });
   }
 
   async deferCheck(idempotencyKey: string, owner: string, dueInMs: number): Promise<boolean> {
@@ -232,7 +239,7 @@ export class MemoryJournal implements Journal {
 
   async claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]> {
     const undelivered = (row: JournalRow) => row.phase === 'settled' && row.delivered_at === null;
-    return claimedEntries(this.#claim(owner, options, undelivered));
+    return claimedEntries(this.#claim(owner, options, undelivered, true));
   }
 
   async markDelivered(idempotencyKey: string, owner: string): Promise<boolean> {
@@ -342,10 +349,15 @@ export class MemoryJournal implements Journal {
     return undefined;
   }
 
-  #claim(owner: string, { limit, leaseMs }: ClaimOptions, kind: (row: JournalRow) => boolean): JournalRow[] {
+  #claim(
+    owner: string,
+    { limit, leaseMs }: ClaimOptions,
+    kind: (row: JournalRow) => boolean,
+    ownToo = false,
+  ): JournalRow[] {
     const now = this.#clock.now();
     const due = [...this.#open().values()]
-      .filter((row) => kind(row) && isDue(row, now))
+      .filter((row) => kind(row) && (isDue(row, now) || (ownToo && isOwnAndDue(row, owner, now))))
       .sort((a, b) => Number(a.due_at) - Number(b.due_at))
       .slice(0, limit);
     for (const row of due)

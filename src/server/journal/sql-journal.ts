@@ -18,6 +18,7 @@ import type {
   ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { SETTLER_DELIVERS_FIRST_MS } from './journal.js';
 import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
@@ -110,7 +111,10 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
       const outcome = outcomeOfPaymentStatus(paymentStatus);
       return outcome === null
         ? changed('checkedPending', [idempotencyKey, owner, paymentStatus, ms(nextCheckInMs)])
-        : changed('checkedSettled', [idempotencyKey, owner, paymentStatus, outcome, ...reading(result)]);
+        : changed('checkedSettled', [
+            ...[idempotencyKey, owner, paymentStatus, outcome, ...reading(result)],
+            SETTLER_DELIVERS_FIRST_MS,
+          ]);
     },
     deferCheck: (idempotencyKey: string, owner: string, dueInMs: number) =>
       changed('deferCheck', [idempotencyKey, owner, ms(dueInMs)]),
