@@ -19,7 +19,6 @@ export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './events/rel
 export type { CheckoutOrder, FulfilledOrder } from './fulfilment/fulfilled-order.js';
 export type { FulfilmentRunner, FulfilmentTick } from './fulfilment/fulfilment-runner.js';
 export type { CheckoutOrders } from './fulfilment/order-records.js';
-export type { OrderCustomer } from './lookups/customers-in-hand.js';
 export {
   DEFAULT_APPROVAL_WINDOW_MS,
   DEFAULT_CALLBACK_TIMEOUT_MS,
@@ -94,6 +93,7 @@ export {
   DEFAULT_LOOKUP_RATE_LIMIT,
   DEFAULT_PROMPT_LIMIT,
 } from './limits/relay-limit-config.js';
+export type { OrderCustomer } from './lookups/customers-in-hand.js';
 export { CartError, type CartErrorOptions } from './pricing/cart-error.js';
 export { METADATA_LIMITS, type PriceCart, type PricedCartResult } from './pricing/priced-cart.js';
 export type { PricedLineItem } from './pricing/priced-line-items.js';
