@@ -125,7 +125,7 @@ async function confirmLatePayment(deps: SweepDeps, orderId: string) {
   const reading = serviceReadingOf(order);
   if (reading.paymentStatus !== 'paid') return false;
   deps.customers?.keep(orderId, order);
-  if (!(await settings.journal.recordLatePayment(orderId, reading))) return false;
+  if (!(await settings.journal.recordLatePayment(orderId, reading, settings.owner))) return false;
   reporter.emit({ type: 'order_paid_late', orderId, source: 'sweep' });
   onFound();
   return true;

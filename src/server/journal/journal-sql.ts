@@ -10,7 +10,7 @@
  * whose lease has run out or how old an order is. A test that moves time
  * itself binds its clock's time in place of `{now}`, as one more parameter.
  */
-import { SETTLER_LEASE_SUFFIX } from './journal.js';
+import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX } from './journal.js';
 import type { SqlDialect } from './migrations.js';
 
 const TABLE = 'pay_checkout_journal';
@@ -42,6 +42,12 @@ export type JournalTimeSource = 'database' | 'parameter';
  * `owner` holds on an order it is delivering already.
  */
 const SETTLER_OF = (owner: string) => `${owner} || '${SETTLER_LEASE_SUFFIX}'`;
+
+/** The lease an order settles with: the settler's (`owner`, a placeholder) for a moment, or none when it is ''. */
+function settledLease(owner: string): string {
+  return `lease_owner = CASE WHEN ${owner} = '' THEN NULL ELSE ${SETTLER_OF(owner)} END,
+    lease_expires_at = CASE WHEN ${owner} = '' THEN NULL ELSE ${NOW} + ${SETTLER_DELIVERS_FIRST_MS} END`;
+}
 
 /** A claim: lease up to $3 due rows matching `due` to owner $1 for $2 ms (with `own`, rows $1 settled too). */
 function claim(due: string, dialect: SqlDialect, own = false): string {
@@ -78,9 +84,9 @@ function journalStatementsIn(dialect: SqlDialect) {
       WHERE idempotency_key = $1 AND lease_owner = $2`,
     checkedPending: `UPDATE ${TABLE} SET payment_status = $3, due_at = ${NOW} + $4, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
-    // Still leased to the lease holder for $8 ms: the order's delivery is its first (it holds the customer).
+    // Still leased to the lease holder a moment: the order's delivery is its first (it holds the customer).
     checkedSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $3, outcome = $4,
-      settled_at = ${NOW}, due_at = ${NOW}, lease_owner = (${SETTLER_OF('$2')}), lease_expires_at = ${NOW} + $8,
+      settled_at = ${NOW}, due_at = ${NOW}, ${settledLease('$2')},
       failure_code = $5, ${serviceTotal('$6', '$7')}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
     deferCheck: `UPDATE ${TABLE} SET due_at = ${NOW} + $3, ${RELEASE}
@@ -91,13 +97,13 @@ function journalStatementsIn(dialect: SqlDialect) {
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase IN ('creating', 'watching')`,
     // Whoever holds the lease is watching an order that is already settled: its write will find nothing.
     browserSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $2, outcome = $3,
-      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      settled_at = ${NOW}, due_at = ${NOW}, ${settledLease('$7')},
       failure_code = $4, ${serviceTotal('$5', '$6')} WHERE order_id = $1 AND phase = 'watching'`,
     // A delivery in flight (of onExpired) keeps the order expired: its lease is live; once the row
-    // is paid, that delivery's mark finds the lease released and writes nothing.
+    // is paid, that delivery's mark finds the lease passed to the settler ($5) and writes nothing.
     latePaid: `UPDATE ${TABLE} SET outcome = 'paid', previous_outcome = 'expired', payment_status = $2,
       settled_at = ${NOW}, due_at = ${NOW}, delivered_at = NULL, delivery_attempts = 0,
-      last_delivery_error = NULL, failure_code = NULL, ${RELEASE}, ${serviceTotal('$3', '$4')}
+      last_delivery_error = NULL, failure_code = NULL, ${settledLease('$5')}, ${serviceTotal('$3', '$4')}
       WHERE order_id = $1 AND phase = 'settled' AND outcome = 'expired' AND ${FREE_LEASE}`,
     expiredOrders: `SELECT order_id, created_at FROM ${TABLE}
       WHERE outcome = 'expired' AND order_id IS NOT NULL AND created_at >= ${NOW} - $1

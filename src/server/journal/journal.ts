@@ -215,15 +215,21 @@ export interface Journal extends LookupJournal {
   deferCheck(idempotencyKey: string, owner: string, dueInMs: number): Promise<boolean>;
   /** Settles an entry the watcher gave up on (past the total bound) as `expired`. */
   recordExpired(idempotencyKey: string, owner: string): Promise<boolean>;
-  /** Settles the order a browser lookup through the relay saw final; `false` if it was not being watched. */
-  settleFromBrowserLookup(orderId: string, paymentStatus: string, reading?: ServiceReading): Promise<boolean>;
+  /** Settles the order a browser lookup through the relay saw final (`by` the process that read it); `false` if it was not being watched. */
+  settleFromBrowserLookup(
+    orderId: string,
+    paymentStatus: string,
+    reading?: ServiceReading,
+    /** The process whose lookup read it: it delivers the order first, as after `recordChecked`. */
+    by?: string,
+  ): Promise<boolean>;
   /**
    * Owes `onPaid` for an order the journal settled `expired` and the service
    * now shows paid (`previousOutcome: 'expired'`); `false` unless it was
    * settled expired, or while a delivery holds it (the next lookup or sweep
    * tries again). Once only: the order is no longer expired.
    */
-  recordLatePayment(orderId: string, reading?: ServiceReading): Promise<boolean>;
+  recordLatePayment(orderId: string, reading?: ServiceReading, by?: string): Promise<boolean>;
   /** The orders recorded within the last `withinMs` (unanswered creates left out), newest first, at most `limit`: what a reconciliation compares. */
   ordersWithin(options: { withinMs: number; limit: number }): Promise<JournalOrder[]>;
   /** The orders settled `expired` within the last `withinMs`, oldest first, at most `limit`: what a sweep looks for. */

@@ -50,6 +50,12 @@ function isDue(row: JournalRow, now: number): boolean {
   return row.due_at !== null && Number(row.due_at) <= now && isLeaseFree(row, now);
 }
 
+/** The lease an order settles with: `by`'s for a moment (its delivery comes first), or none when `by` is ''. */
+function settledLease(by: string, now: number): Pick<JournalRow, 'lease_owner' | 'lease_expires_at'> {
+  if (by === '') return RELEASED;
+  return { lease_owner: by + SETTLER_LEASE_SUFFIX, lease_expires_at: now + SETTLER_DELIVERS_FIRST_MS };
+}
+
 function isOwnAndDue(row: JournalRow, owner: string, now: number): boolean {
   return row.lease_owner === owner + SETTLER_LEASE_SUFFIX && row.due_at !== null && Number(row.due_at) <= now;
 }
@@ -142,10 +148,7 @@ export class MemoryJournal implements Journal {
             ...readChanges(row, result),
           };
     // Settled, it stays the holder's a moment: its delivery comes first.
-    const lease =
-      outcome === null
-        ? RELEASED
-        : { lease_owner: owner + SETTLER_LEASE_SUFFIX, lease_expires_at: now + SETTLER_DELIVERS_FIRST_MS };
+    const lease = outcome === null ? RELEASED : settledLease(owner, now);
     return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', { ...changes, ...lease });
   }
 
@@ -166,6 +169,7 @@ export class MemoryJournal implements Journal {
     orderId: string,
     paymentStatus: string,
     reading: ServiceReading = {},
+    by = '',
   ): Promise<boolean> {
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const row = [...this.#open().values()].find((candidate) => candidate.order_id === orderId);
@@ -178,11 +182,11 @@ export class MemoryJournal implements Journal {
       settled_at: now,
       due_at: now,
     };
-    Object.assign(row, changes, readChanges(row, reading), RELEASED);
+    Object.assign(row, changes, readChanges(row, reading), settledLease(by, now));
     return true;
   }
 
-  async recordLatePayment(orderId: string, reading: ServiceReading = {}): Promise<boolean> {
+  async recordLatePayment(orderId: string, reading: ServiceReading = {}, by = ''): Promise<boolean> {
     const now = this.#clock.now();
     const row = this.#byOrderId(orderId);
     if (row?.phase !== 'settled' || row.outcome !== 'expired' || !isLeaseFree(row, now)) return false;
@@ -198,7 +202,7 @@ export class MemoryJournal implements Journal {
         last_delivery_error: null,
       },
       ...readChanges(row, { ...reading, failureCode: null }),
-      ...RELEASED,
+      ...settledLease(by, now),
     });
     return true;
   }

@@ -18,7 +18,6 @@ import type {
   ServiceReading,
   SettledEntry,
 } from './journal.js';
-import { SETTLER_DELIVERS_FIRST_MS } from './journal.js';
 import { detailsColumns, readingColumns, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
@@ -111,18 +110,20 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
       const outcome = outcomeOfPaymentStatus(paymentStatus);
       return outcome === null
         ? changed('checkedPending', [idempotencyKey, owner, paymentStatus, ms(nextCheckInMs)])
-        : changed('checkedSettled', [
-            ...[idempotencyKey, owner, paymentStatus, outcome, ...reading(result)],
-            SETTLER_DELIVERS_FIRST_MS,
-          ]);
+        : changed('checkedSettled', [idempotencyKey, owner, paymentStatus, outcome, ...reading(result)]);
     },
     deferCheck: (idempotencyKey: string, owner: string, dueInMs: number) =>
       changed('deferCheck', [idempotencyKey, owner, ms(dueInMs)]),
     recordExpired: (idempotencyKey: string, owner: string) => erasing('expired', [idempotencyKey, owner]),
-    async settleFromBrowserLookup(orderId: string, paymentStatus: string, read: ServiceReading = {}) {
+    async settleFromBrowserLookup(
+      orderId: string,
+      paymentStatus: string,
+      read: ServiceReading = {},
+      by = '',
+    ) {
       const outcome = outcomeOfPaymentStatus(paymentStatus);
       return (
-        outcome !== null && changed('browserSettled', [orderId, paymentStatus, outcome, ...reading(read)])
+        outcome !== null && changed('browserSettled', [orderId, paymentStatus, outcome, ...reading(read), by])
       );
     },
     ...lateSteps(run, changed),
@@ -146,9 +147,9 @@ function lateSteps(
   changed: (name: JournalStatementName, params: SqlValue[]) => Promise<boolean>,
 ) {
   return {
-    recordLatePayment(orderId: string, read: ServiceReading = {}) {
+    recordLatePayment(orderId: string, read: ServiceReading = {}, by = '') {
       const [, currency, value] = reading(read);
-      return changed('latePaid', [orderId, 'paid', currency ?? null, value ?? null]);
+      return changed('latePaid', [orderId, 'paid', currency ?? null, value ?? null, by]);
     },
     async ordersWithin({ withinMs, limit }: { withinMs: number; limit: number }) {
       return (await run.query('ordersWithin', [ms(withinMs), limit])).map(rowToOrder);
