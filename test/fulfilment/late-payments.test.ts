@@ -8,13 +8,21 @@
  * service's orders alone. On a journal in memory, in SQLite and in PostgreSQL.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { SANDBOX_CONTROL_PATH, SANDBOX_TEST_NUMBERS } from '../../src/sandbox/index.js';
 import { DEFAULT_SWEEP_INTERVAL_MS } from '../../src/server/fulfilment/watch-settings.js';
-import { DEFAULT_MAX_WATCH_MS } from '../../src/server/index.js';
+import { DEFAULT_MAX_WATCH_MS, openJournal } from '../../src/server/index.js';
 import { fulfilmentStack, intentFrom, type JournalStore } from '../fixtures/fulfilment.js';
 import { type PostgresCluster, postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
-import { call } from '../fixtures/sandbox.js';
+import { createTestRelay } from '../fixtures/relay.js';
+import { clockReading } from '../fixtures/relay-clock.js';
+import { call, sandboxFetch } from '../fixtures/sandbox.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-late-payments-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
 
 const stores: { name: string; skip?: string | undefined; store: () => Promise<JournalStore> }[] = [
   { name: 'memory:', store: async () => 'memory:' },
@@ -116,3 +124,42 @@ for (const { name, skip, store } of stores) {
     });
   });
 }
+
+describe('the sweep in a fleet', () => {
+  it('two relays on one SQLite journal sweep once per interval between them', async () => {
+    const pages = { count: 0 };
+    const counting: typeof fetch = async (input, init) => {
+      if (new Request(input, init).url.endsWith('/orders/page')) pages.count += 1;
+      return sandboxFetch(input, init);
+    };
+    const path = join(scratch, 'fleet.db');
+    const stack = await fulfilmentStack(`sqlite:${path}`, { fetch: counting });
+    const other = createTestRelay({
+      baseUrl: stack.url,
+      fetch: counting,
+      rateLimit: false,
+      journal: await openJournal(`sqlite:${path}`, { clock: { now: () => stack.clock.now } }),
+      onPaid: () => undefined,
+      clock: clockReading(() => stack.clock.now),
+      watch: { ticks: false },
+    });
+    after(() => other.close());
+    await stack.checkout(intentFrom(SANDBOX_TEST_NUMBERS.neverAnswers));
+    await stack.advance(3_000);
+    await stack.advance(DEFAULT_MAX_WATCH_MS);
+    assert.equal(stack.delivered.expired.length, 1);
+    const both = () => Promise.all([stack.fulfilment.tick(), other.fulfilment?.tick()]);
+    const sweptBefore = pages.count;
+    stack.clock.now += DEFAULT_SWEEP_INTERVAL_MS;
+    await both();
+    assert.equal(pages.count - sweptBefore, 1, 'one sweep of one page, by one of the two');
+    for (let minute = 0; minute < 14; minute++) {
+      stack.clock.now += 60_000;
+      await both();
+    }
+    assert.equal(pages.count - sweptBefore, 1, 'none again within the interval, by either');
+    stack.clock.now += 60_000;
+    await both();
+    assert.equal(pages.count - sweptBefore, 2);
+  });
+});
