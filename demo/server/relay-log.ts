@@ -48,6 +48,10 @@ export function createRelayLogFormatter(): (event: CheckoutRelayEvent) => string
         return `warning: ${event.message}`;
       case 'order_settled':
         return `order ${event.orderId} settled ${event.outcome}, seen by ${event.source === 'watcher' ? "the server's watcher" : "the shopper's browser"}`;
+      case 'order_paid_late':
+        return `order ${event.orderId} was paid after it expired, found by ${event.source === 'sweep' ? "the server's sweep" : "the shopper's browser"}: onPaid is owed`;
+      case 'order_unknown_to_service':
+        return `the payments service does not know order ${event.orderId}`;
       case 'delivery_failed':
         return `the server's callback for ${event.orderId} threw; again in ${Math.ceil((event.nextAttemptAt - Date.now()) / 1000)} s`;
       case 'watcher_paused':

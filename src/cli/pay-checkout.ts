@@ -2,10 +2,12 @@
 /**
  * `pay-checkout`, the package's command (contract §5), for merchants whose
  * server is in any language: `sandbox` runs the payments service in test
- * mode on its own, `check-relay` checks a relay against the wire. No CLI
+ * mode on its own, `check-relay` checks a relay against the wire, `reconcile`
+ * compares the service's orders with the relay's journal. No CLI
  * framework: `node:util`'s parseArgs reads the options.
  */
 import { CHECK_RELAY_HELP, runCheckRelay } from './check-relay-command.js';
+import { RECONCILE_HELP, runReconcile } from './reconcile-command.js';
 import { runSandbox, SANDBOX_HELP } from './sandbox-command.js';
 import { EXIT, UsageError } from './usage-error.js';
 
@@ -14,6 +16,7 @@ const HELP = `Usage: pay-checkout <command> [options]
 Commands:
   sandbox                      run the payments service in test mode, offline (default port 4010)
   check-relay <base-url>       check your relay, in any language, against the wire of <pay-checkout>
+  reconcile --journal <url>    list every difference between the service's orders and the journal
 
 pay-checkout <command> --help tells more.
 `;
@@ -21,6 +24,7 @@ pay-checkout <command> --help tells more.
 const COMMANDS: Readonly<Record<string, { run: typeof runSandbox; help: string }>> = {
   sandbox: { run: runSandbox, help: SANDBOX_HELP },
   'check-relay': { run: runCheckRelay, help: CHECK_RELAY_HELP },
+  reconcile: { run: runReconcile, help: RECONCILE_HELP },
 };
 
 /** Runs `pay-checkout` with `argv` (without node and the script); resolves to the exit code. */

@@ -24,6 +24,7 @@ import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
 import { priceCartHandler } from './handlers/price-cart.js';
+import { createCustomersInHand } from './lookups/customers-in-hand.js';
 import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
@@ -73,10 +74,13 @@ export function assembleCheckoutRelay(
   const settings = config.fulfilment;
   // The runner keeps close() waiting for the lookups' journal writes, and its watcher looks up through them.
   const tracking: { by?: RelayFulfilment } = {};
+  // A lookup that sees an order settle hands its customer to the delivery, in this process only.
+  const customers = createCustomersInHand(config.clock);
   const lookups = createOrderLookups({
     client: config.client,
     clock: config.clock,
     reporter: config.reporter,
+    customers,
     shared: settings && {
       journal: settings.requestJournal,
       watcherJournal: settings.journal,
@@ -84,7 +88,8 @@ export function assembleCheckoutRelay(
       track: (work) => tracking.by?.track(work) ?? work,
     },
   });
-  const fulfilment = settings && startFulfilment(settings, config.watcherClient, config.reporter, lookups);
+  const fulfilment =
+    settings && startFulfilment(settings, config.watcherClient, config.reporter, { lookups, customers });
   tracking.by = fulfilment;
   const journal =
     settings && fulfilment ? relayJournal(settings, fulfilment, config.reporter) : rememberedAttempts();

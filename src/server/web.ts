@@ -24,6 +24,7 @@ export {
   DEFAULT_CALLBACK_TIMEOUT_MS,
   DEFAULT_CREATE_GRACE_MS,
   DEFAULT_MAX_WATCH_MS,
+  DEFAULT_SWEEP_INTERVAL_MS,
   DEFAULT_WATCH_INTERVAL_MS,
   type FulfilmentCallback,
   type FulfilmentOptions,
@@ -39,6 +40,7 @@ export {
   type CreatingEntry,
   DEFAULT_RETENTION_MS,
   type DeliveryFailure,
+  type ExpiredOrder,
   type FulfilmentSummary,
   JOURNAL_PHASE,
   type Journal,
@@ -92,6 +94,7 @@ export {
   DEFAULT_LOOKUP_RATE_LIMIT,
   DEFAULT_PROMPT_LIMIT,
 } from './limits/relay-limit-config.js';
+export type { OrderCustomer } from './lookups/customers-in-hand.js';
 export { CartError, type CartErrorOptions } from './pricing/cart-error.js';
 export { METADATA_LIMITS, type PriceCart, type PricedCartResult } from './pricing/priced-cart.js';
 export type { PricedLineItem } from './pricing/priced-line-items.js';

@@ -39,6 +39,11 @@ function cartIntent(cartId: string, number = '0241110001', items = [{ sku: 'tote
   return { ...intentFrom(number), cart: { id: cartId, items } };
 }
 
+/** The customer the service holds for an order paid from `number`: what the callbacks get to ship to. */
+function customerPaying(number: string) {
+  return { name: CUSTOMER_NAME, phoneNumber: `+233${number.slice(1)}` };
+}
+
 const TWO_TOTES = [
   {
     type: 'product',
@@ -70,6 +75,7 @@ for (const store of ['memory:', 'sqlite:'] as const) {
         lineItems: TWO_TOTES,
         amount: { currency: 'ghs', value: 25_000 },
         otherPaidOrderIds: [],
+        previousOutcome: null,
         settledAt,
         attempt: 1,
       };
@@ -81,6 +87,7 @@ for (const store of ['memory:', 'sqlite:'] as const) {
           reference: 'cart-1',
           paymentStatus: 'paid',
           failureCode: null,
+          customer: customerPaying('0241110001'),
         },
       ]);
       const failed = new Map(stack.delivered.failed.map((order) => [order.id, order]));
@@ -91,6 +98,7 @@ for (const store of ['memory:', 'sqlite:'] as const) {
         reference: 'cart-2',
         paymentStatus: 'failed',
         failureCode: 'declined',
+        customer: customerPaying(SANDBOX_TEST_NUMBERS.declines),
       });
       assert.equal(failed.get(broke.orderId)?.failureCode, 'insufficient_funds');
       stack.clock.now = createdAt + DEFAULT_MAX_WATCH_MS - 1;
@@ -103,12 +111,14 @@ for (const store of ['memory:', 'sqlite:'] as const) {
           reference: 'cart-4',
           paymentStatus: 'requires_action',
           failureCode: null,
+          customer: customerPaying(SANDBOX_TEST_NUMBERS.neverAnswers),
           settledAt: createdAt + DEFAULT_MAX_WATCH_MS,
         },
       ]);
       const everyOrder = [...stack.delivered.paid, ...stack.delivered.failed, ...stack.delivered.expired];
       for (const order of everyOrder) assertFrozen(order);
-      assertNoCustomerData(JSON.stringify(everyOrder));
+      // The customer to ship to, and nowhere else in the order.
+      assertNoCustomerData(JSON.stringify(everyOrder.map(({ customer: _, ...rest }) => rest)));
     });
 
     it('tells the second payment of one reference which order paid it first', async () => {
@@ -150,6 +160,7 @@ for (const store of ['memory:', 'sqlite:'] as const) {
         paymentStatus: 'requires_action',
         failureCode: null,
         otherPaidOrderIds: [],
+        previousOutcome: null,
         createdAt,
         settledAt: null,
         deliveredAt: null,

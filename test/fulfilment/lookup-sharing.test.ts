@@ -23,7 +23,7 @@ import { JOURNAL_ANSWER_LIMIT_MS } from '../../src/server/lookups/journal-sharin
 import { BROWSER_READ_AGE_MS } from '../../src/server/lookups/order-lookups.js';
 import { checkoutThrough, countedService, pollFor } from '../fixtures/counted-service.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
-import { gate } from '../fixtures/wait.js';
+import { eventually, gate } from '../fixtures/wait.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-lookup-sharing-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -96,6 +96,31 @@ describe('lookups shared across tabs, the watcher and a fleet', () => {
     );
     assert.equal(reported.length, 1);
     frozen.open();
+  });
+
+  it('two relays on one journal call the service once for a new order before its first lookup is recorded', async () => {
+    // A slow service: the first lookup stays in flight until the test lets it answer.
+    const slow = gate();
+    const service = await countedService({ held: slow.promise });
+    const [first, second] = await sqliteJournals(service.journalClock);
+    const one = service.relay(first);
+    const two = service.relay(second);
+    const order = await checkoutThrough(one);
+    const inFlight = order.poll(one);
+    await eventually('the first lookup to reach the service', () => service.lookupsOf(order.orderId) === 1);
+    // The other member's tab polls while that lookup is in flight and nothing is recorded yet.
+    const answered = order.poll(two).then((status) => ({ status }));
+    const outcome = await Promise.race([
+      answered,
+      eventually('a second lookup at the service', () => service.lookupsOf(order.orderId) >= 2).then(
+        () => 'called the service',
+      ),
+    ]);
+    assert.deepEqual(outcome, { status: 'requires_action' }, 'answered from the create, without a call');
+    assert.equal(service.lookupsOf(order.orderId), 1);
+    slow.open();
+    assert.equal(await inFlight, 'requires_action');
+    assert.equal(service.lookupsOf(order.orderId), 1, 'one service call per order across the fleet');
   });
 
   const fleets = [

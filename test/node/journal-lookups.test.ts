@@ -95,6 +95,9 @@ const PENDING = {
   amount: { currency: 'ghs', value: 5_000 },
 };
 
+/** What the create's answer left on a watched order: its statuses, before any lookup (no total journalled here). */
+const AS_CREATED = { ...PENDING, amount: null };
+
 for (const [name, openStore, skip] of stores) {
   describe(`${name} journal: shared lookups`, { skip }, () => {
     /** The store, its journals on a clock at `T0` that `at(…)` moves. */
@@ -124,7 +127,11 @@ for (const [name, openStore, skip] of stores) {
         return journal.shareLookup('or_1', SHARING);
       };
       assert.deepEqual(await ask(one, readAt), { kind: 'claimed', stored: undefined });
-      assert.deepEqual(await ask(two, readAt + 500), { kind: 'taken', stored: undefined });
+      // Before any lookup is recorded, the create's answer stands for one: the others call nobody.
+      assert.deepEqual(await ask(two, readAt + 500), {
+        kind: 'taken',
+        stored: { statuses: AS_CREATED, ageMs: 1_500 },
+      });
       await one.recordLookup('or_1', { statuses: PENDING, sinceReadMs: 500 });
       assert.deepEqual(await ask(two, readAt + 1_999), {
         kind: 'fresh',
@@ -155,7 +162,7 @@ for (const [name, openStore, skip] of stores) {
       at(T0 + 9_000);
       assert.deepEqual(
         await journal.shareLookup('or_1', SHARING),
-        { kind: 'taken', stored: undefined },
+        { kind: 'taken', stored: { statuses: AS_CREATED, ageMs: 9_000 } },
         'the watcher’s lease is a lookup in flight',
       );
       at(T0 + 5_600);

@@ -16,6 +16,25 @@ export type FulfilmentEvent =
       source: 'watcher' | 'browser';
     }
   | {
+      /**
+       * An order settled `expired` was paid after all, found by a browser's
+       * lookup or the sweep of the service's orders: `onPaid` is owed, with
+       * `previousOutcome: 'expired'`.
+       */
+      type: 'order_paid_late';
+      orderId: string;
+      source: 'browser' | 'sweep';
+    }
+  | {
+      /**
+       * The service answers `404` for an order the journal watches (it does not
+       * know it); past the create grace the order settles failed with
+       * `failureCode: 'unknown_order'` and `onFailed` is called.
+       */
+      type: 'order_unknown_to_service';
+      orderId: string;
+    }
+  | {
       /** The watcher gave up on an order past the total bound; `orderId` is null when its create never got an answer. */
       type: 'order_expired';
       orderId: string | null;
@@ -65,7 +84,7 @@ export type FulfilmentEvent =
   | {
       /** The journal failed (or failed to close), or a resent create was refused for good; `error` says why. */
       type: 'watcher_error';
-      stage: 'claim' | 'record' | 'resend' | 'delivery' | 'prune' | 'browser_lookup' | 'close';
+      stage: 'claim' | 'record' | 'resend' | 'delivery' | 'prune' | 'browser_lookup' | 'sweep' | 'close';
       error: unknown;
     }
   | {

@@ -3,10 +3,12 @@
  * as the merchant's server needs it to ship, to cancel or to refund: what
  * was paid for (the priced line items and the amount charged), for which of
  * the merchant's checkouts (`reference`, `metadata`), and whether that
- * checkout was already paid by another order. Nothing of the shopper's: the
- * journal keeps no name or number once the order is known.
+ * checkout was already paid by another order; and who to ship to, read from
+ * the service at delivery: the journal keeps no name or number once the
+ * order is known.
  */
 import type { JournalOrder, JournalOutcome, OrderAmount } from '../journal/journal.js';
+import type { OrderCustomer } from '../lookups/customers-in-hand.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 
 /** A settled order, delivered to the merchant's callback. */
@@ -32,6 +34,18 @@ export interface FulfilledOrder {
    * on a paid order means one checkout was paid twice, and this order can be refunded.
    */
   readonly otherPaidOrderIds: readonly string[];
+  /**
+   * `expired` on a late payment: the relay had settled the order expired
+   * (`onExpired` called, or owed and then replaced) and the service showed it
+   * paid afterwards, so this `onPaid` follows an `onExpired`; `null` otherwise.
+   */
+  readonly previousOutcome: 'expired' | null;
+  /**
+   * Who to ship to: the service's order's customer, read at delivery and
+   * never kept by the journal; `null` when the order names none, or the
+   * service could not be read through the delivery's tries.
+   */
+  readonly customer: Readonly<OrderCustomer> | null;
   /** When the relay learned the order settled (epoch ms). */
   readonly settledAt: number;
   /** 1 on the first call, more when an earlier call threw. */
@@ -39,7 +53,8 @@ export interface FulfilledOrder {
 }
 
 /** One order as `relay.orders` reads it: the callback's fields, `pending` until it settles, and when it was delivered. */
-export interface CheckoutOrder extends Omit<FulfilledOrder, 'outcome' | 'amount' | 'settledAt' | 'attempt'> {
+export interface CheckoutOrder
+  extends Omit<FulfilledOrder, 'outcome' | 'amount' | 'settledAt' | 'attempt' | 'customer'> {
   /** `pending` until the order settles, then the callback it is owed. */
   readonly outcome: JournalOutcome | 'pending';
   /** As for the callback; `null` only for an order journalled before amounts were kept, until it is delivered. */
@@ -88,6 +103,7 @@ function merchantFieldsOf<
     paymentStatus: order.paymentStatus,
     failureCode: order.failureCode,
     otherPaidOrderIds,
+    previousOutcome: order.previousOutcome,
   };
 }
 
@@ -115,10 +131,12 @@ export function fulfilledOrderOf(
     amount,
     attempt,
     otherPaidOrderIds,
-  }: { amount: OrderAmount; attempt: number; otherPaidOrderIds: string[] },
+    customer,
+  }: { amount: OrderAmount; attempt: number; otherPaidOrderIds: string[]; customer: OrderCustomer | null },
 ): FulfilledOrder {
   return deepFreeze({
     ...merchantFieldsOf(order, { currency: amount.currency, value: amount.value }, otherPaidOrderIds),
+    customer: customer && { name: customer.name, phoneNumber: customer.phoneNumber },
     settledAt: order.settledAt,
     attempt,
   });

@@ -13,8 +13,10 @@
  * never rejects: a journal that fails to close is reported through `onEvent`.
  */
 import type { RelayReporter } from '../events/relay-reporter.js';
+import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { createDelivery, type Delivery } from './delivery.js';
+import { sweepLatePayments } from './late-payment-sweep.js';
 import { type CheckoutOrders, createOrderRecords } from './order-records.js';
 import {
   createOrderWatcher,
@@ -28,6 +30,8 @@ import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
 const MIN_TICK_GAP_MS = 50;
 /** How often settled orders past their retention are deleted. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** How often a process asks the journal whether the fleet's sweep for late payments is its to run. */
+const SWEEP_CHECK_MS = 60 * 1000;
 /** How long `close()` waits for the work in flight before it abandons it. */
 export const CLOSE_GRACE_MS = 5_000;
 /** How long `close()` waits for the journal to close; `close()` resolves within the two together: 10 s. */
@@ -73,14 +77,23 @@ interface Runner {
   timer: unknown;
   watching: Promise<WatchPass> | undefined;
   prunedAt: number;
+  /** The sweep for late payments running now, and when this process last asked for its turn. */
+  sweeping: Promise<unknown> | undefined;
+  sweepCheckedAt: number;
+  readonly client: ServiceClient;
+  readonly customers: CustomersInHand;
 }
 
-/** Starts fulfilment for a relay (its watcher looks up through `lookups`); ticks begin at once when the settings have timers. */
+/**
+ * Starts fulfilment for a relay (its watcher looks up through `lookups`, and
+ * its deliveries find the customer of an order that just settled in
+ * `customers`); ticks begin at once when the settings have timers.
+ */
 export function startFulfilment(
   settings: FulfilmentSettings,
   client: ServiceClient,
   relayReporter: RelayReporter,
-  lookups: WatcherLookups,
+  { lookups, customers }: { lookups: WatcherLookups; customers: CustomersInHand },
 ): RelayFulfilment {
   let closed = false;
   const reporter: Pick<RelayReporter, 'emit'> = {
@@ -90,7 +103,7 @@ export function startFulfilment(
       if (!closed) relayReporter.emit(event);
     },
   };
-  const records = createOrderRecords(settings, client);
+  const records = createOrderRecords(settings, client, customers);
   const delivery = createDelivery({ settings, reporter, records });
   const watcher = createOrderWatcher({
     settings,
@@ -109,6 +122,10 @@ export function startFulfilment(
     timer: undefined,
     watching: undefined,
     prunedAt: Number.NEGATIVE_INFINITY,
+    sweeping: undefined,
+    sweepCheckedAt: Number.NEGATIVE_INFINITY,
+    client,
+    customers,
   };
   let closing: Promise<void> | undefined;
   // The first tick at once: orders a previous process left are picked up on start.
@@ -143,6 +160,7 @@ async function tick(runner: Runner): Promise<FulfilmentTick> {
   if (runner.stopped) return { calls: 0, paused: false, delivered: 0 };
   const mark = runner.delivery.mark();
   const pass = await watchOnce(runner);
+  await sweep(runner);
   await runner.delivery.deliverDue();
   const delivered = await runner.delivery.settledSince(mark);
   await prune(runner);
@@ -162,7 +180,30 @@ async function timedTick(runner: Runner): Promise<void> {
   await watchOnce(runner);
   if (runner.stopped) return;
   void runner.delivery.deliverDue();
+  // On its own: a long sweep never holds up the watcher's rhythm.
+  void sweep(runner);
   await prune(runner);
+}
+
+/** The fleet's sweep for late payments, when this process's turn may have come; one at a time. */
+function sweep(runner: Runner): Promise<unknown> {
+  const { settings } = runner;
+  const now = settings.now();
+  if (runner.stopped || runner.sweeping) return runner.sweeping ?? Promise.resolve();
+  // A clock set back asks at once rather than never.
+  if (now >= runner.sweepCheckedAt && now - runner.sweepCheckedAt < SWEEP_CHECK_MS) return Promise.resolve();
+  runner.sweepCheckedAt = now;
+  runner.sweeping = sweepLatePayments({
+    settings,
+    client: runner.client,
+    customers: runner.customers,
+    reporter: runner.reporter,
+    onFound: () => void runner.delivery.deliverDue(),
+    stopped: () => runner.stopped,
+  }).finally(() => {
+    runner.sweeping = undefined;
+  });
+  return runner.sweeping;
 }
 
 function schedule(runner: Runner, ms: number): void {
@@ -199,7 +240,7 @@ async function close(runner: Runner): Promise<void> {
   // No new tick, claim or callback starts from here.
   runner.stopped = true;
   if (runner.timer !== undefined) settings.timers?.clearTimeout(runner.timer);
-  const work = Promise.allSettled([...runner.inFlight, runner.watching, delivery.drain()]);
+  const work = Promise.allSettled([...runner.inFlight, runner.watching, runner.sweeping, delivery.drain()]);
   if (!(await within(settings.deliveryTimers, CLOSE_GRACE_MS, work))) delivery.abandon();
   try {
     const journalClosed = await within(

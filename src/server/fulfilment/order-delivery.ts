@@ -11,6 +11,7 @@
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import type { Abandonment } from './abandonment.js';
+import { CustomerUnavailableError } from './delivery-customer.js';
 import type { HeldLease } from './delivery-lease.js';
 import type { FulfilledOrder } from './fulfilled-order.js';
 import type { OrderRecords } from './order-records.js';
@@ -52,7 +53,8 @@ export async function deliverOrder(
     // A create that never got an answer has no order the merchant ever saw:
     // no callback (the watcher reported `order_expired` without an id).
     if (entry.orderId === null || !callback) return (await markDelivered(context, entry, lease)) === 'marked';
-    const order = await context.records.fulfilledOrder({ ...entry, orderId: entry.orderId });
+    const order = await fulfilledOrderOrPutOff(context, { ...entry, orderId: entry.orderId }, lease);
+    if (order === undefined) return false;
     // Reading the order took the lease's length (a busy database, a stalled process): another
     // process may hold the order now, and a call here would deliver it twice.
     if (!lease.holds()) {
@@ -79,6 +81,26 @@ export async function deliverOrder(
     return false;
   } finally {
     lease.release();
+  }
+}
+
+/**
+ * What the callback of `entry` gets; `undefined` when the service could not
+ * be read for its customer: then the delivery is put off like a failed call.
+ */
+async function fulfilledOrderOrPutOff(
+  context: OrderDeliveryContext,
+  entry: Claimed<SettledEntry> & { orderId: string },
+  lease: HeldLease,
+): Promise<FulfilledOrder | undefined> {
+  try {
+    return await context.records.fulfilledOrder(entry);
+  } catch (error) {
+    if (!(error instanceof CustomerUnavailableError)) throw error;
+    lease.release();
+    const attempt = entry.deliveryAttempts + 1;
+    await recordFailure(context, entry, { id: entry.orderId, outcome: entry.outcome, attempt }, error);
+    return undefined;
   }
 }
 
@@ -118,7 +140,7 @@ function callWithin(
 async function recordFailure(
   { settings, reporter }: OrderDeliveryContext,
   entry: SettledEntry,
-  order: FulfilledOrder,
+  order: Pick<FulfilledOrder, 'id' | 'outcome' | 'attempt'>,
   error: unknown,
 ): Promise<void> {
   const retryInMs = deliveryRetryInMs(entry.deliveryAttempts);

@@ -3,9 +3,11 @@
  * callback receives, and `relay.orders` for a thank-you page or a support
  * desk. Both read the journal, so the answer is the same in every process.
  */
-import type { JournalOrder, OrderAmount, SettledEntry } from '../journal/journal.js';
+import type { Claimed, JournalOrder, OrderAmount, SettledEntry } from '../journal/journal.js';
 import { MAX_ORDERS_PER_REFERENCE } from '../journal/journal-order.js';
+import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
+import { readAtDelivery } from './delivery-customer.js';
 import {
   type CheckoutOrder,
   checkoutOrderOf,
@@ -13,7 +15,6 @@ import {
   fulfilledOrderOf,
   otherPaidOrderIdsOf,
 } from './fulfilled-order.js';
-import { serviceTotalOf } from './service-reading.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** `relay.orders`: the journal's orders, by id or by the merchant's reference. */
@@ -26,8 +27,12 @@ export interface CheckoutOrders {
 
 /** The order records of one relay: `relay.orders`, and what delivery hands each callback. */
 export interface OrderRecords extends CheckoutOrders {
-  /** What the callback of a settled entry receives; rejects when the journal (or, once, the service) cannot say. */
-  fulfilledOrder(entry: SettledEntry & { orderId: string }): Promise<FulfilledOrder>;
+  /**
+   * What the callback of a claimed settled entry receives, its customer read
+   * from the service; rejects when the journal cannot say, or with
+   * `CustomerUnavailableError` while the service cannot be read.
+   */
+  fulfilledOrder(entry: Claimed<SettledEntry> & { orderId: string }): Promise<FulfilledOrder>;
 }
 
 /** `relay.orders` without a journal: there is nothing to read, and a quiet `null` would mislead. */
@@ -42,8 +47,16 @@ function needsJournal(method: string): Error {
   );
 }
 
-/** The records on `settings.journal`; `client` reads the total of an order journalled before totals were kept. */
-export function createOrderRecords(settings: FulfilmentSettings, client: ServiceClient): OrderRecords {
+/**
+ * The records on `settings.journal`; `client` reads the customer at delivery
+ * (unless `customers` holds it) and the total of an order journalled before
+ * totals were kept.
+ */
+export function createOrderRecords(
+  settings: FulfilmentSettings,
+  client: ServiceClient,
+  customers: CustomersInHand,
+): OrderRecords {
   const { journal, requestJournal } = settings;
 
   async function otherPaidOrderIds(order: JournalOrder): Promise<string[]> {
@@ -54,10 +67,9 @@ export function createOrderRecords(settings: FulfilmentSettings, client: Service
     );
   }
 
-  /** The amount charged: the journal's, or once, for an order journalled before it kept one, the service's. */
-  async function amountOf(order: JournalOrder & { orderId: string }): Promise<OrderAmount> {
+  /** The amount charged: the journal's, or once, for an order journalled before it kept one, the service's `total`. */
+  async function amountOf(order: JournalOrder & { orderId: string }, total: OrderAmount | undefined) {
     if (order.amount) return order.amount;
-    const total = serviceTotalOf((await client.orders.lookup(order.orderId)).order);
     if (!total) throw new Error(`The service's answer for ${order.orderId} has no total.`);
     await journal.recordAmount(order.idempotencyKey, total);
     return total;
@@ -86,8 +98,10 @@ export function createOrderRecords(settings: FulfilmentSettings, client: Service
         outcome: entry.outcome,
         settledAt: entry.settledAt,
       };
+      const read = await readAtDelivery({ settings, client, customers }, entry, order.amount === null);
       return fulfilledOrderOf(settled, {
-        amount: await amountOf(settled),
+        amount: await amountOf(settled, read.total),
+        customer: read.customer,
         attempt: entry.deliveryAttempts + 1,
         otherPaidOrderIds: await otherPaidOrderIds(settled),
       });

@@ -19,13 +19,8 @@ import { ServiceNotFoundError } from '../service-client/service-errors.js';
 import type { OrderCreateInput, OrderCreateResult } from '../service-client/service-schemas.js';
 import { chargedAmount, serviceReadingOf } from './service-reading.js';
 import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
-import {
-  isPastBound,
-  MAX_BACKOFF_CHECK_MS,
-  MAX_SERVICE_PAUSE_MS,
-  nextCheckInPass,
-  servicePauseMs,
-} from './watch-schedule.js';
+import { settleUnknownOrder } from './unknown-order.js';
+import { isPastBound, MAX_SERVICE_PAUSE_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Orders claimed at once; they are looked up in parallel. */
@@ -274,7 +269,7 @@ async function announceResent(watch: Watch, entry: CreatingEntry, { order, repla
 
 async function lookUp(
   watch: Watch,
-  entry: WatchingEntry,
+  entry: Claimed<WatchingEntry>,
   createdHere: number,
 ): Promise<ServiceTrouble | undefined> {
   const { settings } = watch;
@@ -284,10 +279,13 @@ async function lookUp(
   } catch (error) {
     const trouble = serviceTroubleOf(error);
     if (trouble) return trouble;
+    if (error instanceof ServiceNotFoundError) {
+      if (await settleUnknownOrder(settings, watch.reporter, entry)) settled(watch, entry.orderId, 'failed');
+      return undefined;
+    }
     watch.reporter.emit({ type: 'watcher_error', stage: 'record', error });
-    // A 404 or a refusal: the service may be misconfigured; keep the order and look much later.
-    const later = error instanceof ServiceNotFoundError ? MAX_BACKOFF_CHECK_MS : settings.intervalMs * 10;
-    await defer(watch, entry, later);
+    // A refusal: the service may be misconfigured; keep the order and look much later.
+    await defer(watch, entry, settings.intervalMs * 10);
     return undefined;
   }
   const checked = await settings.journal.recordChecked(entry.idempotencyKey, settings.owner, {

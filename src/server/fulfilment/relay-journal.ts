@@ -175,8 +175,14 @@ export function relayJournal(
       quietly('browser_lookup', async () => {
         const outcome = outcomeOfPaymentStatus(paymentStatus);
         if (outcome === null) return;
-        if (!(await journal.settleFromBrowserLookup(orderId, paymentStatus, reading))) return;
-        reporter.emit({ type: 'order_settled', orderId, outcome, paymentStatus, source: 'browser' });
+        // This process read the order (its customer in hand): it delivers first.
+        const { owner } = settings;
+        if (await journal.settleFromBrowserLookup(orderId, paymentStatus, reading, owner)) {
+          reporter.emit({ type: 'order_settled', orderId, outcome, paymentStatus, source: 'browser' });
+        } else if (outcome === 'paid' && (await journal.recordLatePayment(orderId, reading, owner))) {
+          // Paid after the watcher gave up on it: onPaid is owed after all.
+          reporter.emit({ type: 'order_paid_late', orderId, source: 'browser' });
+        } else return;
         void runner.deliverNow();
       }),
     recall: async (idempotencyKey) => {

@@ -30,6 +30,9 @@ export const DEFAULT_LEASE_MS = 30_000;
 /** How long a callback may run before the call counts as failed and is retried later: 30 s. */
 export const DEFAULT_CALLBACK_TIMEOUT_MS = 30_000;
 
+/** How often the fleet sweeps the service's orders for late payments (late-payment-sweep.ts): 15 minutes. */
+export const DEFAULT_SWEEP_INTERVAL_MS = 15 * 60 * 1000;
+
 /** The merchant's callback for one outcome; the order is delivered once it returns. */
 export type FulfilmentCallback = (order: FulfilledOrder) => void | Promise<void>;
 
@@ -49,6 +52,12 @@ export interface WatchOptions {
   leaseMs?: number;
   /** How long a callback may run; past it the call counts as failed and is retried later. Default 30 s. */
   callbackTimeoutMs?: number;
+  /**
+   * How often one process of the fleet pages through the service's orders for
+   * payments made after `onExpired` (each sweep costs about one call per 256
+   * orders made since the oldest expired order). Default 15 minutes.
+   */
+  sweepIntervalMs?: number;
   /** `false`: the relay runs no watcher pass by itself; call `relay.fulfilment.tick()` (a cron job, a test). Default `true`. */
   ticks?: boolean;
 }
@@ -86,6 +95,7 @@ export interface FulfilmentSettings {
   readonly createGraceMs: number;
   readonly leaseMs: number;
   readonly callbackTimeoutMs: number;
+  readonly sweepIntervalMs: number;
   /** The relay's clock, epoch ms. */
   readonly now: () => number;
   /** The relay's clock's timers, the ticks are scheduled on; `undefined` when the merchant runs the ticks. */
@@ -162,6 +172,7 @@ export function resolveFulfilmentSettings(
       'callbackTimeoutMs',
       owner,
     ),
+    sweepIntervalMs: positive(watch.sweepIntervalMs, DEFAULT_SWEEP_INTERVAL_MS, 'sweepIntervalMs', owner),
     now: () => clock.now(),
     timers: ticksOf(watch.ticks, owner) ? clock : undefined,
     deliveryTimers: options.clock === undefined ? waitingTimers : clock,

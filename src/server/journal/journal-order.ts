@@ -62,6 +62,7 @@ export function rowToOrder(row: JournalRow): JournalOrder {
     paymentStatus: row.payment_status,
     failureCode: row.failure_code,
     issuer: row.issuer,
+    previousOutcome: row.previous_outcome === 'expired' ? 'expired' : null,
     createdAt: Number(row.created_at),
     settledAt: settled ? toNumberOrNull(row.settled_at) : null,
     deliveredAt: toNumberOrNull(row.delivered_at),

@@ -50,6 +50,8 @@ export interface JournalRow {
   service_key: string | null;
   /** From schema version 5: the keyed digest of the checkout's reference and number while this row holds its prompt. */
   prompt_key: string | null;
+  /** From schema version 6: `expired` on an order the service completed after the relay settled it expired. */
+  previous_outcome?: string | null;
 }
 
 /** The longest failure description kept: enough to tell errors apart, too short to hold a record. */

@@ -10,9 +10,12 @@
  * whose lease has run out or how old an order is. A test that moves time
  * itself binds its clock's time in place of `{now}`, as one more parameter.
  */
+import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX } from './journal.js';
 import type { SqlDialect } from './migrations.js';
 
 const TABLE = 'pay_checkout_journal';
+/** One row: the fleet's sweep of the service for late payments (late-payment-sweep.ts). */
+const SWEEP_TABLE = 'pay_checkout_journal_sweep';
 const NOW = '{now}';
 const RELEASE = 'lease_owner = NULL, lease_expires_at = NULL';
 const FREE_LEASE = `(lease_expires_at IS NULL OR lease_expires_at <= ${NOW})`;
@@ -33,8 +36,21 @@ const DATABASE_NOW: Record<SqlDialect, string> = {
 /** Where statements read the time: the database's clock, or a parameter the journal binds from a test's clock. */
 export type JournalTimeSource = 'database' | 'parameter';
 
-/** A claim: lease up to $3 due rows matching `due` to owner $1 for $2 ms. */
-function claim(due: string, dialect: SqlDialect): string {
+/**
+ * The lease owner of an order settled by `owner`'s lookup, for a moment its
+ * own to deliver: a name of its own, so that it is never taken for a lease
+ * `owner` holds on an order it is delivering already.
+ */
+const SETTLER_OF = (owner: string) => `${owner} || '${SETTLER_LEASE_SUFFIX}'`;
+
+/** The lease an order settles with: the settler's (`owner`, a placeholder) for a moment, or none when it is ''. */
+function settledLease(owner: string): string {
+  return `lease_owner = CASE WHEN ${owner} = '' THEN NULL ELSE ${SETTLER_OF(owner)} END,
+    lease_expires_at = CASE WHEN ${owner} = '' THEN NULL ELSE ${NOW} + ${SETTLER_DELIVERS_FIRST_MS} END`;
+}
+
+/** A claim: lease up to $3 due rows matching `due` to owner $1 for $2 ms (with `own`, rows $1 settled too). */
+function claim(due: string, dialect: SqlDialect, own = false): string {
   // PostgreSQL: rows another transaction is claiming right now are skipped,
   // not waited for, so concurrent claimers get disjoint sets without blocking.
   // SQLite runs this inside BEGIN IMMEDIATE, which serialises claimers.
@@ -42,7 +58,7 @@ function claim(due: string, dialect: SqlDialect): string {
   return `UPDATE ${TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
     WHERE idempotency_key IN (
       SELECT idempotency_key FROM ${TABLE}
-      WHERE ${due} AND due_at <= ${NOW} AND ${FREE_LEASE}
+      WHERE ${due} AND due_at <= ${NOW} AND ${own ? `(${FREE_LEASE} OR lease_owner = (${SETTLER_OF('$1')}))` : FREE_LEASE}
       ORDER BY due_at LIMIT $3 ${lock}
     ) RETURNING *, ${NOW} AS claimed_at`;
 }
@@ -67,13 +83,15 @@ function journalStatementsIn(dialect: SqlDialect) {
       WHERE idempotency_key = $1 AND phase = 'creating'`,
     discardIntent: `DELETE FROM ${TABLE} WHERE idempotency_key = $1 AND phase = 'creating'`,
     claimDue: claim(`phase IN ('creating', 'watching')`, dialect),
-    claimUndelivered: claim(`phase = 'settled' AND delivered_at IS NULL`, dialect),
+    // The process that settled an order holds it a moment longer (checkedSettled): it delivers first.
+    claimUndelivered: claim(`phase = 'settled' AND delivered_at IS NULL`, dialect, true),
     renewLease: `UPDATE ${TABLE} SET lease_expires_at = ${NOW} + $3
       WHERE idempotency_key = $1 AND lease_owner = $2`,
     checkedPending: `UPDATE ${TABLE} SET payment_status = $3, due_at = ${NOW} + $4, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
+    // Still leased to the lease holder a moment: the order's delivery is its first (it holds the customer).
     checkedSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $3, outcome = $4,
-      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      settled_at = ${NOW}, due_at = ${NOW}, ${settledLease('$2')},
       failure_code = $5, ${serviceTotal('$6', '$7')}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'watching'`,
     deferCheck: `UPDATE ${TABLE} SET due_at = ${NOW} + $3, ${RELEASE}
@@ -84,8 +102,23 @@ function journalStatementsIn(dialect: SqlDialect) {
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase IN ('creating', 'watching')`,
     // Whoever holds the lease is watching an order that is already settled: its write will find nothing.
     browserSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $2, outcome = $3,
-      settled_at = ${NOW}, due_at = ${NOW}, ${RELEASE},
+      settled_at = ${NOW}, due_at = ${NOW}, ${settledLease('$7')},
       failure_code = $4, ${serviceTotal('$5', '$6')} WHERE order_id = $1 AND phase = 'watching'`,
+    // A delivery in flight (of onExpired) keeps the order expired: its lease is live; once the row
+    // is paid, that delivery's mark finds the lease passed to the settler ($5) and writes nothing.
+    latePaid: `UPDATE ${TABLE} SET outcome = 'paid', previous_outcome = 'expired', payment_status = $2,
+      settled_at = ${NOW}, due_at = ${NOW}, delivered_at = NULL, delivery_attempts = 0,
+      last_delivery_error = NULL, failure_code = NULL, ${settledLease('$5')}, ${serviceTotal('$3', '$4')}
+      WHERE order_id = $1 AND phase = 'settled' AND outcome = 'expired' AND ${FREE_LEASE}`,
+    expiredOrders: `SELECT order_id, created_at FROM ${TABLE}
+      WHERE outcome = 'expired' AND order_id IS NOT NULL AND created_at >= ${NOW} - $1
+      ORDER BY created_at LIMIT $2`,
+    ordersWithin: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
+      ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
+    claimSweep: `UPDATE ${SWEEP_TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
+      WHERE id = 1 AND ${FREE_LEASE} AND (swept_at IS NULL OR swept_at <= ${NOW} - $3)`,
+    finishSweep: `UPDATE ${SWEEP_TABLE} SET ${RELEASE},
+      swept_at = CASE WHEN $2 = 1 THEN ${NOW} ELSE swept_at END WHERE id = 1 AND lease_owner = $1`,
     markDelivered: `UPDATE ${TABLE} SET delivered_at = ${NOW}, due_at = NULL, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'settled' AND delivered_at IS NULL`,
     deliveryFailed: `UPDATE ${TABLE} SET delivery_attempts = delivery_attempts + 1, last_delivery_error = $3,
@@ -109,7 +142,9 @@ function journalStatementsIn(dialect: SqlDialect) {
 const lookupStatements = {
   lookupLatest: `SELECT lookup_claimed_at, lookup_read_at, lookup_order_status, lookup_payment_status,
     lookup_failure_code, lookup_completed_at, lookup_amount_currency, lookup_amount_value,
-    ${NOW} - lookup_read_at AS lookup_age_ms FROM ${TABLE} WHERE order_id = $1`,
+    ${NOW} - lookup_read_at AS lookup_age_ms,
+    phase, payment_status, failure_code, amount_currency, amount_value, ${NOW} - created_at AS created_age_ms
+    FROM ${TABLE} WHERE order_id = $1`,
   // $2 how long a claim holds, $3 how soon the watcher checks again. A watched order whose
   // lease is live is being looked up by the watcher that holds it: that lookup is the one.
   lookupClaim: `UPDATE ${TABLE} SET lookup_claimed_at = ${NOW},

@@ -132,9 +132,18 @@ export interface JournalOrder extends OrderDetails {
   failureCode: string | null;
   /** The network the shopper paid from (issuer code), to tell their retries from another's; `null` for a checkout journalled before it was kept. */
   issuer: string | null;
+  /** `expired` when the relay had settled the order expired before the service showed it paid; else `null`. */
+  previousOutcome: 'expired' | null;
   createdAt: number;
   settledAt: number | null;
   deliveredAt: number | null;
+}
+
+/** An order settled `expired`, as a sweep looks for it. */
+export interface ExpiredOrder {
+  orderId: string;
+  /** When the relay recorded its intent, on the journal's clock. */
+  createdAt: number;
 }
 
 /** What the relay records before it calls the service. */
@@ -216,14 +225,42 @@ export interface Journal extends LookupJournal {
   claimDue(owner: string, options: ClaimOptions): Promise<Claimed<PendingEntry>[]>;
   /** Extends a lease the caller still holds to `leaseMs` from now; `false` if it lost it. */
   renewLease(idempotencyKey: string, owner: string, leaseMs: number): Promise<boolean>;
-  /** Records a lookup by the lease holder and releases the lease; settles the entry on a final status. */
+  /**
+   * Records a lookup by the lease holder and releases the lease; settles the
+   * entry on a final status, leased to the holder `SETTLER_DELIVERS_FIRST_MS`
+   * more so that its delivery comes first (other processes claim it after).
+   */
   recordChecked(idempotencyKey: string, owner: string, result: CheckResult): Promise<boolean>;
   /** Releases the lease without news (the service was busy or down): due again in `dueInMs`. */
   deferCheck(idempotencyKey: string, owner: string, dueInMs: number): Promise<boolean>;
   /** Settles an entry the watcher gave up on (past the total bound) as `expired`. */
   recordExpired(idempotencyKey: string, owner: string): Promise<boolean>;
-  /** Settles the order a browser lookup through the relay saw final; `false` if it was not being watched. */
-  settleFromBrowserLookup(orderId: string, paymentStatus: string, reading?: ServiceReading): Promise<boolean>;
+  /** Settles the order a browser lookup through the relay saw final (`by` the process that read it); `false` if it was not being watched. */
+  settleFromBrowserLookup(
+    orderId: string,
+    paymentStatus: string,
+    reading?: ServiceReading,
+    /** The process whose lookup read it: it delivers the order first, as after `recordChecked`. */
+    by?: string,
+  ): Promise<boolean>;
+  /**
+   * Owes `onPaid` for an order the journal settled `expired` and the service
+   * now shows paid (`previousOutcome: 'expired'`); `false` unless it was
+   * settled expired, or while a delivery holds it (the next lookup or sweep
+   * tries again). Once only: the order is no longer expired.
+   */
+  recordLatePayment(orderId: string, reading?: ServiceReading, by?: string): Promise<boolean>;
+  /** The orders recorded within the last `withinMs` (unanswered creates left out), newest first, at most `limit`: what a reconciliation compares. */
+  ordersWithin(options: { withinMs: number; limit: number }): Promise<JournalOrder[]>;
+  /** The orders settled `expired` within the last `withinMs`, oldest first, at most `limit`: what a sweep looks for. */
+  expiredOrders(options: { withinMs: number; limit: number }): Promise<ExpiredOrder[]>;
+  /**
+   * Leases the fleet's one sweep of the service to `owner` for `leaseMs`, if no
+   * live process holds it and none began within `everyMs`; `true` when taken.
+   */
+  claimSweep(owner: string, options: { leaseMs: number; everyMs: number }): Promise<boolean>;
+  /** Releases the sweep `owner` holds; `swept` records it as the last one, so the next is `everyMs` away. */
+  finishSweep(owner: string, swept: boolean): Promise<void>;
   /** Leases up to `limit` settled entries whose callback is due. */
   claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]>;
   /** Marks the callback delivered, only by the caller holding the lease; `true` exactly once per entry. */
@@ -253,6 +290,15 @@ export interface Journal extends LookupJournal {
    */
   watcherConnections?(): Journal;
 }
+
+/**
+ * How long the process whose lookup settled an order keeps it, for its own
+ * `claimUndelivered`: it holds the order's customer from that lookup, so its
+ * delivery needs no second lookup; another process takes the order after.
+ */
+export const SETTLER_DELIVERS_FIRST_MS = 5_000;
+/** What the settler's name in a lease ends with while the order waits for its delivery (not a delivery lease). */
+export const SETTLER_LEASE_SUFFIX = ':settled';
 
 /** How long delivered orders stay in the journal unless the merchant says otherwise: 30 days. */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

@@ -51,7 +51,7 @@ export type SharedLookup =
   | { kind: 'fresh'; stored: StoredLookup }
   /** This lookup is the one in flight now: call the service, then `recordLookup` (the last statuses kept, if any). */
   | { kind: 'claimed'; stored: StoredLookup | undefined }
-  /** Another lookup is in flight (a browser's elsewhere, or the watcher's): the last status, if any. */
+  /** Another lookup is in flight (a browser's elsewhere, or the watcher's): the last status, or the create's before any. */
   | { kind: 'taken'; stored: StoredLookup | undefined }
   /** The journal does not hold this order (another relay created it, or it was pruned). */
   | { kind: 'unknown' };
@@ -133,13 +133,46 @@ export function lookupColumnsOf(
   };
 }
 
-/** The parts of a row held in memory that a lookup reads and writes (journal-row.ts has the whole row). */
-type LookupRow = Partial<LookupColumns> & {
+/** What a row holds of the service's answer to its create: the statuses known before any lookup. */
+export interface CreatedColumns {
   phase: string;
-  lease_owner: string | null;
-  lease_expires_at: number | string | bigint | null;
-  due_at: number | string | bigint | null;
-};
+  payment_status: string | null;
+  failure_code: string | null;
+  amount_currency: string | null;
+  amount_value: number | string | bigint | null;
+}
+
+/**
+ * The statuses the create's answer left on the row, as a lookup read `ageMs`
+ * ago would give them: what a lookup answers while another lookup of the
+ * order is in flight and none has been recorded yet, so that a fleet calls
+ * the service once for an order before its first lookup too, as after it.
+ * `undefined` for an unanswered create.
+ */
+export function createdLookupOf(row: CreatedColumns, ageMs: number): StoredLookup | undefined {
+  if (row.phase !== 'watching' || row.payment_status === null) return undefined;
+  const { amount_currency: currency, amount_value: value } = row;
+  return {
+    ageMs,
+    statuses: {
+      // A watched order's payment waits for the payer: the service's order still requires payment.
+      orderStatus: 'requires_payment',
+      paymentStatus: row.payment_status,
+      failureCode: row.failure_code,
+      completedAt: null,
+      amount: currency === null || value === null ? null : { currency, value: Number(value) },
+    },
+  };
+}
+
+/** The parts of a row held in memory that a lookup reads and writes (journal-row.ts has the whole row). */
+type LookupRow = Partial<LookupColumns> &
+  CreatedColumns & {
+    lease_owner: string | null;
+    lease_expires_at: number | string | bigint | null;
+    due_at: number | string | bigint | null;
+    created_at: number | string | bigint;
+  };
 
 /** `shareLookup` on a row held in memory, `now` on the journal's clock (the SQL stores: sql-lookups.ts). */
 export function shareLookupOnRow(row: LookupRow, now: number, options: ShareLookupOptions): SharedLookup {
@@ -151,7 +184,7 @@ export function shareLookupOnRow(row: LookupRow, now: number, options: ShareLook
   const leaseLive = row.lease_expires_at !== null && Number(row.lease_expires_at) > now;
   const watcherLooking = row.phase === 'watching' && row.lease_owner !== null && leaseLive;
   if ((claimedAt !== undefined && claimedAt > now - freshMs) || watcherLooking)
-    return { kind: 'taken', stored };
+    return { kind: 'taken', stored: stored ?? createdLookupOf(row, now - Number(row.created_at)) };
   row.lookup_claimed_at = now;
   const watchAgainAt = now + Math.round(watchAgainInMs);
   if (row.phase === 'watching' && Number(row.due_at) < watchAgainAt) row.due_at = watchAgainAt;

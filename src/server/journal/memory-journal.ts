@@ -10,6 +10,7 @@ import type {
   CreateAnswer,
   CreateIntent,
   DeliveryFailure,
+  ExpiredOrder,
   FulfilmentSummary,
   Journal,
   JournalEntry,
@@ -19,6 +20,7 @@ import type {
   ServiceReading,
   SettledEntry,
 } from './journal.js';
+import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX } from './journal.js';
 import { attemptColumns, detailsColumns, readingColumns, rowToAttempt, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
@@ -48,10 +50,26 @@ function isDue(row: JournalRow, now: number): boolean {
   return row.due_at !== null && Number(row.due_at) <= now && isLeaseFree(row, now);
 }
 
+/** The lease an order settles with: `by`'s for a moment (its delivery comes first), or none when `by` is ''. */
+function settledLease(by: string, now: number): Pick<JournalRow, 'lease_owner' | 'lease_expires_at'> {
+  if (by === '') return RELEASED;
+  return { lease_owner: by + SETTLER_LEASE_SUFFIX, lease_expires_at: now + SETTLER_DELIVERS_FIRST_MS };
+}
+
+function isOwnAndDue(row: JournalRow, owner: string, now: number): boolean {
+  return row.lease_owner === owner + SETTLER_LEASE_SUFFIX && row.due_at !== null && Number(row.due_at) <= now;
+}
+
 /** A journal held in memory; `memory:` in `openJournal`. */
 export class MemoryJournal implements Journal {
   readonly #rows = new Map<string, JournalRow>();
   readonly #clock: JournalClock;
+  /** The fleet's one sweep, as the SQL stores keep it in its own table. */
+  readonly #sweep = {
+    owner: null as string | null,
+    leaseExpiresAt: null as number | null,
+    sweptAt: null as number | null,
+  };
   #closed = false;
 
   /** A journal on `clock` (this process's by default). */
@@ -133,10 +151,9 @@ export class MemoryJournal implements Journal {
             due_at: now,
             ...readChanges(row, result),
           };
-    return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', {
-      ...changes,
-      ...RELEASED,
-    });
+    // Settled, it stays the holder's a moment: its delivery comes first.
+    const lease = outcome === null ? RELEASED : settledLease(owner, now);
+    return this.#update(idempotencyKey, owner, (row) => row.phase === 'watching', { ...changes, ...lease });
   }
 
   async deferCheck(idempotencyKey: string, owner: string, dueInMs: number): Promise<boolean> {
@@ -156,6 +173,7 @@ export class MemoryJournal implements Journal {
     orderId: string,
     paymentStatus: string,
     reading: ServiceReading = {},
+    by = '',
   ): Promise<boolean> {
     const outcome = outcomeOfPaymentStatus(paymentStatus);
     const row = [...this.#open().values()].find((candidate) => candidate.order_id === orderId);
@@ -168,13 +186,68 @@ export class MemoryJournal implements Journal {
       settled_at: now,
       due_at: now,
     };
-    Object.assign(row, changes, readChanges(row, reading), RELEASED);
+    Object.assign(row, changes, readChanges(row, reading), settledLease(by, now));
     return true;
+  }
+
+  async recordLatePayment(orderId: string, reading: ServiceReading = {}, by = ''): Promise<boolean> {
+    const now = this.#clock.now();
+    const row = this.#byOrderId(orderId);
+    if (row?.phase !== 'settled' || row.outcome !== 'expired' || !isLeaseFree(row, now)) return false;
+    Object.assign(row, {
+      outcome: 'paid',
+      previous_outcome: 'expired',
+      payment_status: 'paid',
+      ...{
+        settled_at: now,
+        due_at: now,
+        delivered_at: null,
+        delivery_attempts: 0,
+        last_delivery_error: null,
+      },
+      ...readChanges(row, { ...reading, failureCode: null }),
+      ...settledLease(by, now),
+    });
+    return true;
+  }
+
+  async ordersWithin({ withinMs, limit }: { withinMs: number; limit: number }): Promise<JournalOrder[]> {
+    const since = this.#clock.now() - withinMs;
+    return [...this.#open().values()]
+      .filter((row) => row.order_id !== null && Number(row.created_at) >= since)
+      .sort(newestFirst)
+      .slice(0, limit)
+      .map(rowToOrder);
+  }
+
+  async expiredOrders({ withinMs, limit }: { withinMs: number; limit: number }): Promise<ExpiredOrder[]> {
+    const since = this.#clock.now() - withinMs;
+    return [...this.#open().values()]
+      .filter((row) => row.outcome === 'expired' && row.order_id !== null && Number(row.created_at) >= since)
+      .sort((a, b) => Number(a.created_at) - Number(b.created_at))
+      .slice(0, limit)
+      .map((row) => ({ orderId: row.order_id as string, createdAt: Number(row.created_at) }));
+  }
+
+  async claimSweep(owner: string, { leaseMs, everyMs }: { leaseMs: number; everyMs: number }) {
+    const now = this.#clock.now();
+    const sweep = this.#sweep;
+    this.#open();
+    if (sweep.leaseExpiresAt !== null && sweep.leaseExpiresAt > now) return false;
+    if (sweep.sweptAt !== null && sweep.sweptAt > now - everyMs) return false;
+    Object.assign(sweep, { owner, leaseExpiresAt: now + Math.round(leaseMs) });
+    return true;
+  }
+
+  async finishSweep(owner: string, swept: boolean): Promise<void> {
+    const sweep = this.#sweep;
+    if (this.#open() && sweep.owner !== owner) return;
+    Object.assign(sweep, { owner: null, leaseExpiresAt: null }, swept ? { sweptAt: this.#clock.now() } : {});
   }
 
   async claimUndelivered(owner: string, options: ClaimOptions): Promise<Claimed<SettledEntry>[]> {
     const undelivered = (row: JournalRow) => row.phase === 'settled' && row.delivered_at === null;
-    return claimedEntries(this.#claim(owner, options, undelivered));
+    return claimedEntries(this.#claim(owner, options, undelivered, true));
   }
 
   async markDelivered(idempotencyKey: string, owner: string): Promise<boolean> {
@@ -300,10 +373,15 @@ export class MemoryJournal implements Journal {
     return undefined;
   }
 
-  #claim(owner: string, { limit, leaseMs }: ClaimOptions, kind: (row: JournalRow) => boolean): JournalRow[] {
+  #claim(
+    owner: string,
+    { limit, leaseMs }: ClaimOptions,
+    kind: (row: JournalRow) => boolean,
+    ownToo = false,
+  ): JournalRow[] {
     const now = this.#clock.now();
     const due = [...this.#open().values()]
-      .filter((row) => kind(row) && isDue(row, now))
+      .filter((row) => kind(row) && (isDue(row, now) || (ownToo && isOwnAndDue(row, owner, now))))
       .sort((a, b) => Number(a.due_at) - Number(b.due_at))
       .slice(0, limit);
     for (const row of due)

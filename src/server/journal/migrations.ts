@@ -139,6 +139,26 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
         WHERE prompt_key IS NOT NULL`,
     ],
   },
+  {
+    version: 6,
+    description:
+      'Late payments: an expired order paid later is owed onPaid, and one sweep of the service at a time',
+    statements: [
+      // 'expired' on an order paid after the relay had settled it expired; NULL otherwise.
+      'ALTER TABLE pay_checkout_journal ADD COLUMN previous_outcome TEXT',
+      // The sweep reads the expired orders only, oldest first: the oldest bounds how far back it pages.
+      `CREATE INDEX pay_checkout_journal_expired ON pay_checkout_journal (created_at)
+        WHERE outcome = 'expired'`,
+      // One row: which process sweeps now (a lease, as on orders) and when the last sweep began.
+      `CREATE TABLE pay_checkout_journal_sweep (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        lease_owner TEXT,
+        lease_expires_at BIGINT,
+        swept_at BIGINT
+      )`,
+      'INSERT INTO pay_checkout_journal_sweep (id) VALUES (1)',
+    ],
+  },
 ];
 
 /** The newest version this library knows. */

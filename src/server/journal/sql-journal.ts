@@ -9,6 +9,7 @@ import type {
   CreateAnswer,
   CreateIntent,
   DeliveryFailure,
+  ExpiredOrder,
   FulfilmentSummary,
   Journal,
   JournalEntry,
@@ -114,12 +115,18 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
     deferCheck: (idempotencyKey: string, owner: string, dueInMs: number) =>
       changed('deferCheck', [idempotencyKey, owner, ms(dueInMs)]),
     recordExpired: (idempotencyKey: string, owner: string) => erasing('expired', [idempotencyKey, owner]),
-    async settleFromBrowserLookup(orderId: string, paymentStatus: string, read: ServiceReading = {}) {
+    async settleFromBrowserLookup(
+      orderId: string,
+      paymentStatus: string,
+      read: ServiceReading = {},
+      by = '',
+    ) {
       const outcome = outcomeOfPaymentStatus(paymentStatus);
       return (
-        outcome !== null && changed('browserSettled', [orderId, paymentStatus, outcome, ...reading(read)])
+        outcome !== null && changed('browserSettled', [orderId, paymentStatus, outcome, ...reading(read), by])
       );
     },
+    ...lateSteps(run, changed),
     async claimUndelivered(owner: string, { limit, leaseMs }: ClaimOptions) {
       return claimedEntries<SettledEntry>(await run.claim('claimUndelivered', [owner, ms(leaseMs), limit]));
     },
@@ -131,6 +138,31 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
     prune: ({ retentionMs }: { retentionMs: number }) => run.execute('prune', [ms(retentionMs)]),
     close: () => run.close(),
     ...sqlLookupJournal(run),
+  };
+}
+
+/** Late payments: an expired order paid later, and the fleet's one sweep that finds them. */
+function lateSteps(
+  run: Runner,
+  changed: (name: JournalStatementName, params: SqlValue[]) => Promise<boolean>,
+) {
+  return {
+    recordLatePayment(orderId: string, read: ServiceReading = {}, by = '') {
+      const [, currency, value] = reading(read);
+      return changed('latePaid', [orderId, 'paid', currency ?? null, value ?? null, by]);
+    },
+    async ordersWithin({ withinMs, limit }: { withinMs: number; limit: number }) {
+      return (await run.query('ordersWithin', [ms(withinMs), limit])).map(rowToOrder);
+    },
+    async expiredOrders({ withinMs, limit }: { withinMs: number; limit: number }): Promise<ExpiredOrder[]> {
+      const rows = await run.query('expiredOrders', [ms(withinMs), limit]);
+      return rows.map((row) => ({ orderId: row.order_id as string, createdAt: Number(row.created_at) }));
+    },
+    claimSweep: (owner: string, { leaseMs, everyMs }: { leaseMs: number; everyMs: number }) =>
+      changed('claimSweep', [owner, ms(leaseMs), ms(everyMs)]),
+    async finishSweep(owner: string, swept: boolean) {
+      await run.execute('finishSweep', [owner, swept ? 1 : 0]);
+    },
   };
 }
 

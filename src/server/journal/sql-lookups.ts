@@ -8,6 +8,8 @@
  */
 import type { JournalStatementName } from './journal-sql.js';
 import {
+  type CreatedColumns,
+  createdLookupOf,
   isFreshLookup,
   type LookupColumns,
   type LookupJournal,
@@ -36,7 +38,9 @@ export function sqlLookupJournal(run: LookupRunner): LookupJournal {
       const stored = storedLookupOf(row);
       if (stored && isFreshLookup(stored, freshMs)) return { kind: 'fresh', stored };
       const claimed = await run.execute('lookupClaim', [orderId, ms(freshMs), ms(watchAgainInMs)]);
-      return { kind: claimed > 0 ? 'claimed' : 'taken', stored };
+      if (claimed > 0) return { kind: 'claimed', stored };
+      const created = row as Partial<LookupColumns> & CreatedColumns & { created_age_ms: number | string };
+      return { kind: 'taken', stored: stored ?? createdLookupOf(created, Number(created.created_age_ms)) };
     },
     async holdLookupClaim(orderId) {
       await run.execute('lookupHold', [orderId]);

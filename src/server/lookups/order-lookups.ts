@@ -23,6 +23,7 @@ import {
   sameStatuses,
 } from '../journal/lookup-journal.js';
 import { lookupOrderStatuses, type ServiceClient } from '../service-client/service-client.js';
+import type { CustomersInHand } from './customers-in-hand.js';
 import { type JournalDeadline, journalDeadline, whileLookupClaimed } from './journal-sharing.js';
 import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
 import { createRecentReads, type RecentRead, type RecentReads } from './recent-reads.js';
@@ -68,6 +69,8 @@ export interface OrderLookupsDeps {
   readonly reporter: Pick<RelayReporter, 'emit'>;
   /** With a journal, lookups are shared across every process on it. */
   readonly shared?: SharedLookupJournal | undefined;
+  /** Where a lookup that sees an order settle leaves its customer for the delivery. */
+  readonly customers?: CustomersInHand | undefined;
 }
 
 /** Creates the lookups of one relay process. */
@@ -94,7 +97,9 @@ export function createOrderLookups(deps: OrderLookupsDeps): OrderLookups {
     kept?: StoredLookup,
   ): Promise<RecentRead> {
     const readAt = now();
-    const read = statusReadOf((await lookupOrderStatuses(client, orderId)).order);
+    const { order } = await lookupOrderStatuses(client, orderId);
+    const read = statusReadOf(order);
+    if (classifyPaymentStatus(read.payment.status) !== 'pending') deps.customers?.keep(orderId, order);
     recent.remember(orderId, read, readAt, now());
     const statuses = shared && record !== 'never' ? statusesOf(read) : undefined;
     const changed = record === 'always' || !kept || !statuses || !sameStatuses(kept.statuses, statuses);
