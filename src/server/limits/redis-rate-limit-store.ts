@@ -192,39 +192,47 @@ function redisAvailability(client: RedisScriptClient, timers: Pick<Clock, 'setTi
     }
   };
 
-  /** `pending`'s answer, or a rejection once it took {@link REDIS_ANSWER_TIMEOUT_MS}, or another call met the outage. */
-  const answeredInTime = <Reply>(pending: Promise<Reply>) =>
-    new Promise<Reply>((resolve, reject) => {
-      const settle = () => {
-        timers.clearTimeout(timer);
-        waiting.delete(letGo);
-      };
-      const letGo = (error: unknown) => {
-        settle();
-        reject(error);
-      };
-      waiting.add(letGo);
-      const timer = timers.setTimeout(() => {
-        letGo(new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`));
-      }, REDIS_ANSWER_TIMEOUT_MS);
-      pending.then(
-        (reply) => {
-          settle();
-          resolve(reply);
-        },
-        (error: unknown) => letGo(error),
-      );
-    });
-
   return async <Reply>(call: () => Promise<Reply>): Promise<Reply> => {
     if (failure !== undefined || client.isReady === false) throw unavailable(failure ?? lastClientError);
     try {
-      return await answeredInTime(call());
+      return await answeredInTime(call(), waiting, timers);
     } catch (error) {
       outage(error);
       throw error;
     }
   };
+}
+
+/**
+ * `pending`'s answer, or a rejection once it took {@link REDIS_ANSWER_TIMEOUT_MS},
+ * or when another call met the outage and let every one in `waiting` go.
+ */
+function answeredInTime<Reply>(
+  pending: Promise<Reply>,
+  waiting: Set<(error: unknown) => void>,
+  timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>,
+): Promise<Reply> {
+  return new Promise<Reply>((resolve, reject) => {
+    const settle = () => {
+      timers.clearTimeout(timer);
+      waiting.delete(letGo);
+    };
+    const letGo = (error: unknown) => {
+      settle();
+      reject(error);
+    };
+    waiting.add(letGo);
+    const timer = timers.setTimeout(() => {
+      letGo(new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`));
+    }, REDIS_ANSWER_TIMEOUT_MS);
+    pending.then(
+      (reply) => {
+        settle();
+        resolve(reply);
+      },
+      (error: unknown) => letGo(error),
+    );
+  });
 }
 
 /** The error of a call not sent because Redis is away; `cause` says why. */
