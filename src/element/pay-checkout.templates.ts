@@ -161,7 +161,8 @@ function renderForm(view: CheckoutView): TemplateResult {
 
 function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'number', readonly: boolean) {
   const isNumber = name === 'number';
-  // `type="tel"` brings up the phone keypad by itself: no `inputmode` needed.
+  // `type="tel"` brings up the phone keypad by itself: no `inputmode` needed. The number's
+  // error comes before its hint, whose place it takes (see the styles): the hint hides behind it.
   return html`
     <div class="field" part="field">
       <label part="label" for=${name}>${isNumber ? text.numberLabel : text.nameLabel}</label>
@@ -179,8 +180,8 @@ function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'numb
         @input=${form.onInput}
         @blur=${form.onBlur}
       />
-      ${isNumber ? html`<p id="number-hint" class="hint">${text.numberHint}</p>` : nothing}
       ${renderFieldError(text, form.errors, name, form.waitMinutes)}
+      ${isNumber ? html`<p id="number-hint" class="hint">${text.numberHint}</p>` : nothing}
     </div>
   `;
 }

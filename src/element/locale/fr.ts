@@ -19,7 +19,7 @@ export const FR_STRINGS: PayCheckoutStrings = {
   nameTooLong: (maxLength) => `${maxLength} caractères au plus.`,
   nameInvalid: 'La boutique n’a pas pu accepter ce nom.',
   numberRequired: 'Saisissez votre numéro mobile money.',
-  numberInvalid: 'Saisissez un numéro mobile money du Ghana, par exemple 024 123 4567.',
+  numberInvalid: 'Saisissez un numéro du Ghana, par exemple 024 123 4567.',
   numberTooManyPrompts: (minutes) =>
     `Trop de demandes de paiement vers ce numéro : approuvez celle reçue sur votre téléphone ou attendez ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   issuerRequired: 'Choisissez votre réseau.',
