@@ -44,7 +44,7 @@ async function mount(
 async function typeInto(
   el: PayCheckout,
   harness: PayCheckoutHarness,
-  name: string,
+  name: 'customer_name' | 'number',
   value: string,
 ): Promise<void> {
   const control = harness.control(name) as HTMLInputElement;
