@@ -306,7 +306,10 @@ export class CheckoutSession {
     // Only a reason the checkout has words for is kept, whatever the relay sent.
     const failureCode = paymentFailureCode(payment.failure_code);
     const charged = withChargedAmount(created, order.amount);
-    const attempt = outcome === 'pending' ? charged : settledAttempt(charged, paymentStatus, failureCode);
+    // The receipt's time: the relay's, else now (an older relay, or one that sends none).
+    const settledAt = Date.parse(order.completed_at as string) || this.#env.now();
+    const attempt =
+      outcome === 'pending' ? charged : settledAttempt(charged, paymentStatus, failureCode, settledAt);
     this.#move({ type, paymentStatus }, attempt);
     if (outcome === 'paid') this.#fire('pay-paid', { orderId, order, ...chargeOf(attempt) });
     else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus, failureCode });

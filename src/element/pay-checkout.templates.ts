@@ -280,7 +280,7 @@ function renderPaidAgain({
     <ul>
       ${[attempt, ...attempt.alsoPaid].map(
         ({ amount, currency, masked, orderId }) => html`
-          <li>${[formatAmount(amount, currency || DEFAULT_CURRENCY, locale), masked, orderId].filter(Boolean).join(' · ')}</li>
+          <li>${formatAmount(amount, currency || DEFAULT_CURRENCY, locale)} · ${masked} · ${orderId}</li>
         `,
       )}
     </ul>
@@ -324,15 +324,24 @@ function errorMessage(
   return retryable ? text.errorRetryable : text.errorConfiguration;
 }
 
-/** The order and the amount charged, on every screen once the order exists. */
+/**
+ * The order and the amount charged, on every screen once the order exists;
+ * beside the id, the merchant's reference, which reads aloud where the id
+ * mixes 0 and O; once settled, the time.
+ */
 function renderOrder(view: CheckoutView): TemplateResult {
+  const { text } = view;
   const { attempt } = view.session;
   const amount = chargedAmount(view);
+  const reference = attempt?.reference;
+  const settledAt = attempt?.phase === 'settled' && attempt.settledAt;
   return html`
     <dl>
-      <dt>${view.text.orderLabel}</dt>
+      <dt>${text.orderLabel}</dt>
       <dd>${attempt?.phase === 'draft' ? '' : attempt?.orderId}</dd>
-      ${amount ? html`<dt>${view.text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+      ${reference ? html`<dt>${text.referenceLabel}</dt><dd>${reference}</dd>` : nothing}
+      ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+      ${settledAt ? html`<dt>${text.timeLabel}</dt><dd>${text.time(settledAt)}</dd>` : nothing}
     </dl>
   `;
 }

@@ -165,6 +165,30 @@ describe('<pay-checkout>: the amount the shopper sees (contract §2)', () => {
     expect(reloaded.harness.text).to.contain('You paid GH₵ 165.00');
   });
 
+  it('names the merchant’s reference beside the order id on the receipt, and when it was paid', async () => {
+    await relayCharges(CHARGED);
+    const checkout = await mount();
+    const { harness } = checkout;
+    const orderId = await payWith(checkout, freshNumber());
+    expect(harness.text).to.contain(`${EN_STRINGS.referenceLabel}cart-8812`, 'on the waiting screen too');
+    await payerAnswers(orderId, 'approve');
+    await harness.waitForState('paid');
+    const terms = [...harness.root.querySelectorAll('dt')].map((term) => term.textContent);
+    expect(terms).to.deep.equal([
+      EN_STRINGS.orderLabel,
+      EN_STRINGS.referenceLabel,
+      EN_STRINGS.amountLabel,
+      EN_STRINGS.timeLabel,
+    ]);
+    const values = [...harness.root.querySelectorAll('dd')].map((value) => value.textContent);
+    expect(values[0]).to.equal(orderId);
+    expect(values[1]).to.equal('cart-8812');
+    // The time the relay says it was paid, as the shopper's clock reads it: today, within the minute.
+    const [day, time] = String(values[3]).split(', ');
+    expect(day).to.equal(new Date().toLocaleDateString('en-GB'));
+    expect(time).to.match(/^\d\d:\d\d:\d\d$/);
+  });
+
   it('shows the relay’s amount on the failure and timeout screens', async () => {
     await relayCharges(CHARGED);
     const declined = await mount();

@@ -14,6 +14,7 @@ import {
   failedAnswer,
   intent,
   ORDER_ID,
+  order,
   relayError,
   reload,
   ScriptedRelay,
@@ -65,6 +66,29 @@ describe('CheckoutSession: the amount the shopper sees (contract §2)', () => {
     assert.equal(paid?.reference, 'cart-8812');
     assert.equal(reloaded.stored?.amount, 16_500);
     assert.equal(reloaded.stored?.reference, 'cart-8812');
+  });
+
+  it('keeps when the order settled for the receipt: the relay’s completed_at, else when the checkout heard', async () => {
+    const relay = new ScriptedRelay();
+    const shop = checkout({ relay });
+    await shop.submit();
+    relay.lookupAnswer = {
+      status: 200,
+      body: { order: { ...order('paid'), completed_at: '2026-11-28T10:15:00Z' } },
+    };
+    await shop.clock.advance(3_000);
+    const paid = shop.session.attempt;
+    assert.equal(paid?.phase === 'settled' && paid.settledAt, Date.parse('2026-11-28T10:15:00Z'));
+    assert.equal(
+      shop.stored?.phase === 'settled' && shop.stored.settledAt,
+      Date.parse('2026-11-28T10:15:00Z'),
+    );
+    const older = checkout();
+    await older.submit();
+    older.relay.lookupAnswer = 'failed';
+    await older.clock.advance(3_000);
+    const failed = older.session.attempt;
+    assert.equal(failed?.phase === 'settled' && failed.settledAt, older.clock.now());
   });
 
   it('falls back to the page’s amount with an older relay, and a null reference', async () => {

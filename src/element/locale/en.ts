@@ -41,6 +41,9 @@ export const EN_STRINGS: PayCheckoutStrings = {
   paidBody: (amount) => `Thank you. You paid ${amount || 'in full'}.`,
   declineOtherRequest: 'If another payment request reaches you, decline it.',
   orderLabel: 'Order',
+  referenceLabel: 'Reference',
+  timeLabel: 'Time',
+  time: (ms) => new Date(ms).toLocaleString('en-GB'),
   failedTitle: 'Payment not completed',
   failedReason: (reason) =>
     `${{ failed: 'The payment was declined or failed.', declined: 'You declined the prompt.', insufficient_funds: 'Not enough money in your wallet: top up, then try again.', cancelled: 'The payment was cancelled.', expired: 'The request expired before approval.' }[reason]} No money was taken.`,

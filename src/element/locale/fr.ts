@@ -43,6 +43,9 @@ export const FR_STRINGS: PayCheckoutStrings = {
   paidBody: (amount) => `Merci. Vous avez payé ${amount || 'le montant dû'}.`,
   declineOtherRequest: 'Si une autre demande de paiement vous parvient, refusez-la.',
   orderLabel: 'Commande',
+  referenceLabel: 'Référence',
+  timeLabel: 'Heure',
+  time: (ms) => new Date(ms).toLocaleString('fr'),
   failedTitle: 'Paiement non effectué',
   failedReason: (reason) =>
     `${{ failed: 'Le paiement a été refusé ou a échoué.', declined: 'Vous avez refusé la demande.', insufficient_funds: 'Solde insuffisant : rechargez, puis réessayez.', cancelled: 'Le paiement a été annulé.', expired: 'La demande a expiré avant l’approbation.' }[reason]} Aucun argent n’a été prélevé.`,
