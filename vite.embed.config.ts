@@ -125,6 +125,14 @@ function dropUnusedLitParts(): Plugin {
       'get startNode(){return this._$AA}get endNode(){return this._$AB}',
       'get parentNode(){return this._$AM.parentNode}',
       'get tagName(){return this.element.tagName}',
+      // Whether a part is connected, which only async directives ask.
+      ['this._$AP?.(!1,!0,s);', ';'],
+      ['setConnected(t){void 0===this._$AM&&(this._$Cv=t,this._$AP?.(t))}', 'setConnected(){}'],
+      'get _$AU(){return this._$AM._$AU}',
+      'get _$AU(){return this._$AM._$AU}',
+      'get _$AU(){return this._$AM._$AU}',
+      'get _$AU(){return this._$AM?._$AU??this._$Cv}',
+      ',this._$Cv=e?.isConnected??!0',
       // The message of the error a template strings array that is not one throws (the check stays).
       ['"invalid template strings array"', '""'],
       // DOM nodes as values, and listeners given as objects with options: the templates give neither.

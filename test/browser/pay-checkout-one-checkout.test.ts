@@ -189,6 +189,21 @@ describe('<pay-checkout>: the amount the shopper sees (contract §2)', () => {
     expect(time).to.match(/^\d\d:\d\d:\d\d$/);
   });
 
+  it('offers the relay’s amount on the form again after a failure, not the page’s estimate', async () => {
+    await relayCharges(CHARGED);
+    const checkout = await mount();
+    const { harness } = checkout;
+    const payLabel = () => harness.submitButton.textContent?.trim().replace(/\s/g, ' ');
+    expect(payLabel()).to.equal('Pay GH₵ 45.00');
+    const orderId = await payWith(checkout, freshNumber());
+    await payerAnswers(orderId, 'decline', 'declined');
+    await harness.waitForState('failed');
+    harness.button('Try again').click();
+    await harness.waitForState('idle');
+    expect(payLabel()).to.equal('Pay GH₵ 165.00');
+    expect(harness.query('[part~="form"] [part~="amount"]')?.textContent).to.contain('165.00');
+  });
+
   it('shows the relay’s amount on the failure and timeout screens', async () => {
     await relayCharges(CHARGED);
     const declined = await mount();

@@ -106,6 +106,23 @@ describe('CheckoutSession: the amount the shopper sees (contract §2)', () => {
     assert.equal(none.details('pay-created')[0]?.amount, null, 'no amount anywhere');
   });
 
+  it('offers the relay’s amount on the form again after a failure, for the same cart only', async () => {
+    const relay = new ScriptedRelay();
+    relay.charged = { amount: CHARGED, reference: null };
+    const shop = checkout({ relay });
+    const cart = { items: [{ sku: 'tote' }] };
+    await shop.submit({ cart });
+    relay.lookupAnswer = failedAnswer('declined');
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'failed');
+    assert.equal(shop.session.formAmount(cart), undefined, 'the failure screen shows its attempt’s');
+    shop.session.restart(true); // "Try again"
+    assert.equal(shop.session.formAmount(structuredClone(cart))?.amount, 16_500);
+    assert.equal(shop.session.formAmount({ items: [] }), undefined, 'another cart: the page’s estimate');
+    shop.session.restart(); // reset(): another checkout
+    assert.equal(shop.session.formAmount(cart), undefined);
+  });
+
   it('takes a lookup’s amount when the create had none', async () => {
     const relay = new ScriptedRelay();
     const shop = checkout({ relay });
