@@ -49,7 +49,7 @@ export const EN_STRINGS: PayCheckoutStrings = {
     `${{ failed: 'The payment was declined or failed.', declined: 'You declined the prompt.', insufficient_funds: 'Not enough money in your wallet: top up, then try again.', cancelled: 'The payment was cancelled.', expired: 'The request expired before approval.' }[reason]} No money was taken.`,
   tryAgain: 'Try again',
   timeoutTitle: "We haven't heard back yet",
-  timeoutBody: 'Your payment may still go through, so do not pay again. Check again in a moment.',
+  timeoutBody: 'Your payment may still go through, so do not pay again. We keep checking.',
   checkAgain: 'Check again',
   errorTitle: 'Something went wrong',
   errorRetryable: 'We could not reach the payment service. Try again: you will not be charged twice.',

@@ -51,7 +51,7 @@ export const FR_STRINGS: PayCheckoutStrings = {
     `${{ failed: 'Le paiement a été refusé ou a échoué.', declined: 'Vous avez refusé la demande.', insufficient_funds: 'Solde insuffisant : rechargez, puis réessayez.', cancelled: 'Le paiement a été annulé.', expired: 'La demande a expiré avant l’approbation.' }[reason]} Aucun argent n’a été prélevé.`,
   tryAgain: 'Réessayer',
   timeoutTitle: 'Pas encore de réponse',
-  timeoutBody: 'Votre paiement peut encore aboutir : ne payez pas de nouveau. Vérifiez dans un instant.',
+  timeoutBody: 'Votre paiement peut encore aboutir : ne payez pas de nouveau. Nous continuons de vérifier.',
   checkAgain: 'Vérifier de nouveau',
   errorTitle: 'Un problème est survenu',
   errorRetryable: 'Le service de paiement est injoignable. Réessayez : vous ne serez pas débité deux fois.',
