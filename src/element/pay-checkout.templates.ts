@@ -81,8 +81,11 @@ function messageOf(view: CheckoutView): string | undefined {
         ? text.askedAgain(number)
         : text.requiresActionBody(number, issuer ? ISSUER_DISPLAY[issuer].name : '');
     }
-    case 'paid':
-      return text.paidBody(chargedAmount(view));
+    case 'paid': {
+      // Paid more than once: said at once, and announced, before the list of the payments.
+      const body = text.paidBody(chargedAmount(view));
+      return attempt?.phase === 'settled' && attempt.alsoPaid ? `${body} ${text.paidMoreThanOnce}` : body;
+    }
     case 'failed':
       return text.failedReason(failureReason(attempt));
     case 'timeout':
@@ -214,7 +217,7 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
       // Another order of the checkout may still prompt the payer: they decline it.
       return html`
         <p>${messageOf(view)}</p>
-        ${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}${renderPaidAgain(view)}
+        ${renderPaidAgain(view)}${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}
       `;
     case 'failed':
       return html`
@@ -268,15 +271,10 @@ function renderAnotherNumber(view: CheckoutView): TemplateResult {
   `;
 }
 
-/** On the receipt when the shopper paid more than once: each payment, amount, masked number and order id. */
-function renderPaidAgain({
-  session: { attempt },
-  text,
-  locale,
-}: CheckoutView): TemplateResult | typeof nothing {
+/** On the receipt when the shopper paid more than once, under the message saying so: each payment, amount, masked number and order id. */
+function renderPaidAgain({ session: { attempt }, locale }: CheckoutView): TemplateResult | typeof nothing {
   if (attempt?.phase !== 'settled' || !attempt.alsoPaid?.length) return nothing;
   return html`
-    <p class="note" part="error">${text.paidMoreThanOnce}</p>
     <ul>
       ${[attempt, ...attempt.alsoPaid].map(
         ({ amount, currency, masked, orderId }) => html`

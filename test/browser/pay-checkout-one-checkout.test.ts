@@ -300,6 +300,7 @@ describe('<pay-checkout>: one checkout, at most one payment (contract §2)', () 
       item.textContent?.replace(/\s/g, ' '),
     );
     expect(harness.text).to.contain(EN_STRINGS.paidMoreThanOnce);
+    expect(harness.liveRegion.textContent).to.contain(EN_STRINGS.paidMoreThanOnce, 'announced');
     expect(told).to.have.length(2);
     expect(told[0]).to.match(new RegExp(`^GH₵ [\\d.,]+ · 024 ••• \\d{4} · ${second}$`));
     expect(told[1]).to.match(new RegExp(`^GH₵ [\\d.,]+ · 024 ••• \\d{4} · ${first}$`));
