@@ -87,9 +87,15 @@ function dropUnusedLitParts(): Plugin {
       'case Object:case Array:try{i=JSON.parse(t)}catch(t){i=null}',
       // A property over an accessor the class defines itself ("wrapped"): the element declares none.
       'this.prototype.hasOwnProperty(t)&&((s=Object.create(s)).wrapped=!0),',
+      'h(this.prototype,t)??',
       'const t=this.constructor.elementProperties;if(t.size>0)for(const[s,i]of t){const{wrapped:t}=i,e=this[s];!0!==t||this._$AL.has(s)||void 0===e||this.C(s,void 0,i,e)}',
     ],
-    'lit-element.js': [',s.litElementHydrateSupport?.({LitElement:i})'],
+    // Also what server-rendered content (render before it) and async directives (whether connected) need.
+    'lit-element.js': [
+      ',s.litElementHydrateSupport?.({LitElement:i})',
+      'this.renderOptions.renderBefore??=t.firstChild,',
+      'this.hasUpdated||(this.renderOptions.isConnected=this.isConnected),',
+    ],
     // The cache of stylesheets by `css` template (the element's one comes from `unsafeCSS`), and
     // the conversion of a `CSSStyleSheet` given as `static styles` (the element gives none).
     'css-tag.js': [
@@ -119,6 +125,16 @@ function dropUnusedLitParts(): Plugin {
       'get startNode(){return this._$AA}get endNode(){return this._$AB}',
       'get parentNode(){return this._$AM.parentNode}',
       'get tagName(){return this.element.tagName}',
+      // Whether a part is connected, which only async directives ask.
+      ['this._$AP?.(!1,!0,s);', ';'],
+      ['setConnected(t){void 0===this._$AM&&(this._$Cv=t,this._$AP?.(t))}', 'setConnected(){}'],
+      'get _$AU(){return this._$AM._$AU}',
+      'get _$AU(){return this._$AM._$AU}',
+      'get _$AU(){return this._$AM._$AU}',
+      'get _$AU(){return this._$AM?._$AU??this._$Cv}',
+      ',this._$Cv=e?.isConnected??!0',
+      // The message of the error a template strings array that is not one throws (the check stays).
+      ['"invalid template strings array"', '""'],
       // DOM nodes as values, and listeners given as objects with options: the templates give neither.
       'void 0!==t.nodeType?this.T(t):',
       ['e=t===A&&s!==A||t.capture!==s.capture||t.once!==s.once||t.passive!==s.passive', 'e=t===A&&s!==A'],
@@ -155,7 +171,8 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: false,
     target: 'es2022',
-    sourcemap: true,
+    // The map is written beside the bundle, but the bundle does not name it: the line would cost every page 40 B.
+    sourcemap: 'hidden',
     lib: {
       entry: 'src/embed.ts',
       name: 'PayCheckout',

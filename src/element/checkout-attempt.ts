@@ -98,6 +98,8 @@ export interface SettledAttempt extends AttemptBasics {
   failureCode?: PaymentFailureCode;
   /** The number it was paid from, masked: the receipt names it, storage keeps no more of it. */
   masked?: string | undefined;
+  /** When it was paid or failed (ms since the epoch): the relay's `completed_at`, else when the checkout heard. */
+  settledAt?: number;
   /** Other orders of the checkout paid after this one: the shopper paid more than once, and is told. */
   alsoPaid?: AlsoPaid[];
 }
@@ -290,11 +292,19 @@ export function settledAttempt(
   created: AttemptFacts<CreatedAttempt>,
   paymentStatus: string,
   failureCode: PaymentFailureCode | undefined,
+  settledAt?: number,
 ): AttemptFacts<SettledAttempt> {
   // The created attempt in hand still carries its state: the settled facts do not, nor the whole number.
   const placed: AttemptFacts<CreatedAttempt> & Partial<Pick<CreatedAttempt, 'state'>> = created;
   const { state: _placed, localNumber, again: _again, ...kept } = placed;
-  return { ...kept, phase: 'settled', paymentStatus, failureCode, masked: maskNumber(localNumber) };
+  return {
+    ...kept,
+    phase: 'settled',
+    paymentStatus,
+    failureCode,
+    masked: maskNumber(localNumber),
+    settledAt,
+  };
 }
 
 /** What a receipt says of another order of the checkout that was paid too. */

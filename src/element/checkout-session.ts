@@ -14,6 +14,7 @@ import { AttemptStore } from './attempt-store.js';
 import { cartFingerprint } from './cart-fingerprint.js';
 import { createOrder, lookupOrder, type RequestOptions } from './checkout-api.js';
 import {
+  type AttemptBasics,
   type AttemptFacts,
   alsoPaid,
   attemptBasics,
@@ -59,6 +60,8 @@ export class CheckoutSession {
   readonly #poll: PollController;
   /** The checkout's earlier orders still open, watched until they settle (contract §2). */
   readonly #others: OtherOrders;
+  /** What the relay charged the checkout's last order, for the form again after it ("Try again", "Use another number"). */
+  #charged: AttemptBasics | undefined;
 
   /** `settings` is read each time it is needed (the element itself): attributes change at any time. */
   constructor(settings: CheckoutSettings, host: CheckoutSessionHost, environment: CheckoutEnvironment) {
@@ -153,6 +156,16 @@ export class CheckoutSession {
     return this.#others.size > 0;
   }
 
+  /**
+   * The amount the form shows for `cart`: what the relay charged the
+   * checkout's last order for the same cart (the form again after a failure
+   * or "Use another number"), else undefined, the page's `amount`.
+   */
+  formAmount(cart: unknown): AttemptBasics | undefined {
+    const charged = this.#charged;
+    return charged?.cart === undefined || charged.cart === cartFingerprint(cart) ? charged : undefined;
+  }
+
   /** Whole seconds left for the payer to approve, never negative. */
   get secondsLeft(): number {
     const checkout = this.#checkout;
@@ -228,6 +241,9 @@ export class CheckoutSession {
     this.#refusal = undefined;
     if (!sameCheckout) this.#others.clear();
     else this.#watchAsOther(checkout);
+    // The order's amount is the relay's (or the page's, with a relay that sends none): the form keeps showing it.
+    this.#charged =
+      sameCheckout && checkout.phase !== 'none' && checkout.phase !== 'draft' ? checkout : undefined;
     this.#store.forget(); // Even on a fresh form, where the move changes nothing.
     // Leaving `requires_action` stops its poll; nothing else runs outside `submitting`.
     this.#move({ type: 'restart' }, undefined);
@@ -306,7 +322,10 @@ export class CheckoutSession {
     // Only a reason the checkout has words for is kept, whatever the relay sent.
     const failureCode = paymentFailureCode(payment.failure_code);
     const charged = withChargedAmount(created, order.amount);
-    const attempt = outcome === 'pending' ? charged : settledAttempt(charged, paymentStatus, failureCode);
+    // The receipt's time: the relay's, else now (an older relay, or one that sends none).
+    const settledAt = Date.parse(order.completed_at as string) || this.#env.now();
+    const attempt =
+      outcome === 'pending' ? charged : settledAttempt(charged, paymentStatus, failureCode, settledAt);
     this.#move({ type, paymentStatus }, attempt);
     if (outcome === 'paid') this.#fire('pay-paid', { orderId, order, ...chargeOf(attempt) });
     else if (outcome === 'failed') this.#fire('pay-failed', { orderId, paymentStatus, failureCode });

@@ -274,12 +274,15 @@ export class PayCheckout extends LitElement {
 
   override render(): TemplateResult {
     const locale = this.#locale;
+    // The form's amount: the relay's once an order of the checkout had one for this cart, else the
+    // page's (the element has an `amount` and a `currency` too).
+    const { amount, currency } = this.#session.formAmount(this.cart) ?? this;
     return renderCheckout({
       text: resolveStrings(locale, this.strings),
       locale,
       session: this.#session,
       form: this.#form,
-      amount: formatAmount(this.amount, this.currency || DEFAULT_CURRENCY, locale),
+      amount: formatAmount(amount, currency || DEFAULT_CURRENCY, locale),
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
       confirming: this.#confirming,

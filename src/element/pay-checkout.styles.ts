@@ -64,7 +64,16 @@ input, select { min-block-size: 2.75rem; padding: 0.5rem 0.75rem; border: 1px so
 :focus-visible { outline: 3px solid var(--_focus); outline-offset: 2px; }
 .hint, .error, dt { margin: 0; color: var(--_muted); font-size: 0.875em; }
 .error, .state-failed h2, .state-error h2 { color: var(--_error); font-weight: 600; }
-.error:empty { display: none; }
+/*
+ * A message shown as the shopper leaves a field never moves what is below it, such as the Pay button under
+ * their pointer: each text field keeps a line for it, and the number's takes its hint's place, two lines high.
+ * The room kept reaches into the space between fields (the negative margin), so the form grows little.
+ */
+.error { min-block-size: 1.5em; margin-block-end: calc(-1 * var(--_spacing)); }
+#issuer-error:empty { display: none; }
+#number-error, #number-hint { grid-area: 3 / 1; }
+#number-error { min-block-size: 3em; }
+.error:not(:empty) + .hint { visibility: hidden; }
 .amount { display: flex; justify-content: space-between; }
 button { display: flex; align-items: center; justify-content: center; gap: 0.5rem; min-block-size: 3rem; padding: 0.5rem 1rem; border: 2px solid var(--_accent); background: var(--_accent); color: var(--_on-accent); font-weight: 700; cursor: pointer; }
 /* The lesser action: outlined, and a space away from the one above it, so neither is pressed for the other. */

@@ -81,8 +81,11 @@ function messageOf(view: CheckoutView): string | undefined {
         ? text.askedAgain(number)
         : text.requiresActionBody(number, issuer ? ISSUER_DISPLAY[issuer].name : '');
     }
-    case 'paid':
-      return text.paidBody(chargedAmount(view));
+    case 'paid': {
+      // Paid more than once: said at once, and announced, before the list of the payments.
+      const body = text.paidBody(chargedAmount(view));
+      return attempt?.phase === 'settled' && attempt.alsoPaid ? `${body} ${text.paidMoreThanOnce}` : body;
+    }
     case 'failed':
       return text.failedReason(failureReason(attempt));
     case 'timeout':
@@ -161,7 +164,8 @@ function renderForm(view: CheckoutView): TemplateResult {
 
 function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'number', readonly: boolean) {
   const isNumber = name === 'number';
-  // `type="tel"` brings up the phone keypad by itself: no `inputmode` needed.
+  // `type="tel"` brings up the phone keypad by itself: no `inputmode` needed. The number's
+  // error comes before its hint, whose place it takes (see the styles): the hint hides behind it.
   return html`
     <div class="field" part="field">
       <label part="label" for=${name}>${isNumber ? text.numberLabel : text.nameLabel}</label>
@@ -179,8 +183,8 @@ function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'numb
         @input=${form.onInput}
         @blur=${form.onBlur}
       />
-      ${isNumber ? html`<p id="number-hint" class="hint">${text.numberHint}</p>` : nothing}
       ${renderFieldError(text, form.errors, name, form.waitMinutes)}
+      ${isNumber ? html`<p id="number-hint" class="hint">${text.numberHint}</p>` : nothing}
     </div>
   `;
 }
@@ -213,7 +217,7 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
       // Another order of the checkout may still prompt the payer: they decline it.
       return html`
         <p>${messageOf(view)}</p>
-        ${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}${renderPaidAgain(view)}
+        ${renderPaidAgain(view)}${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}
       `;
     case 'failed':
       return html`
@@ -267,19 +271,14 @@ function renderAnotherNumber(view: CheckoutView): TemplateResult {
   `;
 }
 
-/** On the receipt when the shopper paid more than once: each payment, amount, masked number and order id. */
-function renderPaidAgain({
-  session: { attempt },
-  text,
-  locale,
-}: CheckoutView): TemplateResult | typeof nothing {
+/** On the receipt when the shopper paid more than once, under the message saying so: each payment, amount, masked number and order id. */
+function renderPaidAgain({ session: { attempt }, locale }: CheckoutView): TemplateResult | typeof nothing {
   if (attempt?.phase !== 'settled' || !attempt.alsoPaid?.length) return nothing;
   return html`
-    <p class="note" part="error">${text.paidMoreThanOnce}</p>
     <ul>
       ${[attempt, ...attempt.alsoPaid].map(
         ({ amount, currency, masked, orderId }) => html`
-          <li>${[formatAmount(amount, currency || DEFAULT_CURRENCY, locale), masked, orderId].filter(Boolean).join(' · ')}</li>
+          <li>${formatAmount(amount, currency || DEFAULT_CURRENCY, locale)} · ${masked} · ${orderId}</li>
         `,
       )}
     </ul>
@@ -323,15 +322,24 @@ function errorMessage(
   return retryable ? text.errorRetryable : text.errorConfiguration;
 }
 
-/** The order and the amount charged, on every screen once the order exists. */
+/**
+ * The order and the amount charged, on every screen once the order exists;
+ * beside the id, the merchant's reference, which reads aloud where the id
+ * mixes 0 and O; once settled, the time.
+ */
 function renderOrder(view: CheckoutView): TemplateResult {
+  const { text } = view;
   const { attempt } = view.session;
   const amount = chargedAmount(view);
+  const reference = attempt?.reference;
+  const settledAt = attempt?.phase === 'settled' && attempt.settledAt;
   return html`
     <dl>
-      <dt>${view.text.orderLabel}</dt>
+      <dt>${text.orderLabel}</dt>
       <dd>${attempt?.phase === 'draft' ? '' : attempt?.orderId}</dd>
-      ${amount ? html`<dt>${view.text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+      ${reference ? html`<dt>${text.referenceLabel}</dt><dd>${reference}</dd>` : nothing}
+      ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+      ${settledAt ? html`<dt>${text.timeLabel}</dt><dd>${text.time(settledAt)}</dd>` : nothing}
     </dl>
   `;
 }

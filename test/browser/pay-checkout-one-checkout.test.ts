@@ -165,6 +165,45 @@ describe('<pay-checkout>: the amount the shopper sees (contract §2)', () => {
     expect(reloaded.harness.text).to.contain('You paid GH₵ 165.00');
   });
 
+  it('names the merchant’s reference beside the order id on the receipt, and when it was paid', async () => {
+    await relayCharges(CHARGED);
+    const checkout = await mount();
+    const { harness } = checkout;
+    const orderId = await payWith(checkout, freshNumber());
+    expect(harness.text).to.contain(`${EN_STRINGS.referenceLabel}cart-8812`, 'on the waiting screen too');
+    await payerAnswers(orderId, 'approve');
+    await harness.waitForState('paid');
+    const terms = [...harness.root.querySelectorAll('dt')].map((term) => term.textContent);
+    expect(terms).to.deep.equal([
+      EN_STRINGS.orderLabel,
+      EN_STRINGS.referenceLabel,
+      EN_STRINGS.amountLabel,
+      EN_STRINGS.timeLabel,
+    ]);
+    const values = [...harness.root.querySelectorAll('dd')].map((value) => value.textContent);
+    expect(values[0]).to.equal(orderId);
+    expect(values[1]).to.equal('cart-8812');
+    // The time the relay says it was paid, as the shopper's clock reads it: today, within the minute.
+    const [day, time] = String(values[3]).split(', ');
+    expect(day).to.equal(new Date().toLocaleDateString('en-GB'));
+    expect(time).to.match(/^\d\d:\d\d:\d\d$/);
+  });
+
+  it('offers the relay’s amount on the form again after a failure, not the page’s estimate', async () => {
+    await relayCharges(CHARGED);
+    const checkout = await mount();
+    const { harness } = checkout;
+    const payLabel = () => harness.submitButton.textContent?.trim().replace(/\s/g, ' ');
+    expect(payLabel()).to.equal('Pay GH₵ 45.00');
+    const orderId = await payWith(checkout, freshNumber());
+    await payerAnswers(orderId, 'decline', 'declined');
+    await harness.waitForState('failed');
+    harness.button('Try again').click();
+    await harness.waitForState('idle');
+    expect(payLabel()).to.equal('Pay GH₵ 165.00');
+    expect(harness.query('[part~="form"] [part~="amount"]')?.textContent).to.contain('165.00');
+  });
+
   it('shows the relay’s amount on the failure and timeout screens', async () => {
     await relayCharges(CHARGED);
     const declined = await mount();
@@ -261,6 +300,7 @@ describe('<pay-checkout>: one checkout, at most one payment (contract §2)', () 
       item.textContent?.replace(/\s/g, ' '),
     );
     expect(harness.text).to.contain(EN_STRINGS.paidMoreThanOnce);
+    expect(harness.liveRegion.textContent).to.contain(EN_STRINGS.paidMoreThanOnce, 'announced');
     expect(told).to.have.length(2);
     expect(told[0]).to.match(new RegExp(`^GH₵ [\\d.,]+ · 024 ••• \\d{4} · ${second}$`));
     expect(told[1]).to.match(new RegExp(`^GH₵ [\\d.,]+ · 024 ••• \\d{4} · ${first}$`));

@@ -170,8 +170,10 @@ describe('the demo page', () => {
     // The phone keeps the prompt open: money may still move after a timeout.
     assert.equal(await demo.phone().getAttribute('data-screen'), 'prompt');
 
-    await approveFromControlSurface(server, orderId);
+    // "Check again" waits for the same order anew (the timeout screen would also find it by itself).
     await demo.elementButton(/check again/i).click();
+    await demo.waitForState('requires_action');
+    await approveFromControlSurface(server, orderId);
     await demo.waitForState('paid');
     assert.equal(await demo.eventCount('pay-paid'), 1);
     assert.equal(await demo.eventCount('pay-created'), 1, 'checking again never creates a second order');

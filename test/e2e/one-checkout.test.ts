@@ -129,7 +129,7 @@ describe('the demo, one checkout at most one payment (contract §2)', () => {
     await payerAnswers(server, first, 'approve');
     await demo.waitForState('paid');
     await payerAnswers(server, second, 'approve');
-    await demo.checkout.getByText(EN_STRINGS.paidMoreThanOnce, { exact: true }).waitFor();
+    await demo.checkout.locator('[part~="status"] p', { hasText: EN_STRINGS.paidMoreThanOnce }).waitFor();
     await demo.page.waitForFunction(
       () => document.querySelectorAll('#event-log > li[data-event="pay-paid"]').length === 2,
     );

@@ -14,6 +14,7 @@ import {
   failedAnswer,
   intent,
   ORDER_ID,
+  order,
   relayError,
   reload,
   ScriptedRelay,
@@ -67,6 +68,29 @@ describe('CheckoutSession: the amount the shopper sees (contract §2)', () => {
     assert.equal(reloaded.stored?.reference, 'cart-8812');
   });
 
+  it('keeps when the order settled for the receipt: the relay’s completed_at, else when the checkout heard', async () => {
+    const relay = new ScriptedRelay();
+    const shop = checkout({ relay });
+    await shop.submit();
+    relay.lookupAnswer = {
+      status: 200,
+      body: { order: { ...order('paid'), completed_at: '2026-11-28T10:15:00Z' } },
+    };
+    await shop.clock.advance(3_000);
+    const paid = shop.session.attempt;
+    assert.equal(paid?.phase === 'settled' && paid.settledAt, Date.parse('2026-11-28T10:15:00Z'));
+    assert.equal(
+      shop.stored?.phase === 'settled' && shop.stored.settledAt,
+      Date.parse('2026-11-28T10:15:00Z'),
+    );
+    const older = checkout();
+    await older.submit();
+    older.relay.lookupAnswer = 'failed';
+    await older.clock.advance(3_000);
+    const failed = older.session.attempt;
+    assert.equal(failed?.phase === 'settled' && failed.settledAt, older.clock.now());
+  });
+
   it('falls back to the page’s amount with an older relay, and a null reference', async () => {
     const shop = checkout({ settings: { amount: 4_500, currency: 'ghs' } });
     shop.relay.lookupAnswer = 'paid';
@@ -80,6 +104,23 @@ describe('CheckoutSession: the amount the shopper sees (contract §2)', () => {
     const none = checkout({ settings: { amount: undefined } });
     await none.submit();
     assert.equal(none.details('pay-created')[0]?.amount, null, 'no amount anywhere');
+  });
+
+  it('offers the relay’s amount on the form again after a failure, for the same cart only', async () => {
+    const relay = new ScriptedRelay();
+    relay.charged = { amount: CHARGED, reference: null };
+    const shop = checkout({ relay });
+    const cart = { items: [{ sku: 'tote' }] };
+    await shop.submit({ cart });
+    relay.lookupAnswer = failedAnswer('declined');
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'failed');
+    assert.equal(shop.session.formAmount(cart), undefined, 'the failure screen shows its attempt’s');
+    shop.session.restart(true); // "Try again"
+    assert.equal(shop.session.formAmount(structuredClone(cart))?.amount, 16_500);
+    assert.equal(shop.session.formAmount({ items: [] }), undefined, 'another cart: the page’s estimate');
+    shop.session.restart(); // reset(): another checkout
+    assert.equal(shop.session.formAmount(cart), undefined);
   });
 
   it('takes a lookup’s amount when the create had none', async () => {

@@ -61,6 +61,12 @@ export interface PayCheckoutStrings {
   /** On the receipt while another order of the checkout is open: its prompt may still reach the payer. */
   declineOtherRequest: string;
   orderLabel: string;
+  /** Label of the merchant's reference on the receipt: what a shopper reads out to the shop. */
+  referenceLabel: string;
+  /** Label of when the payment settled. */
+  timeLabel: string;
+  /** A moment (ms since the epoch) as the receipt shows it. */
+  time: (ms: number) => string;
   failedTitle: string;
   /** What happened, that no money was taken, and what the shopper can do. */
   failedReason: (reason: FailureReason) => string;
