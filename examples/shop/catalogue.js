@@ -1,5 +1,6 @@
 import { CartError } from 'pay-checkout/server';
 import { cartOf } from './carts.js';
+import { isPaid } from './shipments.js';
 
 // The shop's prices, in pesewas: the page names what is bought, the server decides what it costs.
 const PRODUCTS = new Map([
@@ -27,6 +28,7 @@ export function priceItems(items) {
 export function priceCart(_cart, request) {
   const cart = cartOf(request.headers.get('cookie'));
   if (!cart) throw new CartError('This cart has expired: reload the page.');
+  if (isPaid(cart.reference)) throw new CartError('This cart is paid: reload the page for a new one.');
   // The cart's reference links every attempt to pay it, and onPaid ships it.
   return { lineItems: priceItems(cart.items), reference: cart.reference };
 }

@@ -5,7 +5,7 @@ import { createCheckoutRelay, openJournal } from 'pay-checkout/server';
 import { cartOf, fillCart } from './carts.js';
 import { priceCart, priceItems } from './catalogue.js';
 import { database } from './database.js';
-import { shipOnce } from './shipments.js';
+import { isPaid, shipOnce } from './shipments.js';
 
 const port = Number(process.env.PORT ?? 3000);
 // Without a payments service this is development: the sandbox, mounted below, stands in for it.
@@ -28,16 +28,14 @@ if (!serviceUrl) app.use('/sandbox', createSandbox({ basePath: '/sandbox' }).nod
 app.get('/api/cart', (request, response) => {
   response.json(cartOf(request.headers.cookie) ?? { reference: null, items: [] });
 });
-app.put('/api/cart', express.json(), async (request, response) => {
+app.put('/api/cart', express.json(), (request, response) => {
   try {
     priceItems(request.body?.items);
   } catch (error) {
     return response.status(400).json({ error: { message: error.message } });
   }
   // A paid cart is closed: what the shopper chooses next is a new cart, with a reference of its own.
-  const current = cartOf(request.headers.cookie);
-  const orders = current ? await relay.orders.byReference(current.reference) : [];
-  const newCart = orders.some((order) => order.outcome === 'paid');
+  const newCart = isPaid(cartOf(request.headers.cookie)?.reference);
   const { cart, cookie } = fillCart(request.headers.cookie, request.body.items, { newCart });
   if (cookie) response.append('set-cookie', cookie);
   response.json(cart);

@@ -8,6 +8,9 @@ const addShipment = database.prepare(`INSERT INTO shipments (cart_id, order_id, 
   VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`);
 const shipmentOf = database.prepare('SELECT order_id FROM shipments WHERE cart_id = ?');
 
+/** Whether the cart `reference` was paid: a paid cart takes no second payment, and the next choice opens a new cart. */
+export const isPaid = (reference) => reference !== undefined && shipmentOf.get(reference) !== undefined;
+
 /** The relay's onPaid: one shipment per cart, with what was paid for, however often it is called. */
 export function shipOnce(order) {
   const items = order.lineItems.map(({ product }) => ({ name: product.name, quantity: product.quantity }));

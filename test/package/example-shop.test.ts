@@ -157,6 +157,11 @@ describe('the example shop, installed from the packed tarball', { timeout: 400_0
       // The page's lookup saw it paid: onPaid follows, and says so.
       await running.line((line) => line === `Shipment recorded for order ${orderId}, cart ${cartId}`);
 
+      // A paid cart takes no second payment, even from a create sent straight to the relay.
+      const payAgain = await create(running, browser, pageSays, '0241110013');
+      assert.equal(payAgain.status, 400, JSON.stringify(payAgain.body));
+      assert.equal(payAgain.body.error?.param, 'cart');
+
       // A stranger who read this cart's reference (a receipt, a support chat) sends it as theirs:
       // their cheap order carries their own cart's reference, and this cart's shipment stays one.
       const stranger = await browserWith(running, [{ product_id: 'adinkra-scarf', quantity: 1 }]);
