@@ -120,3 +120,37 @@ describe('the watcher resends a create whose answers were all lost', () => {
     });
   }
 });
+
+describe('a key whose create the watcher gave up on, unanswered', () => {
+  for (const store of ['memory:', 'sqlite:'] as const) {
+    it(`is spent: another cart or the same one is 422 before the service is called (${store})`, async () => {
+      let offline = true;
+      let creates = 0;
+      // The service is out while the first try's create and the watcher's resends go out.
+      const outageFetch: typeof fetch = async (input, init) => {
+        const isCreate = String(input).endsWith('/orders/new');
+        if (isCreate) creates += 1;
+        if (isCreate && offline) return new Response('bad gateway', { status: 502 });
+        return sandboxFetch(input, init);
+      };
+      const stack = await fulfilmentStack(store, { fetch: outageFetch, watch: { maxWatchMs: 60_000 } });
+      const key = crypto.randomUUID();
+      assert.equal((await stack.relay.create(createRequest(FIVE_TOTES, { key }), CLIENT)).status, 502);
+      await stack.advance(60_001);
+      assert.ok(
+        stack.events.some((event) => event.type === 'order_expired'),
+        'the watcher gave up',
+      );
+      offline = false;
+      const before = stack.sandbox.createdOrderCount;
+      const callsBefore = creates;
+      for (const body of [ONE_SCARF, FIVE_TOTES]) {
+        const answer = await stack.relay.create(createRequest(body, { key }), CLIENT);
+        assert.equal(answer.status, 422, await answer.clone().text());
+        assert.equal((await errorOf(answer)).code, 'idempotency_key_reused');
+      }
+      assert.equal(creates, callsBefore, 'the service never heard of either create');
+      assert.equal(stack.sandbox.createdOrderCount, before);
+    });
+  }
+});

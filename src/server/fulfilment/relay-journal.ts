@@ -16,22 +16,29 @@ import type { FulfilmentSettings } from './watch-settings.js';
 
 /**
  * What the journal holds of an attempt: its order with the network it was
- * paid from (`null` when journalled before networks were kept), or the body
- * of a create never answered with the key the service knows it by; what it
- * was for, the key it is filed under, and the keyed digest of what it is
- * (`null` when journalled before digests were kept).
+ * paid from (`null` when journalled before networks were kept), the body of
+ * a create never answered with the key the service knows it by, or nothing
+ * live (`spent`: a create the watcher gave up on unanswered, its key used
+ * up); what it was for, the key it is filed under, and the keyed digest of
+ * what it is (`null` when journalled before digests were kept).
  */
 export type HeldAttempt = { idempotencyKey: string; details: OrderDetails; attemptDigest: string | null } & (
   | { kind: 'created'; orderId: string; issuer: string | null }
   | { kind: 'unanswered'; createBody: CreateRequestBody; serviceKey: string }
+  | { kind: 'spent' }
 );
+
+/** An attempt the journal still holds something to answer or send for: its order, or its unanswered create. */
+export type LiveAttempt = Exclude<HeldAttempt, { kind: 'spent' }>;
 
 /**
  * What recording an intent found: the attempt under its key (this create's,
  * or an earlier try's), or another attempt of the same checkout whose prompt
  * to the same number is still open.
  */
-export type RecordedIntent = { holds: 'key' | 'prompt'; attempt: HeldAttempt };
+export type RecordedIntent =
+  | { holds: 'key'; attempt: HeldAttempt }
+  | { holds: 'prompt'; attempt: LiveAttempt };
 
 /** A create's intent as the relay records it before calling the service. */
 export interface AttemptIntent {
@@ -187,7 +194,7 @@ export function relayJournal(
       }),
     recall: async (idempotencyKey) => {
       const attempt = await intime(journal.readAttempt({ idempotencyKey }));
-      return attempt && heldAttempt(attempt);
+      return attempt === undefined ? undefined : heldAttempt(attempt);
     },
   };
 }
@@ -217,18 +224,15 @@ async function recordAndRead(
       ...(prompt ? { prompt } : {}),
     });
     const own = await journal.readAttempt({ idempotencyKey });
-    if (own) {
-      const attempt = heldAttempt(own);
-      return attempt && { holds: 'key', attempt };
-    }
+    if (own) return { holds: 'key', attempt: heldAttempt(own) };
     const holder = prompt && (await journal.readAttempt({ promptKey: prompt.key }));
     const attempt = holder && holder.entry.phase !== 'settled' ? heldAttempt(holder) : undefined;
-    if (attempt) return { holds: 'prompt', attempt };
+    if (attempt && attempt.kind !== 'spent') return { holds: 'prompt', attempt };
   }
   throw new Error('The journal kept neither this intent nor the one in its way.');
 }
 
-function heldAttempt({ entry, order, attemptDigest }: JournalAttempt): HeldAttempt | undefined {
+function heldAttempt({ entry, order, attemptDigest }: JournalAttempt): HeldAttempt {
   const { reference, metadata, lineItems, amount } = order;
   const details = { reference, metadata, lineItems, amount };
   const { idempotencyKey } = entry;
@@ -237,7 +241,7 @@ function heldAttempt({ entry, order, attemptDigest }: JournalAttempt): HeldAttem
     const serviceKey = entry.serviceKey ?? idempotencyKey;
     return { ...common, kind: 'unanswered', createBody: entry.createBody, serviceKey };
   }
-  // A create the watcher gave up on unanswered keeps neither an order nor its body: nothing to replay.
-  if (entry.orderId === null) return undefined;
+  // A create the watcher gave up on unanswered keeps neither an order nor its body: the key is spent.
+  if (entry.orderId === null) return { ...common, kind: 'spent' };
   return { ...common, kind: 'created', orderId: entry.orderId, issuer: order.issuer };
 }

@@ -49,6 +49,7 @@ import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import {
   type HeldAttempt,
   JournalTooSlowError,
+  type LiveAttempt,
   NO_JOURNAL,
   type RecordedIntent,
   type RelayJournal,
@@ -175,8 +176,12 @@ async function answerRecorded(
   slot: PromptSlot,
 ): Promise<Response> {
   if (recorded === undefined) return createAndAnswer(context, own.createBody, own.details);
+  if (recorded.holds === 'prompt') return answerOpenPrompt(context, recorded.attempt, own, slot);
   const { holds, attempt } = recorded;
-  if (holds === 'prompt') return answerOpenPrompt(context, attempt, own, slot);
+  if (attempt.kind === 'spent') {
+    await slot.release();
+    throw spentKey(context, attempt);
+  }
   // Journalled before digests were kept: sent as before, under the key the service knows it by.
   if (holds === 'key' && attempt.attemptDigest === null)
     return createAndAnswer({ ...context, serviceKey: context.idempotencyKey }, own.createBody, own.details);
@@ -198,7 +203,7 @@ async function answerRecorded(
  */
 async function answerOpenPrompt(
   context: CreateContext,
-  holder: HeldAttempt,
+  holder: LiveAttempt,
   own: OwnCreate,
   slot: PromptSlot,
 ): Promise<Response> {
@@ -228,7 +233,7 @@ async function answerOpenPrompt(
 }
 
 /** The answer of an attempt the journal holds: its order as the service has it now, or its recorded create sent. */
-function answerAttempt(context: CreateContext, attempt: HeldAttempt): Promise<Response> {
+function answerAttempt(context: CreateContext, attempt: LiveAttempt): Promise<Response> {
   const { idempotencyKey, details } = attempt;
   if (attempt.kind === 'created') return answerKnownOrder({ ...context, idempotencyKey }, attempt);
   const { serviceKey } = attempt;
@@ -358,6 +363,7 @@ async function answerRefusedCart(context: CreateContext, refusal: HttpError): Pr
     throw journalUnavailable(error);
   }
   if (earlier === undefined) throw refusal;
+  if (earlier.kind === 'spent') throw spentKey(context, earlier);
   if (earlier.attemptDigest === null) return answerUndigested(context, earlier, refusal);
   if (earlier.attemptDigest !== context.attemptDigest) throw idempotencyKeyReused();
   if (earlier.kind === 'created') return answerKnownOrder(context, earlier);
@@ -383,7 +389,7 @@ async function withAttemptSlot(
  */
 async function answerUndigested(
   context: CreateContext,
-  earlier: HeldAttempt,
+  earlier: LiveAttempt,
   refusal: HttpError,
 ): Promise<Response> {
   const { config, intent } = context;
@@ -439,6 +445,20 @@ function sameShopper(createBody: ServiceCreateBody, intent: CheckoutIntent): boo
   return (
     JSON.stringify(createBody.customer_data) === JSON.stringify(intent.customer_data) &&
     JSON.stringify(createBody.payment_method_data) === JSON.stringify(intent.payment_method_data)
+  );
+}
+
+/**
+ * The `422` for a key whose attempt is over (its create given up on before
+ * the service answered): nothing is sent under it again, whatever the body,
+ * so the element starts a new attempt with a new key. Another attempt under
+ * the key is told so; the same attempt is told that it is over.
+ */
+function spentKey(context: CreateContext, spent: HeldAttempt): HttpError {
+  if (spent.attemptDigest !== context.attemptDigest) return idempotencyKeyReused();
+  return new HttpError(
+    'idempotencyKeyReused',
+    'This checkout attempt is over. Start a new attempt with a new key.',
   );
 }
 
