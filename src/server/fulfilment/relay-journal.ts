@@ -212,7 +212,8 @@ async function recordAndRead(
   settings: FulfilmentSettings,
   intent: AttemptIntent,
 ): Promise<RecordedIntent | undefined> {
-  const { journal } = settings;
+  // A shopper's create: on the requests' connections, never the watcher's.
+  const journal = settings.requestJournal;
   const { idempotencyKey, promptKey, ...kept } = intent;
   const prompt =
     promptKey === undefined ? undefined : { key: promptKey, openForMs: settings.approvalWindowMs };
