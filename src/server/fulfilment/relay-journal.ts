@@ -10,7 +10,7 @@ import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreateRequestBody, JournalAttempt, OrderDetails, ServiceReading } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { RelayFulfilment } from './fulfilment-runner.js';
-import { isRefusedForGood } from './service-trouble.js';
+import { provesNoOrder } from './service-trouble.js';
 import { nextCheckAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
@@ -69,7 +69,7 @@ export interface RelayJournal {
   beforeCreate(intent: AttemptIntent): Promise<RecordedIntent | undefined>;
   /** Records the service's answer to a create. Never rejects: the watcher resends an unrecorded create. */
   created(idempotencyKey: string, orderId: string, reading: OrderReading): Promise<void>;
-  /** Forgets a create the service refused for good; network failures and `5xx` stay for the watcher. */
+  /** Forgets a create whose refusal proves no order exists (`400`, `401`, `403`); anything else stays for the watcher. */
   createFailed(idempotencyKey: string, error: unknown): Promise<void>;
   /** Settles an order a browser lookup saw final, and delivers it at once. Never rejects. */
   lookedUp(orderId: string, reading: OrderReading): Promise<void>;
@@ -135,7 +135,7 @@ export function rememberedAttempts(limit = REMEMBERED_ATTEMPTS): RelayJournal {
     },
     createFailed: async (idempotencyKey, error) => {
       // Refused for good, no order exists: the key may carry a corrected create.
-      if (isRefusedForGood(error)) digests.delete(idempotencyKey);
+      if (provesNoOrder(error)) digests.delete(idempotencyKey);
     },
   };
 }
@@ -175,7 +175,8 @@ export function relayJournal(
         if (outcomeOfPaymentStatus(reading.paymentStatus) !== null) void runner.deliverNow();
       }),
     createFailed: (idempotencyKey, error) =>
-      isRefusedForGood(error)
+      // A 422 says an order exists under the key: its intent stays, for the watcher.
+      provesNoOrder(error)
         ? quietly('record', () => journal.discardIntent(idempotencyKey))
         : Promise.resolve(),
     lookedUp: (orderId, { paymentStatus, ...reading }) =>

@@ -177,20 +177,40 @@ async function answerRecorded(
 ): Promise<Response> {
   if (recorded === undefined) return createAndAnswer(context, own.createBody, own.details);
   if (recorded.holds === 'prompt') return answerOpenPrompt(context, recorded.attempt, own, slot);
-  const { holds, attempt } = recorded;
+  const { attempt } = recorded;
   if (attempt.kind === 'spent') {
     await slot.release();
     throw spentKey(context, attempt);
   }
-  // Journalled before digests were kept: sent as before, under the key the service knows it by.
-  if (holds === 'key' && attempt.attemptDigest === null)
-    return createAndAnswer({ ...context, serviceKey: context.idempotencyKey }, own.createBody, own.details);
-  if (holds === 'key' && attempt.attemptDigest !== context.attemptDigest) {
+  if (attempt.attemptDigest === null) return answerUndigestedIntent(context, attempt, own, slot);
+  if (attempt.attemptDigest !== context.attemptDigest) {
     await slot.release();
     throw idempotencyKeyReused();
   }
   // Only this create's own new intent sends a prompt of its own; the attempt's earlier try counted one.
   if (attempt.kind === 'created') await slot.release();
+  return answerAttempt(context, attempt);
+}
+
+/**
+ * The answer for an attempt journalled before digests were kept, under the
+ * key the service knows it by: an unanswered create is sent as recorded to
+ * the same shopper (name, number, network), and is the `422` of a reused key
+ * to anyone else before the service is called; a known order's key gets this
+ * create, which the service replays or refuses as it would any other.
+ */
+async function answerUndigestedIntent(
+  context: CreateContext,
+  attempt: LiveAttempt,
+  own: OwnCreate,
+  slot: PromptSlot,
+): Promise<Response> {
+  if (attempt.kind === 'created')
+    return createAndAnswer({ ...context, serviceKey: context.idempotencyKey }, own.createBody, own.details);
+  if (!sameShopper(attempt.createBody as ServiceCreateBody, context.intent)) {
+    await slot.release();
+    throw idempotencyKeyReused();
+  }
   return answerAttempt(context, attempt);
 }
 
