@@ -9,6 +9,12 @@ import { answeredWithin } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreateRequestBody, JournalAttempt, OrderDetails, ServiceReading } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
+import {
+  CREATE_JOURNAL_LIMIT_MS,
+  type CreateDeadline,
+  createDeadline,
+  EACH_WAIT_ITS_OWN,
+} from './create-deadline.js';
 import type { RelayFulfilment } from './fulfilment-runner.js';
 import { provesNoOrder } from './service-trouble.js';
 import { nextCheckAt } from './watch-schedule.js';
@@ -75,6 +81,8 @@ export interface RelayJournal {
   lookedUp(orderId: string, reading: OrderReading): Promise<void>;
   /** What an earlier try under the key left, or `undefined` (always, without a journal); rejects when the journal cannot be read. */
   recall(idempotencyKey: string): Promise<HeldAttempt | undefined>;
+  /** The steps of one create arriving now: all its waits on the journal share one allowance ({@link CREATE_JOURNAL_LIMIT_MS}). */
+  forCreate(): RelayJournal;
 }
 
 /**
@@ -102,6 +110,7 @@ export const NO_JOURNAL: RelayJournal = {
   createFailed: async () => undefined,
   lookedUp: async () => undefined,
   recall: async () => undefined,
+  forCreate: () => NO_JOURNAL,
 };
 
 /** How many attempts a relay without a journal remembers: enough for every retry in flight, bounded whatever the traffic. */
@@ -117,8 +126,10 @@ export const REMEMBERED_ATTEMPTS = 10_000;
  */
 export function rememberedAttempts(limit = REMEMBERED_ATTEMPTS): RelayJournal {
   const digests = new Map<string, string>();
-  return {
+  const steps: RelayJournal = {
     ...NO_JOURNAL,
+    // Nothing to wait on: every create shares the same memory.
+    forCreate: () => steps,
     beforeCreate: async (intent) => {
       const { idempotencyKey, attemptDigest, createBody, details, serviceKey } = intent;
       const remembered = digests.get(idempotencyKey);
@@ -138,6 +149,7 @@ export function rememberedAttempts(limit = REMEMBERED_ATTEMPTS): RelayJournal {
       if (provesNoOrder(error)) digests.delete(idempotencyKey);
     },
   };
+  return steps;
 }
 
 /** The steps on `settings.requestJournal`, tracked by `runner` so `close()` waits for them. */
@@ -146,25 +158,55 @@ export function relayJournal(
   runner: RelayFulfilment,
   reporter: RelayReporter,
 ): RelayJournal {
-  const { deliveryTimers } = settings;
+  return stepsWithin(settings, runner, reporter, EACH_WAIT_ITS_OWN);
+}
+
+/** How a step waits on the journal: `intime` for a create's intent or recall, `quietly` for a record. */
+interface JournalWaits {
+  /** `work`, or a {@link JournalTooSlowError} once the wait's time (or the create's) is spent. */
+  intime<T>(work: Promise<T>): Promise<T>;
+  /** Runs `write`, waiting for it at most the time left; a failure or a late write is reported, never thrown. */
+  quietly(stage: 'record' | 'browser_lookup', write: () => Promise<unknown>): Promise<void>;
+}
+
+/** The waits of steps sharing `deadline`; every write is tracked, so close() still waits for one no step waits for. */
+function journalWaits(
+  { deliveryTimers }: FulfilmentSettings,
+  runner: RelayFulfilment,
+  reporter: RelayReporter,
+  deadline: CreateDeadline,
+): JournalWaits {
+  const within = <T>(capMs: number, work: Promise<T>, late: () => Error): Promise<T> => {
+    const tracked = runner.track(work);
+    const leftMs = deadline.leftMs(capMs);
+    if (leftMs > 0) return answeredWithin(deliveryTimers, leftMs, tracked, late);
+    // Still runs (and lands or fails) on its own; the create does not wait for it.
+    tracked.catch(() => undefined);
+    return Promise.reject(late());
+  };
+  return {
+    intime: (work) => within(INTENT_ANSWER_LIMIT_MS, work, () => new JournalTooSlowError()),
+    async quietly(stage, write) {
+      try {
+        const late = () => new Error(`The journal did not record within ${RECORD_ANSWER_LIMIT_MS} ms.`);
+        await within(RECORD_ANSWER_LIMIT_MS, write(), late);
+      } catch (error) {
+        reporter.emit({ type: 'watcher_error', stage, error });
+      }
+    },
+  };
+}
+
+/** The steps whose waits share `deadline`; `forCreate()` gives a create steps of its own allowance. */
+function stepsWithin(
+  settings: FulfilmentSettings,
+  runner: RelayFulfilment,
+  reporter: RelayReporter,
+  deadline: CreateDeadline,
+): RelayJournal {
   // The shoppers' requests' connections: the watcher never takes them.
   const journal = settings.requestJournal;
-  // Tracked whatever the wait: close() still waits for a write the create stopped waiting for.
-  const intime = <T>(work: Promise<T>) =>
-    answeredWithin(
-      deliveryTimers,
-      INTENT_ANSWER_LIMIT_MS,
-      runner.track(work),
-      () => new JournalTooSlowError(),
-    );
-  const quietly = async (stage: 'record' | 'browser_lookup', write: () => Promise<unknown>) => {
-    try {
-      const late = () => new Error(`The journal did not record within ${RECORD_ANSWER_LIMIT_MS} ms.`);
-      await answeredWithin(deliveryTimers, RECORD_ANSWER_LIMIT_MS, runner.track(write()), late);
-    } catch (error) {
-      reporter.emit({ type: 'watcher_error', stage, error });
-    }
-  };
+  const { intime, quietly } = journalWaits(settings, runner, reporter, deadline);
   return {
     beforeCreate: (intent) => intime(recordAndRead(settings, intent)),
     created: (idempotencyKey, orderId, reading) =>
@@ -197,6 +239,7 @@ export function relayJournal(
       const attempt = await intime(journal.readAttempt({ idempotencyKey }));
       return attempt === undefined ? undefined : heldAttempt(attempt);
     },
+    forCreate: () => stepsWithin(settings, runner, reporter, createDeadline(settings.now)),
   };
 }
 

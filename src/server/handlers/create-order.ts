@@ -96,8 +96,10 @@ interface OwnCreate {
 }
 
 /** `POST` create-url; throws for every refusal. `journal` records the create first when there is one. */
-export function createOrderHandler(config: HandlerConfig, journal: RelayJournal = NO_JOURNAL) {
+export function createOrderHandler(config: HandlerConfig, steps: RelayJournal = NO_JOURNAL) {
   return async function createOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    // From its arrival, all the create's waits on the journal share one allowance: it answers within 5 s.
+    const journal = steps.forCreate();
     await takeClientToken(config, 'create', request, connection);
     const shopperKey = shopperKeyOf(request);
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
