@@ -239,7 +239,7 @@ async function resendCreate(
       watch.reporter.emit({ type: 'watcher_error', stage: 'resend', error });
       await settings.journal.discardIntent(entry.idempotencyKey);
     } else if (isRefusedForGood(error)) {
-      // A 422: an order exists under the key, with another body; kept (never dropped) until the bound.
+      // Not proof that no order exists (a 422: one does, with another body): kept, never dropped, until the bound.
       watch.reporter.emit({ type: 'watcher_error', stage: 'resend', error });
       await defer(watch, entry, settings.intervalMs * 10);
     } else {

@@ -95,7 +95,7 @@ interface OwnCreate {
   details: OrderDetails;
 }
 
-/** `POST` create-url; throws for every refusal. `journal` records the create first when there is one. */
+/** `POST` create-url; throws for every refusal. `steps` record the create first when there is a journal. */
 export function createOrderHandler(config: HandlerConfig, steps: RelayJournal = NO_JOURNAL) {
   return async function createOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     // From its arrival, all the create's waits on the journal share one allowance: it answers within 5 s.
