@@ -14,7 +14,7 @@ import { createAnswerSchema } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { startFaultProxy } from '../fixtures/fault-proxy.js';
 import { freshJournal, fulfilmentStack } from '../fixtures/fulfilment.js';
-import { CLIENT, createRequest, errorOf, intent, relayStack } from '../fixtures/relay.js';
+import { CLIENT, createRequest, errorOf, intent, priceCart, relayStack } from '../fixtures/relay.js';
 import { sandboxFetch } from '../fixtures/sandbox.js';
 
 const { sandbox, relayWith, served } = relayStack();
@@ -119,4 +119,82 @@ describe('the watcher resends a create whose answers were all lost', () => {
       assert.equal(known?.amount?.value, 62_500);
     });
   }
+});
+
+describe('a key whose create the watcher gave up on, unanswered', () => {
+  for (const store of ['memory:', 'sqlite:'] as const) {
+    it(`is spent: another cart or the same one is 422 before the service is called (${store})`, async () => {
+      let offline = true;
+      let creates = 0;
+      // The service is out while the first try's create and the watcher's resends go out.
+      const outageFetch: typeof fetch = async (input, init) => {
+        const isCreate = String(input).endsWith('/orders/new');
+        if (isCreate) creates += 1;
+        if (isCreate && offline) return new Response('bad gateway', { status: 502 });
+        return sandboxFetch(input, init);
+      };
+      const stack = await fulfilmentStack(store, { fetch: outageFetch, watch: { maxWatchMs: 60_000 } });
+      const key = crypto.randomUUID();
+      assert.equal((await stack.relay.create(createRequest(FIVE_TOTES, { key }), CLIENT)).status, 502);
+      await stack.advance(60_001);
+      assert.ok(
+        stack.events.some((event) => event.type === 'order_expired'),
+        'the watcher gave up',
+      );
+      offline = false;
+      const before = stack.sandbox.createdOrderCount;
+      const callsBefore = creates;
+      for (const body of [ONE_SCARF, FIVE_TOTES]) {
+        const answer = await stack.relay.create(createRequest(body, { key }), CLIENT);
+        assert.equal(answer.status, 422, await answer.clone().text());
+        assert.equal((await errorOf(answer)).code, 'idempotency_key_reused');
+      }
+      assert.equal(creates, callsBefore, 'the service never heard of either create');
+      assert.equal(stack.sandbox.createdOrderCount, before);
+    });
+  }
+});
+
+/** `journal` whose watcher's connections (`watcherConnections()`) log each call by name in `calls`. */
+function watcherLogged(journal: Journal, calls: string[]): Journal {
+  const logged = (target: Journal): Journal =>
+    new Proxy(target, {
+      get(held, name, receiver) {
+        const value = Reflect.get(held, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(name));
+          return value.apply(held, args);
+        };
+      },
+    });
+  const watcher = logged(journal.watcherConnections?.() ?? journal);
+  return new Proxy(journal, {
+    get(held, name, receiver) {
+      if (name === 'watcherConnections') return () => watcher;
+      const value = Reflect.get(held, name, receiver);
+      return typeof value === 'function' ? value.bind(held) : value;
+    },
+  });
+}
+
+describe('a shopper’s create and a merchant’s read of its order', () => {
+  it('use the requests’ connections only, never the watcher’s', async () => {
+    const watcherCalls: string[] = [];
+    const relay = relayWith({
+      rateLimit: false,
+      journal: watcherLogged(await freshJournal('memory:'), watcherCalls),
+      // A checkout's reference: the create reads the number's open prompt, the read the checkout's other orders.
+      priceCart: (cart) => ({ lineItems: priceCart(cart), reference: 'order-8812' }),
+      onPaid: () => undefined,
+      watch: { ticks: false },
+    });
+    after(() => relay.close());
+    watcherCalls.length = 0;
+    const created = await relay.create(createRequest(FIVE_TOTES), CLIENT);
+    assert.equal(created.status, 200);
+    const { order } = createAnswerSchema.parse(await created.json());
+    assert.equal((await relay.orders.get(order.id))?.amount?.value, 62_500);
+    assert.deepEqual(watcherCalls, []);
+  });
 });

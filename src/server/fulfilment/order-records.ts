@@ -3,7 +3,7 @@
  * callback receives, and `relay.orders` for a thank-you page or a support
  * desk. Both read the journal, so the answer is the same in every process.
  */
-import type { Claimed, JournalOrder, OrderAmount, SettledEntry } from '../journal/journal.js';
+import type { Claimed, Journal, JournalOrder, OrderAmount, SettledEntry } from '../journal/journal.js';
 import { MAX_ORDERS_PER_REFERENCE } from '../journal/journal-order.js';
 import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
@@ -59,11 +59,12 @@ export function createOrderRecords(
 ): OrderRecords {
   const { journal, requestJournal } = settings;
 
-  async function otherPaidOrderIds(order: JournalOrder): Promise<string[]> {
+  /** The other paid orders of `order`'s checkout, read on `from`: the requests' connections for a merchant's read. */
+  async function otherPaidOrderIds(order: JournalOrder, from: Journal): Promise<string[]> {
     if (order.reference === null) return [];
     return otherPaidOrderIdsOf(
       order,
-      await journal.ordersByReference(order.reference, MAX_ORDERS_PER_REFERENCE),
+      await from.ordersByReference(order.reference, MAX_ORDERS_PER_REFERENCE),
     );
   }
 
@@ -77,7 +78,10 @@ export function createOrderRecords(
 
   async function record(order: JournalOrder | undefined): Promise<CheckoutOrder | null> {
     if (order?.orderId == null) return null;
-    return checkoutOrderOf({ ...order, orderId: order.orderId }, await otherPaidOrderIds(order));
+    return checkoutOrderOf(
+      { ...order, orderId: order.orderId },
+      await otherPaidOrderIds(order, requestJournal),
+    );
   }
 
   return {
@@ -103,7 +107,7 @@ export function createOrderRecords(
         amount: await amountOf(settled, read.total),
         customer: read.customer,
         attempt: entry.deliveryAttempts + 1,
-        otherPaidOrderIds: await otherPaidOrderIds(settled),
+        otherPaidOrderIds: await otherPaidOrderIds(settled, journal),
       });
     },
   };

@@ -18,7 +18,7 @@ import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
 import type { OrderCreateInput, OrderCreateResult } from '../service-client/service-schemas.js';
 import { chargedAmount, serviceReadingOf } from './service-reading.js';
-import { isRefusedForGood, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
+import { isRefusedForGood, provesNoOrder, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
 import { settleUnknownOrder } from './unknown-order.js';
 import { isPastBound, MAX_SERVICE_PAUSE_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
@@ -234,10 +234,14 @@ async function resendCreate(
   } catch (error) {
     const trouble = serviceTroubleOf(error);
     if (trouble) return trouble;
-    if (isRefusedForGood(error)) {
+    if (provesNoOrder(error)) {
       // No order exists and none ever will: the shopper saw the refusal too.
       watch.reporter.emit({ type: 'watcher_error', stage: 'resend', error });
       await settings.journal.discardIntent(entry.idempotencyKey);
+    } else if (isRefusedForGood(error)) {
+      // Not proof that no order exists (a 422: one does, with another body): kept, never dropped, until the bound.
+      watch.reporter.emit({ type: 'watcher_error', stage: 'resend', error });
+      await defer(watch, entry, settings.intervalMs * 10);
     } else {
       // 409: the first create is still in flight; look again after an interval.
       await defer(watch, entry, settings.intervalMs);

@@ -9,29 +9,42 @@ import { answeredWithin } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CreateRequestBody, JournalAttempt, OrderDetails, ServiceReading } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
+import {
+  CREATE_JOURNAL_LIMIT_MS,
+  type CreateDeadline,
+  createDeadline,
+  EACH_WAIT_ITS_OWN,
+} from './create-deadline.js';
 import type { RelayFulfilment } from './fulfilment-runner.js';
-import { isRefusedForGood } from './service-trouble.js';
+import { provesNoOrder } from './service-trouble.js';
 import { nextCheckAt } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /**
  * What the journal holds of an attempt: its order with the network it was
- * paid from (`null` when journalled before networks were kept), or the body
- * of a create never answered with the key the service knows it by; what it
- * was for, the key it is filed under, and the keyed digest of what it is
- * (`null` when journalled before digests were kept).
+ * paid from (`null` when journalled before networks were kept), the body of
+ * a create never answered with the key the service knows it by, or nothing
+ * live (`spent`: a create the watcher gave up on unanswered, its key used
+ * up); what it was for, the key it is filed under, and the keyed digest of
+ * what it is (`null` when journalled before digests were kept).
  */
 export type HeldAttempt = { idempotencyKey: string; details: OrderDetails; attemptDigest: string | null } & (
   | { kind: 'created'; orderId: string; issuer: string | null }
   | { kind: 'unanswered'; createBody: CreateRequestBody; serviceKey: string }
+  | { kind: 'spent' }
 );
+
+/** An attempt the journal still holds something to answer or send for: its order, or its unanswered create. */
+export type LiveAttempt = Exclude<HeldAttempt, { kind: 'spent' }>;
 
 /**
  * What recording an intent found: the attempt under its key (this create's,
  * or an earlier try's), or another attempt of the same checkout whose prompt
  * to the same number is still open.
  */
-export type RecordedIntent = { holds: 'key' | 'prompt'; attempt: HeldAttempt };
+export type RecordedIntent =
+  | { holds: 'key'; attempt: HeldAttempt }
+  | { holds: 'prompt'; attempt: LiveAttempt };
 
 /** A create's intent as the relay records it before calling the service. */
 export interface AttemptIntent {
@@ -62,12 +75,14 @@ export interface RelayJournal {
   beforeCreate(intent: AttemptIntent): Promise<RecordedIntent | undefined>;
   /** Records the service's answer to a create. Never rejects: the watcher resends an unrecorded create. */
   created(idempotencyKey: string, orderId: string, reading: OrderReading): Promise<void>;
-  /** Forgets a create the service refused for good; network failures and `5xx` stay for the watcher. */
+  /** Forgets a create whose refusal proves no order exists (`400`, `401`, `403`); anything else stays for the watcher. */
   createFailed(idempotencyKey: string, error: unknown): Promise<void>;
   /** Settles an order a browser lookup saw final, and delivers it at once. Never rejects. */
   lookedUp(orderId: string, reading: OrderReading): Promise<void>;
   /** What an earlier try under the key left, or `undefined` (always, without a journal); rejects when the journal cannot be read. */
   recall(idempotencyKey: string): Promise<HeldAttempt | undefined>;
+  /** The steps of one create arriving now: all its waits on the journal share one allowance ({@link CREATE_JOURNAL_LIMIT_MS}). */
+  forCreate(): RelayJournal;
 }
 
 /**
@@ -95,6 +110,7 @@ export const NO_JOURNAL: RelayJournal = {
   createFailed: async () => undefined,
   lookedUp: async () => undefined,
   recall: async () => undefined,
+  forCreate: () => NO_JOURNAL,
 };
 
 /** How many attempts a relay without a journal remembers: enough for every retry in flight, bounded whatever the traffic. */
@@ -110,8 +126,10 @@ export const REMEMBERED_ATTEMPTS = 10_000;
  */
 export function rememberedAttempts(limit = REMEMBERED_ATTEMPTS): RelayJournal {
   const digests = new Map<string, string>();
-  return {
+  const steps: RelayJournal = {
     ...NO_JOURNAL,
+    // Nothing to wait on: every create shares the same memory.
+    forCreate: () => steps,
     beforeCreate: async (intent) => {
       const { idempotencyKey, attemptDigest, createBody, details, serviceKey } = intent;
       const remembered = digests.get(idempotencyKey);
@@ -128,9 +146,10 @@ export function rememberedAttempts(limit = REMEMBERED_ATTEMPTS): RelayJournal {
     },
     createFailed: async (idempotencyKey, error) => {
       // Refused for good, no order exists: the key may carry a corrected create.
-      if (isRefusedForGood(error)) digests.delete(idempotencyKey);
+      if (provesNoOrder(error)) digests.delete(idempotencyKey);
     },
   };
+  return steps;
 }
 
 /** The steps on `settings.requestJournal`, tracked by `runner` so `close()` waits for them. */
@@ -139,25 +158,55 @@ export function relayJournal(
   runner: RelayFulfilment,
   reporter: RelayReporter,
 ): RelayJournal {
-  const { deliveryTimers } = settings;
+  return stepsWithin(settings, runner, reporter, EACH_WAIT_ITS_OWN);
+}
+
+/** How a step waits on the journal: `intime` for a create's intent or recall, `quietly` for a record. */
+interface JournalWaits {
+  /** `work`, or a {@link JournalTooSlowError} once the wait's time (or the create's) is spent. */
+  intime<T>(work: Promise<T>): Promise<T>;
+  /** Runs `write`, waiting for it at most the time left; a failure or a late write is reported, never thrown. */
+  quietly(stage: 'record' | 'browser_lookup', write: () => Promise<unknown>): Promise<void>;
+}
+
+/** The waits of steps sharing `deadline`; every write is tracked, so close() still waits for one no step waits for. */
+function journalWaits(
+  { deliveryTimers }: FulfilmentSettings,
+  runner: RelayFulfilment,
+  reporter: RelayReporter,
+  deadline: CreateDeadline,
+): JournalWaits {
+  const within = <T>(capMs: number, work: Promise<T>, late: () => Error): Promise<T> => {
+    const tracked = runner.track(work);
+    const leftMs = deadline.leftMs(capMs);
+    if (leftMs > 0) return answeredWithin(deliveryTimers, leftMs, tracked, late);
+    // Still runs (and lands or fails) on its own; the create does not wait for it.
+    tracked.catch(() => undefined);
+    return Promise.reject(late());
+  };
+  return {
+    intime: (work) => within(INTENT_ANSWER_LIMIT_MS, work, () => new JournalTooSlowError()),
+    async quietly(stage, write) {
+      try {
+        const late = () => new Error(`The journal did not record within ${RECORD_ANSWER_LIMIT_MS} ms.`);
+        await within(RECORD_ANSWER_LIMIT_MS, write(), late);
+      } catch (error) {
+        reporter.emit({ type: 'watcher_error', stage, error });
+      }
+    },
+  };
+}
+
+/** The steps whose waits share `deadline`; `forCreate()` gives a create steps of its own allowance. */
+function stepsWithin(
+  settings: FulfilmentSettings,
+  runner: RelayFulfilment,
+  reporter: RelayReporter,
+  deadline: CreateDeadline,
+): RelayJournal {
   // The shoppers' requests' connections: the watcher never takes them.
   const journal = settings.requestJournal;
-  // Tracked whatever the wait: close() still waits for a write the create stopped waiting for.
-  const intime = <T>(work: Promise<T>) =>
-    answeredWithin(
-      deliveryTimers,
-      INTENT_ANSWER_LIMIT_MS,
-      runner.track(work),
-      () => new JournalTooSlowError(),
-    );
-  const quietly = async (stage: 'record' | 'browser_lookup', write: () => Promise<unknown>) => {
-    try {
-      const late = () => new Error(`The journal did not record within ${RECORD_ANSWER_LIMIT_MS} ms.`);
-      await answeredWithin(deliveryTimers, RECORD_ANSWER_LIMIT_MS, runner.track(write()), late);
-    } catch (error) {
-      reporter.emit({ type: 'watcher_error', stage, error });
-    }
-  };
+  const { intime, quietly } = journalWaits(settings, runner, reporter, deadline);
   return {
     beforeCreate: (intent) => intime(recordAndRead(settings, intent)),
     created: (idempotencyKey, orderId, reading) =>
@@ -168,7 +217,8 @@ export function relayJournal(
         if (outcomeOfPaymentStatus(reading.paymentStatus) !== null) void runner.deliverNow();
       }),
     createFailed: (idempotencyKey, error) =>
-      isRefusedForGood(error)
+      // A 422 says an order exists under the key: its intent stays, for the watcher.
+      provesNoOrder(error)
         ? quietly('record', () => journal.discardIntent(idempotencyKey))
         : Promise.resolve(),
     lookedUp: (orderId, { paymentStatus, ...reading }) =>
@@ -187,8 +237,9 @@ export function relayJournal(
       }),
     recall: async (idempotencyKey) => {
       const attempt = await intime(journal.readAttempt({ idempotencyKey }));
-      return attempt && heldAttempt(attempt);
+      return attempt === undefined ? undefined : heldAttempt(attempt);
     },
+    forCreate: () => stepsWithin(settings, runner, reporter, createDeadline(settings.now)),
   };
 }
 
@@ -205,7 +256,8 @@ async function recordAndRead(
   settings: FulfilmentSettings,
   intent: AttemptIntent,
 ): Promise<RecordedIntent | undefined> {
-  const { journal } = settings;
+  // A shopper's create: on the requests' connections, never the watcher's.
+  const journal = settings.requestJournal;
   const { idempotencyKey, promptKey, ...kept } = intent;
   const prompt =
     promptKey === undefined ? undefined : { key: promptKey, openForMs: settings.approvalWindowMs };
@@ -217,18 +269,15 @@ async function recordAndRead(
       ...(prompt ? { prompt } : {}),
     });
     const own = await journal.readAttempt({ idempotencyKey });
-    if (own) {
-      const attempt = heldAttempt(own);
-      return attempt && { holds: 'key', attempt };
-    }
+    if (own) return { holds: 'key', attempt: heldAttempt(own) };
     const holder = prompt && (await journal.readAttempt({ promptKey: prompt.key }));
     const attempt = holder && holder.entry.phase !== 'settled' ? heldAttempt(holder) : undefined;
-    if (attempt) return { holds: 'prompt', attempt };
+    if (attempt && attempt.kind !== 'spent') return { holds: 'prompt', attempt };
   }
   throw new Error('The journal kept neither this intent nor the one in its way.');
 }
 
-function heldAttempt({ entry, order, attemptDigest }: JournalAttempt): HeldAttempt | undefined {
+function heldAttempt({ entry, order, attemptDigest }: JournalAttempt): HeldAttempt {
   const { reference, metadata, lineItems, amount } = order;
   const details = { reference, metadata, lineItems, amount };
   const { idempotencyKey } = entry;
@@ -237,7 +286,7 @@ function heldAttempt({ entry, order, attemptDigest }: JournalAttempt): HeldAttem
     const serviceKey = entry.serviceKey ?? idempotencyKey;
     return { ...common, kind: 'unanswered', createBody: entry.createBody, serviceKey };
   }
-  // A create the watcher gave up on unanswered keeps neither an order nor its body: nothing to replay.
-  if (entry.orderId === null) return undefined;
+  // A create the watcher gave up on unanswered keeps neither an order nor its body: the key is spent.
+  if (entry.orderId === null) return { ...common, kind: 'spent' };
   return { ...common, kind: 'created', orderId: entry.orderId, issuer: order.issuer };
 }

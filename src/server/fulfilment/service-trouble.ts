@@ -27,6 +27,18 @@ export function isRefusedForGood(error: unknown): boolean {
   return error instanceof ServiceError && !error.retryable && error.status >= 400 && error.status < 500;
 }
 
+/** The refusals that prove the service holds no order under the key: the body (`400`) or the API key (`401`, `403`) refused. */
+const NO_ORDER_STATUSES = new Set([400, 401, 403]);
+
+/**
+ * Whether a create's refusal proves no order exists under its key, so its
+ * intent may be dropped. A `422` does not: it says an order exists under the
+ * key with another body.
+ */
+export function provesNoOrder(error: unknown): boolean {
+  return error instanceof ServiceError && NO_ORDER_STATUSES.has(error.status);
+}
+
 /**
  * A `2xx` whose body is not the documented answer (broken JSON, an HTML page
  * from a proxy): the service is as good as down, and asking again at once,

@@ -49,6 +49,7 @@ import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import {
   type HeldAttempt,
   JournalTooSlowError,
+  type LiveAttempt,
   NO_JOURNAL,
   type RecordedIntent,
   type RelayJournal,
@@ -94,9 +95,11 @@ interface OwnCreate {
   details: OrderDetails;
 }
 
-/** `POST` create-url; throws for every refusal. `journal` records the create first when there is one. */
-export function createOrderHandler(config: HandlerConfig, journal: RelayJournal = NO_JOURNAL) {
+/** `POST` create-url; throws for every refusal. `steps` record the create first when there is a journal. */
+export function createOrderHandler(config: HandlerConfig, steps: RelayJournal = NO_JOURNAL) {
   return async function createOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    // From its arrival, all the create's waits on the journal share one allowance: it answers within 5 s.
+    const journal = steps.forCreate();
     await takeClientToken(config, 'create', request, connection);
     const shopperKey = shopperKeyOf(request);
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
@@ -175,17 +178,41 @@ async function answerRecorded(
   slot: PromptSlot,
 ): Promise<Response> {
   if (recorded === undefined) return createAndAnswer(context, own.createBody, own.details);
-  const { holds, attempt } = recorded;
-  if (holds === 'prompt') return answerOpenPrompt(context, attempt, own, slot);
-  // Journalled before digests were kept: sent as before, under the key the service knows it by.
-  if (holds === 'key' && attempt.attemptDigest === null)
-    return createAndAnswer({ ...context, serviceKey: context.idempotencyKey }, own.createBody, own.details);
-  if (holds === 'key' && attempt.attemptDigest !== context.attemptDigest) {
+  if (recorded.holds === 'prompt') return answerOpenPrompt(context, recorded.attempt, own, slot);
+  const { attempt } = recorded;
+  if (attempt.kind === 'spent') {
+    await slot.release();
+    throw spentKey(context, attempt);
+  }
+  if (attempt.attemptDigest === null) return answerUndigestedIntent(context, attempt, own, slot);
+  if (attempt.attemptDigest !== context.attemptDigest) {
     await slot.release();
     throw idempotencyKeyReused();
   }
   // Only this create's own new intent sends a prompt of its own; the attempt's earlier try counted one.
   if (attempt.kind === 'created') await slot.release();
+  return answerAttempt(context, attempt);
+}
+
+/**
+ * The answer for an attempt journalled before digests were kept, under the
+ * key the service knows it by: an unanswered create is sent as recorded to
+ * the same shopper (name, number, network), and is the `422` of a reused key
+ * to anyone else before the service is called; a known order's key gets this
+ * create, which the service replays or refuses as it would any other.
+ */
+async function answerUndigestedIntent(
+  context: CreateContext,
+  attempt: LiveAttempt,
+  own: OwnCreate,
+  slot: PromptSlot,
+): Promise<Response> {
+  if (attempt.kind === 'created')
+    return createAndAnswer({ ...context, serviceKey: context.idempotencyKey }, own.createBody, own.details);
+  if (!sameShopper(attempt.createBody as ServiceCreateBody, context.intent)) {
+    await slot.release();
+    throw idempotencyKeyReused();
+  }
   return answerAttempt(context, attempt);
 }
 
@@ -198,7 +225,7 @@ async function answerRecorded(
  */
 async function answerOpenPrompt(
   context: CreateContext,
-  holder: HeldAttempt,
+  holder: LiveAttempt,
   own: OwnCreate,
   slot: PromptSlot,
 ): Promise<Response> {
@@ -228,7 +255,7 @@ async function answerOpenPrompt(
 }
 
 /** The answer of an attempt the journal holds: its order as the service has it now, or its recorded create sent. */
-function answerAttempt(context: CreateContext, attempt: HeldAttempt): Promise<Response> {
+function answerAttempt(context: CreateContext, attempt: LiveAttempt): Promise<Response> {
   const { idempotencyKey, details } = attempt;
   if (attempt.kind === 'created') return answerKnownOrder({ ...context, idempotencyKey }, attempt);
   const { serviceKey } = attempt;
@@ -358,6 +385,7 @@ async function answerRefusedCart(context: CreateContext, refusal: HttpError): Pr
     throw journalUnavailable(error);
   }
   if (earlier === undefined) throw refusal;
+  if (earlier.kind === 'spent') throw spentKey(context, earlier);
   if (earlier.attemptDigest === null) return answerUndigested(context, earlier, refusal);
   if (earlier.attemptDigest !== context.attemptDigest) throw idempotencyKeyReused();
   if (earlier.kind === 'created') return answerKnownOrder(context, earlier);
@@ -383,7 +411,7 @@ async function withAttemptSlot(
  */
 async function answerUndigested(
   context: CreateContext,
-  earlier: HeldAttempt,
+  earlier: LiveAttempt,
   refusal: HttpError,
 ): Promise<Response> {
   const { config, intent } = context;
@@ -439,6 +467,20 @@ function sameShopper(createBody: ServiceCreateBody, intent: CheckoutIntent): boo
   return (
     JSON.stringify(createBody.customer_data) === JSON.stringify(intent.customer_data) &&
     JSON.stringify(createBody.payment_method_data) === JSON.stringify(intent.payment_method_data)
+  );
+}
+
+/**
+ * The `422` for a key whose attempt is over (its create given up on before
+ * the service answered): nothing is sent under it again, whatever the body,
+ * so the element starts a new attempt with a new key. Another attempt under
+ * the key is told so; the same attempt is told that it is over.
+ */
+function spentKey(context: CreateContext, spent: HeldAttempt): HttpError {
+  if (spent.attemptDigest !== context.attemptDigest) return idempotencyKeyReused();
+  return new HttpError(
+    'idempotencyKeyReused',
+    'This checkout attempt is over. Start a new attempt with a new key.',
   );
 }
 
