@@ -79,6 +79,7 @@ export class PayCheckout extends LitElement {
   static override properties: PropertyDeclarations = {
     createUrl: { attribute: 'create-url' },
     lookupUrl: { attribute: 'lookup-url' },
+    priceUrl: { attribute: 'price-url' },
     amount: { type: Number },
     currency: {},
     locale: {},
@@ -115,6 +116,13 @@ export class PayCheckout extends LitElement {
   declare createUrl: string;
   /** Where the relay's lookup endpoint is (contract §3). Required. */
   declare lookupUrl: string;
+  /**
+   * Where the relay's price route is (`price-url`): the element asks it to
+   * price the cart whenever the page sets one, shows its amount on the Pay
+   * button and its items on the receipt, and sends that amount with the
+   * create as `expected_amount`, so no prompt is ever for another amount.
+   */
+  declare priceUrl: string;
   /** Amount in minor units (5000 = GH₵ 50.00), for display only: the server decides what is charged. */
   declare amount: number | undefined;
   /** Lowercase currency code. */
@@ -151,6 +159,7 @@ export class PayCheckout extends LitElement {
     super();
     this.createUrl = '';
     this.lookupUrl = '';
+    this.priceUrl = '';
     this.currency = DEFAULT_CURRENCY;
     this.customerName = '';
     this.phone = '';

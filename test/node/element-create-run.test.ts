@@ -11,7 +11,7 @@ import type { FieldName, FieldRefusal } from '../../src/element/checkout-form.js
 import { CreateRun } from '../../src/element/create-run.js';
 import type { PayErrorDetail } from '../../src/element/events.js';
 import type { CheckoutRelay } from '../../src/server/index.js';
-import type { CheckoutIntent } from '../../src/shared/wire.js';
+import type { CheckoutIntent, OrderAmount } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { CLIENT, intent, relayStack } from '../fixtures/relay.js';
 
@@ -38,7 +38,8 @@ function draft(overrides: Record<string, unknown> = {}): AttemptFacts<DraftAttem
 type Report =
   | { created: string; orderId: string }
   | { field: FieldName; refusal: FieldRefusal | undefined }
-  | { error: PayErrorDetail; cartMessage: string | undefined; newKey: boolean };
+  | { error: PayErrorDetail; cartMessage: string | undefined; newKey: boolean }
+  | { amountChanged: OrderAmount; error: PayErrorDetail };
 
 /**
  * A CreateRun sending through `fetch` (the relay's own handler by default)
@@ -64,6 +65,7 @@ function createRun(options: { relay?: CheckoutRelay; fetch?: typeof fetch; retri
     onCreated: (attempt, { order }) => reports.push({ created: attempt.idempotencyKey, orderId: order.id }),
     onFieldRefused: (field, refusal) => reports.push({ field, refusal }),
     onFailed: (error, cartMessage, newKey) => reports.push({ error, cartMessage, newKey }),
+    onAmountChanged: (amountChanged, error) => reports.push({ amountChanged, error }),
   });
   return { run, relay, toRelay, sent, reports };
 }
