@@ -63,7 +63,13 @@ function minifyElementTemplates(): Plugin {
  * properties over accessors of their own), server-side rendering's hydration
  * hook, the array form of `static styles` (the element gives one stylesheet),
  * and what lit-html does for element bindings, directives and SVG or MathML
- * templates, none of which the element's templates use. About 450 B gzip. Each is matched
+ * templates, none of which the element's templates use. About 450 B gzip. Then
+ * attributes built from several values (the templates build such a value
+ * in JavaScript: ``class=${`status state-${status}`}``), bindings inside
+ * raw-text elements and comments, templates compiled ahead of time, what
+ * parts are told as the element comes and goes (only async directives
+ * listen), and the property options the element never sets (`useDefault`,
+ * `hasChanged`, `noAccessor`, `state`, object converters): about 500 B more. Each is matched
  * exactly in Lit's production build: a Lit upgrade that changes one fails the
  * build here rather than ship a broken element.
  */
