@@ -13,18 +13,16 @@ import { unsafeCSS } from 'lit';
  */
 export const payCheckoutStyles = unsafeCSS(`
 :host {
-  /* Light or dark as the shopper's system is: the defaults below pick theirs with light-dark(). */
-  color-scheme: light dark;
   --_radius: var(--pay-checkout-radius, 0.5rem);
   --_spacing: var(--pay-checkout-spacing, 1rem);
-  --_background: var(--pay-checkout-background-color, light-dark(#fff, #17181b));
-  --_text: var(--pay-checkout-text-color, light-dark(#1b1b1f, #f1f1f3));
-  --_muted: var(--pay-checkout-muted-color, light-dark(#54565b, #b9bbc1));
-  --_border: var(--pay-checkout-border-color, light-dark(#76787e, #8d9097));
-  --_accent: var(--pay-checkout-accent-color, light-dark(#0a6b35, #7fd49a));
-  --_on-accent: var(--pay-checkout-on-accent-color, light-dark(#fff, #0b1f12));
-  --_error: var(--pay-checkout-error-color, light-dark(#b3261e, #ffb4ab));
-  --_focus: var(--pay-checkout-focus-color, light-dark(#1a5fd0, #7ab8ff));
+  --_background: var(--pay-checkout-background-color, #fff);
+  --_text: var(--pay-checkout-text-color, #1b1b1f);
+  --_muted: var(--pay-checkout-muted-color, #54565b);
+  --_border: var(--pay-checkout-border-color, #76787e);
+  --_accent: var(--pay-checkout-accent-color, #0a6b35);
+  --_on-accent: var(--pay-checkout-on-accent-color, #fff);
+  --_error: var(--pay-checkout-error-color, #b3261e);
+  --_focus: var(--pay-checkout-focus-color, #1a5fd0);
   display: block;
   position: relative;
   box-sizing: border-box;
@@ -37,6 +35,18 @@ export const payCheckoutStyles = unsafeCSS(`
   color: var(--_text);
   font: var(--pay-checkout-font-size, 1rem) / 1.5 var(--pay-checkout-font-family, system-ui, sans-serif);
   overflow-wrap: anywhere;
+}
+@media (prefers-color-scheme: dark) {
+  :host {
+    --_background: var(--pay-checkout-background-color, #17181b);
+    --_text: var(--pay-checkout-text-color, #f1f1f3);
+    --_muted: var(--pay-checkout-muted-color, #b9bbc1);
+    --_border: var(--pay-checkout-border-color, #8d9097);
+    --_accent: var(--pay-checkout-accent-color, #7fd49a);
+    --_on-accent: var(--pay-checkout-on-accent-color, #0b1f12);
+    --_error: var(--pay-checkout-error-color, #ffb4ab);
+    --_focus: var(--pay-checkout-focus-color, #7ab8ff);
+  }
 }
 :host([hidden]) { display: none; }
 * { box-sizing: inherit; }
