@@ -96,6 +96,20 @@ describe('CreateRun', () => {
     assert.equal(run.running, false);
   });
 
+  it('a price the real relay changed (409 amount_changed): its new amount reported, retryable, never retried, no order', async () => {
+    const { run, sent, reports } = createRun({ retries: 3 });
+    await run.start(draft({ expected_amount: { currency: 'ghs', value: 1 } }), true);
+    assert.equal(sent.length, 1, 'not sent again by itself: the shopper sees the new amount first');
+    const [report] = reports as { amountChanged: OrderAmount; error: PayErrorDetail }[];
+    assert.equal(report?.error.code, 'amount_changed');
+    assert.equal(report?.error.retryable, true);
+    assert.equal(report?.amountChanged.currency, 'ghs');
+    assert.ok(Number.isSafeInteger(report?.amountChanged.value) && report?.amountChanged.value !== 1);
+    // The relay's own price: the same create at that amount makes the order.
+    await run.start(draft({ expected_amount: report?.amountChanged }), true);
+    assert.ok(reports[1] && 'created' in reports[1], JSON.stringify(reports[1]));
+  });
+
   it('reports nothing once stopped, and the same create may be sent again under its key', async () => {
     const { run, sent, reports } = createRun();
     const attempt = draft();
