@@ -117,7 +117,8 @@ export class CheckoutSession {
         // Nothing was sent to the shopper's phone: back to the form, at the relay's price, and a new key next time.
         const { cart } = this.#checkout as AttemptBasics;
         this.#move({ type: 'rejected' }, undefined);
-        this.#priced = { cart, amount: value, currency };
+        // The same cart, so the same items: only their price changed.
+        this.#priced = { ...this.#priced, cart, amount: value, currency };
         this.amountChanged = true;
         this.#host.dispatch('pay-error', error);
       },

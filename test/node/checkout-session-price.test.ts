@@ -119,6 +119,11 @@ describe('CheckoutSession with price-url', () => {
     assert.equal(shop.session.state.status, 'requires_action');
     assert.equal(shop.session.amountChanged, false);
     assert.equal(shop.session.attempt?.amount, 9_000);
+    assert.deepEqual(
+      shop.session.attempt?.items,
+      ['Rice 5 kg × 2'],
+      'the same cart: the same items, at the new price',
+    );
   });
 
   it('a price request that fails keeps the page’s amount, shows no error, and the create still goes', async () => {
