@@ -63,7 +63,13 @@ function minifyElementTemplates(): Plugin {
  * properties over accessors of their own), server-side rendering's hydration
  * hook, the array form of `static styles` (the element gives one stylesheet),
  * and what lit-html does for element bindings, directives and SVG or MathML
- * templates, none of which the element's templates use. About 450 B gzip. Each is matched
+ * templates, none of which the element's templates use. About 450 B gzip. Then
+ * attributes built from several values (the templates build such a value
+ * in JavaScript: ``class=${`status state-${status}`}``), bindings inside
+ * raw-text elements and comments, templates compiled ahead of time, what
+ * parts are told as the element comes and goes (only async directives
+ * listen), and the property options the element never sets (`useDefault`,
+ * `hasChanged`, `noAccessor`, `state`, object converters): about 500 B more. Each is matched
  * exactly in Lit's production build: a Lit upgrade that changes one fails the
  * build here rather than ship a broken element.
  */
@@ -89,17 +95,37 @@ function dropUnusedLitParts(): Plugin {
       'this.prototype.hasOwnProperty(t)&&((s=Object.create(s)).wrapped=!0),',
       'h(this.prototype,t)??',
       'const t=this.constructor.elementProperties;if(t.size>0)for(const[s,i]of t){const{wrapped:t}=i,e=this[s];!0!==t||this._$AL.has(s)||void 0===e||this.C(s,void 0,i,e)}',
+      // A property's default kept apart from its attribute (`useDefault`): the element declares none.
+      '||i.useDefault&&i.reflect&&h===this._$Ej?.get(t)&&!this.hasAttribute(r._$Eu(t,i))',
+      'i&&!(this._$Ej??=new Map).has(t)&&(this._$Ej.set(t,r??s??this[t]),!0!==h||void 0!==r)||',
+      '??this._$Ej?.get(e)??r',
+      // Internal reactive state (`state: true`), `hasChanged`, `noAccessor`, converters given as objects, symbols
+      // as property names: the element's properties are all public, named by strings, compared with `!==`, and
+      // its one converter (`cart-json`) is a function.
+      's.state&&(s.attribute=!1),',
+      ['!s.noAccessor', '1'],
+      ['(void 0!==i.converter?.toAttribute?i.converter:u)', 'u'],
+      [
+        '"function"==typeof t.converter?{fromAttribute:t.converter}:void 0!==t.converter?.fromAttribute?t.converter:u',
+        't.converter?{fromAttribute:t.converter}:u',
+      ],
+      ['(i.hasChanged??f)(h,s)', 'f(h,s)'],
+      ['"string"==typeof t?t.toLowerCase():void 0', 't.toLowerCase()'],
     ],
     // Also what server-rendered content (render before it) and async directives (whether connected) need.
     'lit-element.js': [
       ',s.litElementHydrateSupport?.({LitElement:i})',
       'this.renderOptions.renderBefore??=t.firstChild,',
       'this.hasUpdated||(this.renderOptions.isConnected=this.isConnected),',
+      // Telling the rendered parts the element came or went: only async directives listen (`setConnected` is blanked below).
+      'connectedCallback(){super.connectedCallback(),this._$Do?.setConnected(!0)}disconnectedCallback(){super.disconnectedCallback(),this._$Do?.setConnected(!1)}',
     ],
     // The cache of stylesheets by `css` template (the element's one comes from `unsafeCSS`), and
     // the conversion of a `CSSStyleSheet` given as `static styles` (the element gives none).
     'css-tag.js': [
       'const s=this.t;',
+      // A stylesheet as text: Lit adopts it, and the element never prints it.
+      'toString(){return this.cssText}',
       [
         'const e=void 0!==s&&1===s.length;e&&(t=o.get(s)),void 0===t&&((this.o=t=new CSSStyleSheet).replaceSync(this.cssText),e&&o.set(s,t))',
         '(this.o=t=new CSSStyleSheet).replaceSync(this.cssText)',
@@ -127,12 +153,31 @@ function dropUnusedLitParts(): Plugin {
       'get tagName(){return this.element.tagName}',
       // Whether a part is connected, which only async directives ask.
       ['this._$AP?.(!1,!0,s);', ';'],
-      ['setConnected(t){void 0===this._$AM&&(this._$Cv=t,this._$AP?.(t))}', 'setConnected(){}'],
+      'setConnected(t){void 0===this._$AM&&(this._$Cv=t,this._$AP?.(t))}',
       'get _$AU(){return this._$AM._$AU}',
       'get _$AU(){return this._$AM._$AU}',
       'get _$AU(){return this._$AM._$AU}',
       'get _$AU(){return this._$AM?._$AU??this._$Cv}',
       ',this._$Cv=e?.isConnected??!0',
+      // Attributes built from several values (`class="a ${b}"`): the templates give each attribute one whole value.
+      [
+        's.length>2||""!==s[0]||""!==s[1]?(this._$AH=Array(s.length-1).fill(new String),this.strings=s):this._$AH=A',
+        'this._$AH=A',
+      ],
+      [
+        'const h=this.strings;let o=!1;if(void 0===h)t=M(this,t,i,0),o=!a(t)||t!==this._$AH&&t!==E,o&&(this._$AH=t);else{const e=t;let n,r;for(t=h[0],n=0;n<h.length-1;n++)r=M(this,e[s+n],i,n),r===E&&(r=this._$AH[n]),o||=!a(r)||r!==this._$AH[n],r===A?t=A:t!==A&&(t+=(r??"")+h[n+1]),this._$AH[n]=r}',
+        'let o;t=M(this,t,i,0),o=!a(t)||t!==this._$AH&&t!==E,o&&(this._$AH=t);',
+      ],
+      ['void 0!==s.strings?(s._$AI(t,s,i),i+=s.strings.length-2):s._$AI(t[i])', 's._$AI(t[i])'],
+      // Bindings inside raw text elements (`<textarea>`, `<title>`, `<style>`, `<script>`) and inside comments: none in the templates.
+      'y.test(u[2])&&(n=RegExp("</"+u[2],"g")),',
+      'if(y.test(r.tagName)){const t=r.textContent.split(o),i=t.length-1;if(i>0){r.textContent=s?s.emptyScript:"";for(let s=0;s<i;s++)r.append(t[s],c()),P.nextNode(),d.push({type:2,index:++l});r.append(t[i],c())}}',
+      'else{let t=-1;for(;-1!==(t=r.data.indexOf(o,t+1));)d.push({type:7,index:l}),t+=o.length-1}',
+      // Templates compiled ahead of time (`_$litType$` an object): the element's are all `html` tagged.
+      [
+        '"number"==typeof s?this._$AC(t):(void 0===s.el&&(s.el=S.createElement(V(s.h,s.h[0]),this.options)),s)',
+        'this._$AC(t)',
+      ],
       // The message of the error a template strings array that is not one throws (the check stays).
       ['"invalid template strings array"', '""'],
       // DOM nodes as values, and listeners given as objects with options: the templates give neither.

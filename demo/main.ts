@@ -237,6 +237,7 @@ function renderSnippets(): void {
     integrity: config.embed.integrity,
     createUrl: config.checkout.create,
     lookupUrl: config.checkout.lookup,
+    priceUrl: config.checkout.price,
     amount: displayedAmount(),
     currency: product.price.currency,
     locale: settings.locale,

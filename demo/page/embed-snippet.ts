@@ -14,6 +14,7 @@ export interface SnippetSettings {
   integrity: string | null;
   createUrl: string;
   lookupUrl: string;
+  priceUrl: string;
   amount: number;
   currency: string;
   locale: string;
@@ -47,6 +48,7 @@ export function htmlSnippet(settings: SnippetSettings): SnippetToken[] {
   tokens.push({ text: '<pay-checkout', kind: 'tag' });
   attribute('create-url', settings.createUrl, '\n  ');
   attribute('lookup-url', settings.lookupUrl, '\n  ');
+  attribute('price-url', settings.priceUrl, '\n  ');
   attribute('amount', String(settings.amount), '\n  ');
   attribute('currency', settings.currency, ' ');
   attribute('locale', settings.locale, ' ');

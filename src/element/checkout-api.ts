@@ -6,8 +6,14 @@
  */
 import { equalJitterDelay, sleep } from '../shared/backoff.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/service-contract.js';
-import type { CreateAnswer, LookupAnswer, LookupRequest } from '../shared/wire.js';
-import { readCreateAnswer, readErrorBody, readLookupAnswer } from './wire-guards.js';
+import type { CreateAnswer, LookupAnswer, LookupRequest, OrderAmount, PriceAnswer } from '../shared/wire.js';
+import {
+  readAmount,
+  readCreateAnswer,
+  readErrorBody,
+  readLookupAnswer,
+  readPriceAnswer,
+} from './wire-guards.js';
 
 /** A failed call to the relay, in the relay's error vocabulary. Messages never carry keys. */
 export class CheckoutRequestError extends Error {
@@ -21,11 +27,20 @@ export class CheckoutRequestError extends Error {
   declare readonly param?: string;
   /** From `Retry-After`, when the relay sent one. */
   declare readonly retryAfterMs?: number;
+  /** The relay's new price beside a `409` `amount_changed`: no prompt was sent. */
+  declare readonly amount?: OrderAmount;
 
   // Assigned, not declared as parameter properties, which would emit each field twice.
-  constructor(status: number, code: string, message: string, param?: string, retryAfterMs?: number) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    param?: string,
+    retryAfterMs?: number,
+    amount?: OrderAmount,
+  ) {
     super(message);
-    Object.assign(this, { status, code, param, retryAfterMs });
+    Object.assign(this, { status, code, param, retryAfterMs, amount });
   }
 
   /** Set when earlier tries of the same create failed or went unanswered first: one of them may have reached the service. */
@@ -89,8 +104,10 @@ export async function createOrder(
       return await postJson(url, body, headers, options, readCreateAnswer);
     } catch (error) {
       const retryAfterMs = (error as CheckoutRequestError).retryAfterMs ?? 0;
+      // A new price is the shopper's to see before any retry: no prompt was sent.
       if (
         !(error instanceof CheckoutRequestError && error.retryable) ||
+        error.amount ||
         attempt >= (options.retries ?? CREATE_RETRIES) ||
         retryAfterMs > MAX_RETRY_AFTER_MS
       ) {
@@ -111,6 +128,11 @@ export function lookupOrder(
   options: RequestOptions = {},
 ): Promise<LookupAnswer> {
   return postJson(url, JSON.stringify(request), {}, options, readLookupAnswer);
+}
+
+/** `POST {price-url}` with `{ cart }`, once: what the relay will charge for it, before any prompt. */
+export function priceCart(url: string, cart: unknown, options: RequestOptions = {}): Promise<PriceAnswer> {
+  return postJson(url, JSON.stringify({ cart }), {}, options, readPriceAnswer);
 }
 
 /** `POST` of a JSON body with `extraHeaders`, read by `read`; every failure a CheckoutRequestError. */
@@ -172,6 +194,8 @@ function errorFromAnswer({ status, headers }: Response, json: unknown): Checkout
     error?.message ?? `The relay answered ${status}.`,
     error?.param,
     parseRetryAfter(headers.get('Retry-After')),
+    // Only a `409` `amount_changed` carries one, beside its error.
+    readAmount((json as { amount?: unknown } | undefined)?.amount),
   );
 }
 

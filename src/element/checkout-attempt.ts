@@ -44,6 +44,8 @@ export interface AttemptBasics {
   reference?: string | null;
   /** The fingerprint of the cart the attempt was made for (`cartFingerprint`); none after `resume()`. */
   cart?: number;
+  /** The shop's items as the relay priced them (`price-url`), each `name × quantity`, for the receipt. */
+  items?: string[];
   /** Events already fired for this attempt: each fires at most once, reloads included. */
   fired: PayCheckoutEventName[];
 }

@@ -12,7 +12,7 @@ import { classifyPaymentStatus, ORDER_ID_PATTERN, paymentFailureCode } from '../
 import type { CheckoutIntent, LookupAnswer, LookupRequest } from '../shared/wire.js';
 import { AttemptStore } from './attempt-store.js';
 import { cartFingerprint } from './cart-fingerprint.js';
-import { createOrder, lookupOrder, type RequestOptions } from './checkout-api.js';
+import { createOrder, lookupOrder, priceCart, type RequestOptions } from './checkout-api.js';
 import {
   type AttemptBasics,
   type AttemptFacts,
@@ -30,8 +30,10 @@ import {
   settledAttempt,
   withChargedAmount,
 } from './checkout-attempt.js';
+import { createBody } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
 import { CreateRun } from './create-run.js';
+import { PRICE_DEBOUNCE_MS } from './defaults.js';
 import type { PayCheckoutEventDetails, PayCheckoutEventName } from './events.js';
 import { OtherOrders } from './other-orders.js';
 import { type Connection, PollController } from './poll-controller.js';
@@ -43,6 +45,14 @@ import {
   REFUSAL_MESSAGES,
   type Refusal,
 } from './session-host.js';
+
+/** What the relay priced a cart at (`price-url`): the amount and its currency, and the items priced. */
+interface Priced {
+  cart: number | undefined;
+  amount: number;
+  currency: string;
+  items?: string[];
+}
 
 /** The checkout's state and attempt, its network runs and timers. */
 export class CheckoutSession {
@@ -62,6 +72,13 @@ export class CheckoutSession {
   readonly #others: OtherOrders;
   /** What the relay charged the checkout's last order, for the form again after it ("Try again", "Use another number"). */
   #charged: AttemptBasics | undefined;
+  /** What the relay last priced the page's cart at: the button's amount, the create's `expected_amount`. */
+  #priced: Priced | undefined;
+  /** The price request in flight: only the latest one's answer counts. */
+  #pricing: AbortController | undefined;
+  #priceTimer: unknown;
+  /** True on the form after the relay priced the cart otherwise than the button said (`409` `amount_changed`); any move clears it. */
+  amountChanged = false;
 
   /** `settings` is read each time it is needed (the element itself): attributes change at any time. */
   constructor(settings: CheckoutSettings, host: CheckoutSessionHost, environment: CheckoutEnvironment) {
@@ -95,6 +112,15 @@ export class CheckoutSession {
         // Refused input created nothing: back to the form, which holds no attempt, and a new key next time.
         this.#move({ type: 'rejected' }, undefined);
         this.#host.fieldRefused(field, refusal);
+      },
+      onAmountChanged: ({ currency, value }, error) => {
+        // Nothing was sent to the shopper's phone: back to the form, at the relay's price, and a new key next time.
+        const { cart } = this.#checkout as AttemptBasics;
+        this.#move({ type: 'rejected' }, undefined);
+        // The same cart, so the same items: only their price changed.
+        this.#priced = { ...this.#priced, cart, amount: value, currency };
+        this.amountChanged = true;
+        this.#host.dispatch('pay-error', error);
       },
       onFailed: (error, cartMessage, newKey) => {
         const event: CheckoutEvent = { type: 'create_failed', retryable: error.retryable, cartMessage };
@@ -157,13 +183,15 @@ export class CheckoutSession {
   }
 
   /**
-   * The amount the form shows for `cart`: what the relay charged the
-   * checkout's last order for the same cart (the form again after a failure
-   * or "Use another number"), else undefined, the page's `amount`.
+   * The amount the form shows for `cart`: what the relay priced it at
+   * (`price-url`), else what it charged the checkout's last order for the
+   * same cart (the form again after a failure or "Use another number"),
+   * else undefined, the page's `amount`.
    */
-  formAmount(cart: unknown): AttemptBasics | undefined {
-    const charged = this.#charged;
-    return charged?.cart === undefined || charged.cart === cartFingerprint(cart) ? charged : undefined;
+  formAmount(cart: unknown): Pick<AttemptBasics, 'amount' | 'currency'> | undefined {
+    return [this.#priced, this.#charged].find(
+      (known) => known && (known.cart === undefined || known.cart === cartFingerprint(cart)),
+    );
   }
 
   /** Whole seconds left for the payer to approve, never negative. */
@@ -217,6 +245,12 @@ export class CheckoutSession {
     if (open) return this.#takeUp(open);
     const draft = draftAttempt(intent, this.#settings, this.#env.now());
     if (typeof draft === 'string') return this.refuse(draft);
+    // The amount on the button, when the relay priced this very cart: a create at another price is refused before any prompt.
+    const priced = this.#priced;
+    if (priced && priced.cart === draft.cart) {
+      const expected_amount = { currency: priced.currency, value: priced.amount };
+      Object.assign(draft, priced, { body: createBody({ ...intent, expected_amount }) });
+    }
     // Listeners get a copy of exactly the bytes that will be sent.
     this.#proposing = true;
     const proceed = this.#fire('pay-submit', { intent: JSON.parse(draft.body) }, draft);
@@ -256,12 +290,42 @@ export class CheckoutSession {
    * True when dropped.
    */
   cartSet(cart: unknown): boolean {
+    this.#price(cart);
     const checkout = this.#checkout;
     // Failed, it is settled only once no other order of the checkout may still be paid.
     const settled = checkout.phase === 'settled' && (checkout.state.status === 'paid' || !this.othersOpen);
     return (
       settled && checkout.cart !== undefined && checkout.cart !== cartFingerprint(cart) && this.restart()
     );
+  }
+
+  /**
+   * Asks the relay (`price-url`) to price `cart` once the page stops setting
+   * it; a later cart aborts the request in flight. A request that fails keeps
+   * what the button showed: the create still works, and the relay still decides.
+   */
+  #price(cart: unknown): void {
+    const env = this.#env;
+    const url = this.#settings.priceUrl;
+    env.clearTimeout(this.#priceTimer);
+    if (!url) return;
+    this.#priceTimer = env.setTimeout(async () => {
+      this.#pricing?.abort();
+      const run = new AbortController();
+      this.#pricing = run;
+      try {
+        const { amount, line_items } = await priceCart(url, cart, this.#request(run.signal));
+        if (this.#pricing !== run) return;
+        const items = line_items.map(({ name, quantity }) => `${name} × ${quantity}`);
+        this.#priced = {
+          cart: cartFingerprint(cart),
+          amount: amount.value,
+          currency: amount.currency,
+          items,
+        };
+        this.#host.requestUpdate();
+      } catch {}
+    }, PRICE_DEBOUNCE_MS);
   }
 
   /** Follows an order created elsewhere, as a new attempt; a `TypeError` for a malformed id or token. */
@@ -425,6 +489,7 @@ export class CheckoutSession {
     const next = transition(previous, event);
     if (next === previous && attempt === this.attempt) return false;
     this.#checkout = checkoutIn(next, attempt);
+    this.amountChanged = false;
     if (next.status !== 'requires_action' && next.status !== 'timeout') this.#poll.stop();
     this.#store.save(this.#checkout);
     if (next.status === previous.status) {

@@ -5,7 +5,7 @@
  * field to fix, or an error to show and whether the attempt's idempotency key
  * may be dropped. The retries under one key are `createOrder`'s.
  */
-import type { CreateAnswer } from '../shared/wire.js';
+import type { CreateAnswer, OrderAmount } from '../shared/wire.js';
 import { asRequestError, CheckoutRequestError } from './checkout-api.js';
 import type { AttemptFacts, DraftAttempt } from './checkout-attempt.js';
 import {
@@ -35,6 +35,12 @@ export interface CreateHandlers {
    * under the attempt's key, so that "Try again" starts a new attempt.
    */
   onFailed(error: PayErrorDetail, cartMessage: string | undefined, newKey: boolean): void;
+  /**
+   * The relay prices the cart otherwise than the shopper saw (`409`
+   * `amount_changed`, with its `amount`): refused before any prompt, so
+   * nothing exists under the key; `error` is what `pay-error` says.
+   */
+  onAmountChanged(amount: OrderAmount, error: PayErrorDetail): void;
 }
 
 /** The one owner of a session's create. */
@@ -80,9 +86,14 @@ export class CreateRun {
 
   /** `firstTry`: nothing was sent under the attempt's key before this answer, retries included. */
   #failed(
-    { status, param, code, message, retryable, retryAfterMs }: CheckoutRequestError,
+    { status, param, code, message, retryable, retryAfterMs, amount }: CheckoutRequestError,
     firstTry: boolean,
   ): void {
+    // The shopper presses Pay again at the new price: a retry, with a new key.
+    if (amount) {
+      this.#handlers.onAmountChanged(amount, { code, message, retryable: true });
+      return;
+    }
     const tooManyPrompts = status === 429 && code === TOO_MANY_PAYMENT_REQUESTS;
     const field = status === 400 || tooManyPrompts ? fieldForParam(param) : undefined;
     if (field) {

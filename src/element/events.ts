@@ -73,7 +73,8 @@ export interface PayErrorDetail {
   /**
    * The relay's `error.code`, or the element's own: `network_error`,
    * `invalid_answer`, `secret_key_exposed`, `missing_url`, `invalid_cart`,
-   * and `cart_rejected` (the merchant's `CartError`; `message` is its text).
+   * `cart_rejected` (the merchant's `CartError`; `message` is its text), and
+   * `amount_changed` (the relay priced the cart otherwise than the button said; no prompt was sent).
    */
   code: string;
   message: string;

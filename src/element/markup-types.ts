@@ -20,6 +20,8 @@ export interface PayCheckoutAttributes {
   'create-url'?: string;
   /** The relay's lookup endpoint (contract §3). Required for the element to work. */
   'lookup-url'?: string;
+  /** The relay's price route: the Pay button shows the relay's amount for the cart, and the create sends it as `expected_amount`. */
+  'price-url'?: string;
   /** Minor units (5000 = GH₵ 50.00), display only: the server decides what is charged. */
   amount?: number | string;
   /** Lowercase currency code; the element's default when absent. */

@@ -43,7 +43,7 @@ function cartFromAttribute(text: string | null): unknown {
  * @fires pay-paid - The payment is paid: the first of the checkout's orders paid; again only for another order paid too, with `otherPaidOrderIds` naming those paid before. `detail: { orderId, order, amount, reference, otherPaidOrderIds? }`.
  * @fires pay-failed - The payment failed for good. `detail: { orderId, paymentStatus, failureCode }`.
  * @fires pay-timeout - `poll-timeout` passed without an outcome. `detail: { orderId }`.
- * @fires pay-error - A retryable or configuration error, or a refused cart (`cart_rejected`). `detail: { code, message, retryable }`.
+ * @fires pay-error - A retryable or configuration error, a refused cart (`cart_rejected`), or a price the relay changed (`amount_changed`). `detail: { code, message, retryable }`.
  * @fires pay-state-change - Every change of `state`. `detail: { state, previous }`.
  *
  * @csspart form - The form.
@@ -79,6 +79,7 @@ export class PayCheckout extends LitElement {
   static override properties: PropertyDeclarations = {
     createUrl: { attribute: 'create-url' },
     lookupUrl: { attribute: 'lookup-url' },
+    priceUrl: { attribute: 'price-url' },
     amount: { type: Number },
     currency: {},
     locale: {},
@@ -115,7 +116,14 @@ export class PayCheckout extends LitElement {
   declare createUrl: string;
   /** Where the relay's lookup endpoint is (contract §3). Required. */
   declare lookupUrl: string;
-  /** Amount in minor units (5000 = GH₵ 50.00), for display only: the server decides what is charged. */
+  /**
+   * Where the relay's price route is (`price-url`): the element asks it to
+   * price the cart whenever the page sets one, shows its amount on the Pay
+   * button and its items on the receipt, and sends that amount with the
+   * create as `expected_amount`, so no prompt is ever for another amount.
+   */
+  declare priceUrl: string;
+  /** Amount in minor units (5000 = GH₵ 50.00), for display only: the server decides what is charged. With `price-url`, the placeholder until the relay's price arrives. */
   declare amount: number | undefined;
   /** Lowercase currency code. */
   declare currency: string;
@@ -151,6 +159,7 @@ export class PayCheckout extends LitElement {
     super();
     this.createUrl = '';
     this.lookupUrl = '';
+    this.priceUrl = '';
     this.currency = DEFAULT_CURRENCY;
     this.customerName = '';
     this.phone = '';

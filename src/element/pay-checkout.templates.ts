@@ -24,7 +24,7 @@ export interface CheckoutView {
   locale: string;
   session: Pick<
     CheckoutSession,
-    'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain' | 'othersOpen'
+    'state' | 'attempt' | 'connection' | 'secondsLeft' | 'checkAgain' | 'othersOpen' | 'amountChanged'
   >;
   form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onSubmit' | 'onInput' | 'onBlur'>;
   /** The amount the page shows now, formatted; '' when it gave none. */
@@ -59,7 +59,7 @@ export function renderCheckout(view: CheckoutView): TemplateResult {
       : status === 'paid' && session.othersOpen && text.declineOtherRequest;
   return html`
     <div lang=${view.locale}>
-      <div class="visually-hidden" role="status" aria-live="polite">${messageOf(view)}${note ? ` ${note}` : ''}</div>
+      <div class=visually-hidden role=status aria-live=polite>${messageOf(view)}${note ? ` ${note}` : ''}</div>
       ${renderScreen(view)}
     </div>
   `;
@@ -71,7 +71,7 @@ function messageOf(view: CheckoutView): string | undefined {
   const { state, attempt } = session;
   switch (state.status) {
     case 'idle':
-      return view.session.othersOpen ? text.earlierRequestOpen : '';
+      return formNote(view);
     case 'submitting':
       return text.submitting;
     case 'requires_action': {
@@ -95,6 +95,11 @@ function messageOf(view: CheckoutView): string | undefined {
   }
 }
 
+/** The note on the form: the relay's new price (no prompt was sent), or an earlier prompt still open. */
+function formNote({ session, text }: CheckoutView): string {
+  return session.amountChanged ? text.amountChanged : session.othersOpen ? text.earlierRequestOpen : '';
+}
+
 /** The heading of each state after the form. */
 function titleOf(state: StatusState, text: PayCheckoutStrings): string {
   return {
@@ -114,8 +119,8 @@ function renderScreen(view: CheckoutView): TemplateResult {
   const { status } = view.session.state;
   if (status === 'idle' || status === 'submitting') return renderForm(view);
   return html`
-    <div class="status state-${status}" part="status">
-      <h2 id="heading" tabindex="-1">${titleOf(status, view.text)}</h2>
+    <div class=${`status state-${status}`} part=status>
+      <h2 id=heading tabindex=-1>${titleOf(status, view.text)}</h2>
       ${renderStatusBody(view)}
     </div>
   `;
@@ -126,23 +131,23 @@ function renderForm(view: CheckoutView): TemplateResult {
   const { values, errors } = form;
   const submitting = view.session.state.status === 'submitting';
   return html`
-    <form part="form" novalidate aria-labelledby="heading" @submit=${form.onSubmit}>
-      <h2 id="heading" tabindex="-1">${text.formTitle}</h2>
-      ${amount ? html`<p class="amount" part="amount"><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
-      ${view.session.othersOpen ? html`<p class="note">${text.earlierRequestOpen}</p>` : nothing}
+    <form part=form novalidate aria-labelledby=heading @submit=${form.onSubmit}>
+      <h2 id=heading tabindex=-1>${text.formTitle}</h2>
+      ${amount ? html`<p class=amount part=amount><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
+      ${formNote(view) ? html`<p class=note>${formNote(view)}</p>` : nothing}
       <fieldset ?disabled=${view.disabled}>
         ${renderInput(view, 'customer_name', submitting)}
         ${renderInput(view, 'number', submitting)}
-        <div class="field" part="field">
-          <label part="label" for="issuer">${text.issuerLabel}</label>
+        <div class=field part=field>
+          <label part=label for=issuer>${text.issuerLabel}</label>
           <select
             part="input issuer"
-            id="issuer"
-            name="issuer"
+            id=issuer
+            name=issuer
             required
             ?disabled=${submitting}
             aria-invalid=${!!errors.issuer}
-            aria-describedby="issuer-error"
+            aria-describedby=issuer-error
             @change=${form.onInput}
           >
             <option value="" ?selected=${!values.issuer}>${text.issuerPlaceholder}</option>
@@ -154,8 +159,8 @@ function renderForm(view: CheckoutView): TemplateResult {
           </select>
           ${renderFieldError(text, errors, 'issuer')}
         </div>
-        <button part="submit" type="submit" aria-busy=${submitting} aria-disabled=${submitting}>
-          ${submitting ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${text.pay(amount)}
+        <button part=submit type=submit aria-busy=${submitting} aria-disabled=${submitting}>
+          ${submitting ? html`<span class=spinner aria-hidden=true></span>` : nothing}${text.pay(amount)}
         </button>
       </fieldset>
     </form>
@@ -167,10 +172,10 @@ function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'numb
   // `type="tel"` brings up the phone keypad by itself: no `inputmode` needed. The number's
   // error comes before its hint, whose place it takes (see the styles): the hint hides behind it.
   return html`
-    <div class="field" part="field">
-      <label part="label" for=${name}>${isNumber ? text.numberLabel : text.nameLabel}</label>
+    <div class=field part=field>
+      <label part=label for=${name}>${isNumber ? text.numberLabel : text.nameLabel}</label>
       <input
-        part="input"
+        part=input
         id=${name}
         name=${name}
         required
@@ -184,7 +189,7 @@ function renderInput({ text, form }: CheckoutView, name: 'customer_name' | 'numb
         @blur=${form.onBlur}
       />
       ${renderFieldError(text, form.errors, name, form.waitMinutes)}
-      ${isNumber ? html`<p id="number-hint" class="hint">${text.numberHint}</p>` : nothing}
+      ${isNumber ? html`<p id=number-hint class=hint>${text.numberHint}</p>` : nothing}
     </div>
   `;
 }
@@ -203,7 +208,7 @@ function renderFieldError(
       : error === 'numberTooManyPrompts'
         ? text.numberTooManyPrompts(waitMinutes)
         : text[error];
-  return html`<p id="${name}-error" class="error" part="error">${message}</p>`;
+  return html`<p id=${`${name}-error`} class=error part=error>${message}</p>`;
 }
 
 /** What a state after the form says under its heading. */
@@ -217,7 +222,7 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
       // Another order of the checkout may still prompt the payer: they decline it.
       return html`
         <p>${messageOf(view)}</p>
-        ${renderPaidAgain(view)}${view.session.othersOpen ? html`<p class="note">${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}
+        ${renderPaidAgain(view)}${view.session.othersOpen ? html`<p class=note>${text.declineOtherRequest}</p>` : nothing}${renderOrder(view)}
       `;
     case 'failed':
       return html`
@@ -243,8 +248,8 @@ function renderRequiresAction(view: CheckoutView): TemplateResult {
   return html`
     <p>${messageOf(view)}</p>
     ${renderUssdFallback(view)}
-    <p class="countdown" role="timer">${text.timeLeft(formatCountdown(session.secondsLeft))}</p>
-    ${connection === 'ok' ? nothing : html`<p class="note">${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
+    <p class=countdown role=timer>${text.timeLeft(formatCountdown(session.secondsLeft))}</p>
+    ${connection === 'ok' ? nothing : html`<p class=note>${connection === 'offline' ? text.offline : text.connectionTrouble}</p>`}
     ${renderOrder(view)}${renderAnotherNumber(view)}
   `;
 }
@@ -264,8 +269,8 @@ function renderAnotherNumber(view: CheckoutView): TemplateResult {
   const { text } = view;
   if (!view.confirming) return renderButton(text.useAnotherNumber, view.onUseAnotherNumber, 'another');
   return html`
-    <div role="group" aria-labelledby="confirm">
-      <p id="confirm" class="note" tabindex="-1">${text.confirmAnother(shownNumber(view.session.attempt))}</p>
+    <div role=group aria-labelledby=confirm>
+      <p id=confirm class=note tabindex=-1>${text.confirmAnother(shownNumber(view.session.attempt))}</p>
       ${renderButton(text.keepWaiting, view.onKeepWaiting)}${renderButton(text.useAnotherNumber, view.onUseAnotherNumber, 'another')}
     </div>
   `;
@@ -288,7 +293,7 @@ function renderPaidAgain({ session: { attempt }, locale }: CheckoutView): Templa
 /** The network's USSD menu, where the payer approves when no prompt reaches the phone; nothing when the network is unknown. */
 function renderUssdFallback({ session: { attempt }, text }: CheckoutView): TemplateResult | typeof nothing {
   const network = attempt?.phase === 'created' && attempt.issuer && ISSUER_DISPLAY[attempt.issuer];
-  return network ? html`<p class="hint">${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing;
+  return network ? html`<p class=hint>${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing;
 }
 
 /**
@@ -307,7 +312,7 @@ function renderError(view: CheckoutView, { cause }: ErrorState): TemplateResult 
         ? renderButton(text.checkAgain, view.session.checkAgain)
         : renderButton(text.tryAgain, view.onTryAgain);
   return html`
-    <p part="error">${messageOf(view)}</p>
+    <p part=error>${messageOf(view)}</p>
     ${lookup ? renderOrder(view) : nothing}${action}
   `;
 }
@@ -325,7 +330,7 @@ function errorMessage(
 /**
  * The order and the amount charged, on every screen once the order exists;
  * beside the id, the merchant's reference, which reads aloud where the id
- * mixes 0 and O; once settled, the time.
+ * mixes 0 and O; the items the relay priced; once settled, the time.
  */
 function renderOrder(view: CheckoutView): TemplateResult {
   const { text } = view;
@@ -333,12 +338,15 @@ function renderOrder(view: CheckoutView): TemplateResult {
   const amount = chargedAmount(view);
   const reference = attempt?.reference;
   const settledAt = attempt?.phase === 'settled' && attempt.settledAt;
+  // From storage, which the page shares: only a list is listed.
+  const items = Array.isArray(attempt?.items) && attempt.items;
   return html`
     <dl>
       <dt>${text.orderLabel}</dt>
       <dd>${attempt?.phase === 'draft' ? '' : attempt?.orderId}</dd>
       ${reference ? html`<dt>${text.referenceLabel}</dt><dd>${reference}</dd>` : nothing}
-      ${amount ? html`<dt>${text.amountLabel}</dt><dd part="amount">${amount}</dd>` : nothing}
+      ${amount ? html`<dt>${text.amountLabel}</dt><dd part=amount>${amount}</dd>` : nothing}
+      ${items ? html`<dt>${text.itemsLabel}</dt>${items.map((item) => html`<dd>${item}</dd>`)}` : nothing}
       ${settledAt ? html`<dt>${text.timeLabel}</dt><dd>${text.time(settledAt)}</dd>` : nothing}
     </dl>
   `;
@@ -355,7 +363,7 @@ function chargedAmount({ session: { attempt }, locale }: CheckoutView): string {
 /** An action of a status panel; with an `id`, the secondary one, which focus can come back to. */
 function renderButton(label: string, onClick: () => void, id?: string): TemplateResult {
   return html`
-    <button id=${id ?? nothing} class=${id ? 'secondary' : ''} part="action" type="button" @click=${onClick}>${label}</button>
+    <button id=${id ?? nothing} class=${id ? 'secondary' : ''} part=action type=button @click=${onClick}>${label}</button>
   `;
 }
 

@@ -28,6 +28,8 @@ export const REFUSAL_MESSAGES: Record<Refusal, string> = {
 export interface CheckoutSettings {
   createUrl: string;
   lookupUrl: string;
+  /** The relay's price route (`price-url`): '' asks no price, and the page's `amount` is shown until an order has one. */
+  priceUrl?: string;
   /** `poll-interval`, ms; clamped by the poller. */
   pollInterval: number;
   /** `poll-timeout`, ms; POLL_TIMEOUT_DEFAULT_MS when not a positive number. */

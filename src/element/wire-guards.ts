@@ -2,15 +2,15 @@
  * Reads the relay's answers in the browser without zod. The shapes are those
  * of `src/shared/wire.ts` (contract §3), which stays the one definition: a
  * property test (test/node/element-wire-guards.test.ts) holds these guards to
- * the same verdicts as `createAnswerSchema`, `lookupAnswerSchema` and
- * `errorBodySchema` (they pass answers through with any extra fields, where
+ * the same verdicts as `createAnswerSchema`, `lookupAnswerSchema`,
+ * `priceAnswerSchema` and `errorBodySchema` (they pass answers through with any extra fields, where
  * zod would strip them). Why not zod itself: zod/mini's core alone is 4.5 KiB
  * gzip, and the embed's whole budget is 18 KiB. `order.amount` and
  * `reference` are optional (an older relay sends neither): the session reads
  * them with `readAmount` and a type check, never refusing an answer for them.
  */
 import { type ErrorBody, ORDER_ID_PATTERN } from '../shared/service-contract.js';
-import type { CreateAnswer, LookupAnswer, OrderAmount } from '../shared/wire.js';
+import type { CreateAnswer, LookupAnswer, OrderAmount, PriceAnswer } from '../shared/wire.js';
 
 type Json = Record<string, unknown>;
 
@@ -47,6 +47,23 @@ export function readCreateAnswer(json: unknown): CreateAnswer | undefined {
 /** The lookup answer `{ order }`, or undefined for any other shape. */
 export function readLookupAnswer(json: unknown): LookupAnswer | undefined {
   return isObject(json) && isOrder(json.order, true) ? (json as LookupAnswer) : undefined;
+}
+
+/** The price answer `{ amount, line_items: [{ name, quantity, unit_price }], reference }`, or undefined for any other shape. */
+export function readPriceAnswer(json: unknown): PriceAnswer | undefined {
+  return isObject(json) &&
+    readAmount(json.amount) &&
+    Array.isArray(json.line_items) &&
+    json.line_items.every(
+      (line) =>
+        isObject(line) &&
+        isString(line.name) &&
+        Number.isSafeInteger(line.quantity) &&
+        readAmount(line.unit_price),
+    ) &&
+    (json.reference === null || isString(json.reference))
+    ? (json as PriceAnswer)
+    : undefined;
 }
 
 /** The `error` of the service's error shape, or undefined. */

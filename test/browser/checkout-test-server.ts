@@ -185,7 +185,8 @@ async function serveRelay(context: Context, state: TestServer): Promise<void> {
   const isCreate = context.path.endsWith('/orders');
   let body = await readBody(context.req);
   const { faults } = state;
-  if (!isCreate) {
+  // A price request (`price-url`) is neither: the relay prices, and the service is never called.
+  if (!isCreate && !context.path.endsWith('/price')) {
     state.lookups++;
     if (faults.failLookups > 0) {
       faults.failLookups--;

@@ -11,7 +11,7 @@ import type { FieldName, FieldRefusal } from '../../src/element/checkout-form.js
 import { CreateRun } from '../../src/element/create-run.js';
 import type { PayErrorDetail } from '../../src/element/events.js';
 import type { CheckoutRelay } from '../../src/server/index.js';
-import type { CheckoutIntent } from '../../src/shared/wire.js';
+import type { CheckoutIntent, OrderAmount } from '../../src/shared/wire.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { CLIENT, intent, relayStack } from '../fixtures/relay.js';
 
@@ -38,7 +38,8 @@ function draft(overrides: Record<string, unknown> = {}): AttemptFacts<DraftAttem
 type Report =
   | { created: string; orderId: string }
   | { field: FieldName; refusal: FieldRefusal | undefined }
-  | { error: PayErrorDetail; cartMessage: string | undefined; newKey: boolean };
+  | { error: PayErrorDetail; cartMessage: string | undefined; newKey: boolean }
+  | { amountChanged: OrderAmount; error: PayErrorDetail };
 
 /**
  * A CreateRun sending through `fetch` (the relay's own handler by default)
@@ -64,6 +65,7 @@ function createRun(options: { relay?: CheckoutRelay; fetch?: typeof fetch; retri
     onCreated: (attempt, { order }) => reports.push({ created: attempt.idempotencyKey, orderId: order.id }),
     onFieldRefused: (field, refusal) => reports.push({ field, refusal }),
     onFailed: (error, cartMessage, newKey) => reports.push({ error, cartMessage, newKey }),
+    onAmountChanged: (amountChanged, error) => reports.push({ amountChanged, error }),
   });
   return { run, relay, toRelay, sent, reports };
 }
@@ -92,6 +94,20 @@ describe('CreateRun', () => {
     assert.equal(reports.length, 1);
     assert.equal((reports[0] as { created: string }).created, second.idempotencyKey);
     assert.equal(run.running, false);
+  });
+
+  it('a price the real relay changed (409 amount_changed): its new amount reported, retryable, never retried, no order', async () => {
+    const { run, sent, reports } = createRun({ retries: 3 });
+    await run.start(draft({ expected_amount: { currency: 'ghs', value: 1 } }), true);
+    assert.equal(sent.length, 1, 'not sent again by itself: the shopper sees the new amount first');
+    const [report] = reports as { amountChanged: OrderAmount; error: PayErrorDetail }[];
+    assert.equal(report?.error.code, 'amount_changed');
+    assert.equal(report?.error.retryable, true);
+    assert.equal(report?.amountChanged.currency, 'ghs');
+    assert.ok(Number.isSafeInteger(report?.amountChanged.value) && report?.amountChanged.value !== 1);
+    // The relay's own price: the same create at that amount makes the order.
+    await run.start(draft({ expected_amount: report?.amountChanged }), true);
+    assert.ok(reports[1] && 'created' in reports[1], JSON.stringify(reports[1]));
   });
 
   it('reports nothing once stopped, and the same create may be sent again under its key', async () => {

@@ -6,9 +6,16 @@ import {
   readCreateAnswer,
   readErrorBody,
   readLookupAnswer,
+  readPriceAnswer,
 } from '../../src/element/wire-guards.js';
 import { paymentFailureCode } from '../../src/shared/service-contract.js';
-import { createAnswerSchema, errorBodySchema, lookupAnswerSchema } from '../../src/shared/wire.js';
+import {
+  amountChangedSchema,
+  createAnswerSchema,
+  errorBodySchema,
+  lookupAnswerSchema,
+  priceAnswerSchema,
+} from '../../src/shared/wire.js';
 
 // Values near the real shapes, so the property explores the edges rather than noise.
 const text = fc.oneof(fc.string({ maxLength: 6 }), fc.constant(undefined), fc.integer(), fc.constant(null));
@@ -53,6 +60,42 @@ const errorBody = fc.oneof(
   fc.anything(),
 );
 
+// The price answer (`price-url`): line items as the merchant returned them, and what a broken relay might send.
+const line = fc.oneof(
+  fc.record(
+    {
+      name: text,
+      quantity: fc.oneof(fc.integer(), fc.double(), text),
+      unit_price: amount,
+      extra: fc.string(),
+    },
+    { requiredKeys: ['name', 'quantity', 'unit_price'] },
+  ),
+  fc.record({
+    name: fc.string(),
+    quantity: fc.integer(),
+    unit_price: fc.record({ currency: fc.constant('ghs'), value: fc.nat() }),
+  }),
+  text,
+);
+const priceAnswer = fc.oneof(
+  fc.record(
+    {
+      amount,
+      line_items: fc.oneof(fc.array(line, { maxLength: 3 }), text),
+      reference: text,
+      more: fc.anything(),
+    },
+    { requiredKeys: ['amount', 'line_items'] },
+  ),
+  fc.record({
+    amount: fc.record({ currency: fc.constant('ghs'), value: fc.nat() }),
+    line_items: fc.array(line, { maxLength: 3 }),
+    reference: fc.oneof(fc.string(), fc.constant(null)),
+  }),
+  fc.anything(),
+);
+
 /** The amount's own fields, as the schema keeps them: extra fields are the relay's business. */
 function pick(amount: { currency: string; value: number } | undefined) {
   return amount && { currency: amount.currency, value: amount.value };
@@ -92,6 +135,44 @@ describe('wire guards (zod-free reading of the relay answers)', () => {
         }
       }),
       { numRuns: 5000 },
+    );
+  });
+
+  it('accepts exactly what priceAnswerSchema accepts, and reads the same amount and line items', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(priceAnswer, (json) => {
+        const parsed = priceAnswerSchema.safeParse(json);
+        const read = readPriceAnswer(json);
+        assert.equal(read !== undefined, parsed.success);
+        if (parsed.success && read) {
+          accepted++;
+          assert.deepEqual(pick(read.amount), parsed.data.amount);
+          assert.deepEqual(
+            read.line_items.map(({ name, quantity }) => [name, quantity]),
+            parsed.data.line_items.map(({ name, quantity }) => [name, quantity]),
+          );
+          assert.equal(read.reference, parsed.data.reference);
+        }
+      }),
+      { numRuns: 5000 },
+    );
+    assert.ok(accepted > 100, `the property reached valid answers (${accepted})`);
+  });
+
+  it('reads the new amount beside a 409 amount_changed as amountChangedSchema does', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          error: fc.constant({ code: 'amount_changed', message: 'm', type: 'invalid_request_error' }),
+          amount,
+        }),
+        (json) => {
+          const parsed = amountChangedSchema.safeParse(json);
+          assert.equal(readAmount(json.amount) !== undefined, parsed.success);
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 

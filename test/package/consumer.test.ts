@@ -155,6 +155,7 @@ describe('the packed package, installed by a consumer', { timeout: 240_000 }, ()
     for (const attribute of [
       'create-url',
       'lookup-url',
+      'price-url',
       'amount',
       'currency',
       'locale',

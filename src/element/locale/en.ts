@@ -23,6 +23,8 @@ export const EN_STRINGS: PayCheckoutStrings = {
     `Too many payment requests to this number: approve the one on your phone or wait ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   issuerRequired: 'Choose your network.',
   earlierRequestOpen: 'If the earlier request reaches the other phone, decline it there.',
+  amountChanged: 'The price changed: check the total, then pay.',
+  itemsLabel: 'Items',
   submitting: 'Sending your payment request…',
   requiresActionTitle: 'Approve the prompt on your phone',
   requiresActionBody: (number, network) =>

@@ -24,6 +24,8 @@ export const FR_STRINGS: PayCheckoutStrings = {
     `Trop de demandes de paiement vers ce numéro : approuvez celle reçue sur votre téléphone ou attendez ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   issuerRequired: 'Choisissez votre réseau.',
   earlierRequestOpen: 'Si la demande précédente arrive sur l’autre téléphone, refusez-la.',
+  amountChanged: 'Le prix a changé : vérifiez le total, puis payez.',
+  itemsLabel: 'Articles',
   submitting: 'Envoi de la demande de paiement…',
   requiresActionTitle: 'Approuvez la demande sur votre téléphone',
   requiresActionBody: (number, network) =>

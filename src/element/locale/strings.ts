@@ -36,6 +36,10 @@ export interface PayCheckoutStrings {
   issuerRequired: string;
   /** Shown on the form after "Use another number": the earlier prompt is still open. */
   earlierRequestOpen: string;
+  /** On the form when the relay priced the cart otherwise than the button said: no prompt was sent. */
+  amountChanged: string;
+  /** Label of what the receipt lists as bought: the shop's items, name × quantity. */
+  itemsLabel: string;
   /** Announced while the create is on its way. */
   submitting: string;
   requiresActionTitle: string;
