@@ -4,9 +4,9 @@
  * no one (it sends no webhooks), and an order settled `expired` is no longer
  * looked up, so the fleet pages through the service's orders now and then
  * (`/orders/page`, page 1 the newest, at most 256 a page) and looks for the
- * orders the journal holds as expired. One it shows completed is looked up
- * once to confirm (the lookup is the service's word on the payment); paid, it
- * is owed to `onPaid` with `previousOutcome: 'expired'`.
+ * orders the journal holds as expired (or failed as unknown to the service).
+ * One it shows completed is looked up once to confirm (the lookup is the
+ * service's word on the payment); paid, it is owed to `onPaid`.
  *
  * The cost is bounded: one process of the fleet sweeps at a time (a lease in
  * the journal), at most once per `sweepIntervalMs`, and only while the
