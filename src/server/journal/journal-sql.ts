@@ -120,6 +120,10 @@ function journalStatementsIn(dialect: SqlDialect) {
       ORDER BY created_at LIMIT $2`,
     ordersWithin: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
       ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
+    // The next page of the same: the orders after ($3, $4), the last one read, in that order.
+    ordersWithinBefore: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
+      AND (created_at < $3 OR (created_at = $3 AND idempotency_key < $4))
+      ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
     claimSweep: `UPDATE ${SWEEP_TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
       WHERE id = 1 AND ${FREE_LEASE} AND (swept_at IS NULL OR swept_at <= ${NOW} - $3)`,
     finishSweep: `UPDATE ${SWEEP_TABLE} SET ${RELEASE},

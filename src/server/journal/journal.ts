@@ -139,6 +139,14 @@ export interface JournalOrder extends OrderDetails {
   deliveredAt: number | null;
 }
 
+/** Which orders `ordersWithin` reads: a page of them, newest first. */
+export interface OrdersWithinOptions {
+  withinMs: number;
+  limit: number;
+  /** The last order of the previous page: this page starts after it, in the same order. */
+  after?: Pick<JournalOrder, 'createdAt' | 'idempotencyKey'>;
+}
+
 /** An order settled `expired`, as a sweep looks for it. */
 export interface ExpiredOrder {
   orderId: string;
@@ -250,8 +258,8 @@ export interface Journal extends LookupJournal {
    * a delivery holds it (the next lookup or sweep tries again). Once only.
    */
   recordLatePayment(orderId: string, reading?: ServiceReading, by?: string): Promise<boolean>;
-  /** The orders recorded within the last `withinMs` (unanswered creates left out), newest first, at most `limit`: what a reconciliation compares. */
-  ordersWithin(options: { withinMs: number; limit: number }): Promise<JournalOrder[]>;
+  /** The orders recorded within the last `withinMs` (unanswered creates left out), newest first, at most `limit` (after `after`, for the next page): what a reconciliation compares. */
+  ordersWithin(options: OrdersWithinOptions): Promise<JournalOrder[]>;
   /** The orders settled `expired` (or failed as unknown to the service) within the last `withinMs`, oldest first, at most `limit`: what a sweep looks for. */
   expiredOrders(options: { withinMs: number; limit: number }): Promise<ExpiredOrder[]>;
   /**

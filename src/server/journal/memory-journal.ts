@@ -16,6 +16,7 @@ import type {
   JournalEntry,
   JournalOrder,
   OrderAmount,
+  OrdersWithinOptions,
   PendingEntry,
   ServiceReading,
   SettledEntry,
@@ -212,10 +213,14 @@ export class MemoryJournal implements Journal {
     return true;
   }
 
-  async ordersWithin({ withinMs, limit }: { withinMs: number; limit: number }): Promise<JournalOrder[]> {
+  async ordersWithin({ withinMs, limit, after }: OrdersWithinOptions): Promise<JournalOrder[]> {
     const since = this.#clock.now() - withinMs;
+    const isAfter = (row: JournalRow) =>
+      !after ||
+      Number(row.created_at) < after.createdAt ||
+      (Number(row.created_at) === after.createdAt && String(row.idempotency_key) < after.idempotencyKey);
     return [...this.#open().values()]
-      .filter((row) => row.order_id !== null && Number(row.created_at) >= since)
+      .filter((row) => row.order_id !== null && Number(row.created_at) >= since && isAfter(row))
       .sort(newestFirst)
       .slice(0, limit)
       .map(rowToOrder);
