@@ -53,14 +53,14 @@ async function orderPastGrace(store: JournalStore) {
   });
   service.sandbox = stack.sandbox;
   const createdAt = stack.clock.now;
-  const { orderId } = await stack.checkout(intentFrom(SANDBOX_TEST_NUMBERS.neverAnswers));
+  const { orderId, lookupToken } = await stack.checkout(intentFrom(SANDBOX_TEST_NUMBERS.neverAnswers));
   await stack.advance(3_000);
   stack.clock.now = createdAt + DEFAULT_CREATE_GRACE_MS + 10_000;
   await stack.advance(0);
   const unknown = () =>
     stack.events.filter((event) => event.type === 'order_unknown_to_service' && event.orderId === orderId);
   assert.equal(unknown().length, 0, 'the service knows it');
-  return { stack, service, orderId, unknown };
+  return { stack, service, orderId, lookupToken, unknown };
 }
 
 /** A fresh sandbox on the stack's clock: it holds no order. */
@@ -177,6 +177,31 @@ for (const store of ['memory:', 'sqlite:'] as const) {
       const recorded = await stack.relay.orders.get(orderId);
       assert.equal(recorded?.outcome, 'paid');
       assert.equal(recorded?.previousOutcome, null);
+    });
+
+    it("a browser's lookup that reads paid for an order settled unknown_order calls onPaid once", async () => {
+      const { stack, service, orderId, lookupToken } = await orderPastGrace(store);
+      const first = service.sandbox as Sandbox;
+      service.sandbox = freshSandbox(stack);
+      for (let i = 0; i < 60 && stack.delivered.failed.length === 0; i++) await stack.advance(1_000);
+      assert.equal(stack.delivered.failed.length, 1, 'settled failed, unknown_order');
+      service.sandbox = first;
+      first.approve(orderId);
+      assert.equal((await stack.browserLookup(orderId, lookupToken)).order.payment.status, 'paid');
+      await stack.fulfilment.deliverNow();
+      assert.deepEqual(
+        stack.delivered.paid.map((paid) => [paid.id, paid.previousOutcome]),
+        [[orderId, null]],
+      );
+      assert.ok(
+        stack.events.some(
+          (event) =>
+            event.type === 'order_paid_late' && event.source === 'browser' && event.orderId === orderId,
+        ),
+      );
+      await stack.browserLookup(orderId, lookupToken);
+      for (let i = 0; i < 3; i++) await stack.advance(DEFAULT_SWEEP_INTERVAL_MS);
+      assert.equal(stack.delivered.paid.length, 1, 'onPaid once');
     });
   });
 }
