@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type ReconcileDifference, reconcile } from '../server/fulfilment/reconciliation.js';
-import { DEFAULT_RETENTION_MS } from '../server/journal/journal.js';
+import { DEFAULT_RETENTION_MS, type Journal } from '../server/journal/journal.js';
 import { openJournal } from '../server/journal/open-journal.js';
 import { createServiceClient } from '../server/service-client/service-client.js';
 import { EXIT, UsageError } from './usage-error.js';
@@ -24,7 +24,9 @@ the relay's order journal, one line each:
   delivered-not-paid   delivered to onPaid, not paid at the service
   unknown-to-journal   at the service, not in the journal
 
-Each difference is confirmed by a lookup of the order. Order ids and statuses
+Each difference is confirmed by a lookup of the order. The journal is read as
+it is, never migrated: one at another version than this pay-checkout's is
+refused (exit 1). Order ids and statuses
 only: no customer's name or number is printed. Exit 0 when there is no
 difference, 1 when there is any (or the service or journal failed), 2 for
 bad arguments.
@@ -65,7 +67,14 @@ export async function runReconcile(args: readonly string[], print: (line: string
   const now = Date.now();
   const since = sinceOf(values.since, now);
   const client = createServiceClient(serviceFromEnvironment());
-  const journal = await openJournal(values.journal);
+  let journal: Journal;
+  try {
+    // As it is: a reconciliation reads the relay's journal and never migrates it under the fleet.
+    journal = await openJournal(values.journal, { migrate: false });
+  } catch (error) {
+    process.stderr.write(`pay-checkout reconcile: ${(error as Error).message}\n`);
+    return EXIT.failed;
+  }
   try {
     const found = await reconcile(client, journal, { since, now });
     for (const difference of found.differences) print(lineOf(difference));

@@ -163,3 +163,82 @@ describe('the sweep in a fleet', () => {
     assert.equal(pages.count - sweptBefore, 2);
   });
 });
+
+/** A service in front of the stack's sandbox that counts page calls, fails them while `failing`, and answers `404` for the lookups of `hidden`. */
+function faultySweepService() {
+  const state = { pages: 0, failing: false, hidden: new Set<string>() };
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const path = new URL(request.url).pathname;
+    if (path.endsWith('/orders/page')) {
+      state.pages += 1;
+      if (state.failing)
+        return Response.json(
+          { error: { code: 'api_error', type: 'api_error', message: 'down' } },
+          { status: 500 },
+        );
+    }
+    if (path.endsWith('/orders/lookup')) {
+      const { order_id } = (await request.clone().json()) as { order_id: string };
+      if (state.hidden.has(order_id)) {
+        const error = {
+          code: 'resource_not_found',
+          type: 'invalid_request_error',
+          message: 'No order has this order_id.',
+        };
+        return Response.json({ error }, { status: 404 });
+      }
+    }
+    return sandboxFetch(request);
+  };
+  return { state, fetch };
+}
+
+/** An order of `stack` held pending past the bound and settled expired. */
+async function expiredOrder(stack: Awaited<ReturnType<typeof fulfilmentStack>>): Promise<string> {
+  const { orderId } = await stack.checkout(intentFrom(SANDBOX_TEST_NUMBERS.neverAnswers));
+  await stack.advance(3_000);
+  await stack.advance(DEFAULT_MAX_WATCH_MS);
+  return orderId;
+}
+
+for (const store of ['memory:', 'sqlite:'] as const) {
+  describe(`a sweep that meets trouble, on a ${store} journal`, () => {
+    it('a failed sweep is not run again before the interval', async () => {
+      const service = faultySweepService();
+      const stack = await fulfilmentStack(store, { fetch: service.fetch });
+      await expiredOrder(stack);
+      service.state.failing = true;
+      const before = service.state.pages;
+      await stack.advance(DEFAULT_SWEEP_INTERVAL_MS);
+      assert.equal(service.state.pages - before, 1, 'one sweep, failed at its first page');
+      assert.ok(stack.events.some((event) => event.type === 'watcher_error' && event.stage === 'sweep'));
+      for (let minute = 0; minute < 14; minute++) await stack.advance(60_000);
+      assert.equal(service.state.pages - before, 1, 'none again within the interval');
+      await stack.advance(60_000);
+      assert.equal(service.state.pages - before, 2, 'again once the interval has passed');
+    });
+
+    it('an order the service will not show by id does not stop the sweep finding another', async () => {
+      const service = faultySweepService();
+      const stack = await fulfilmentStack(store, { fetch: service.fetch });
+      const paidLate = await expiredOrder(stack);
+      const hidden = await expiredOrder(stack);
+      for (const orderId of [paidLate, hidden]) {
+        const approved = await call(stack.url, `${SANDBOX_CONTROL_PATH}/approve`, { order_id: orderId });
+        assert.equal(approved.status, 200);
+      }
+      // The newer order comes first on the page: its lookup answers 404.
+      service.state.hidden.add(hidden);
+      await stack.advance(DEFAULT_SWEEP_INTERVAL_MS);
+      assert.deepEqual(
+        stack.delivered.paid.map((paid) => [paid.id, paid.previousOutcome]),
+        [[paidLate, 'expired']],
+      );
+      assert.equal(
+        stack.events.filter((event) => event.type === 'watcher_error' && event.stage === 'sweep').length,
+        0,
+      );
+    });
+  });
+}

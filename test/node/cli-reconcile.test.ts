@@ -6,12 +6,22 @@
  * listed (exit 1); a period with none exits 0.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createSandbox, SANDBOX_KEYS, SANDBOX_TEST_NUMBERS } from '../../src/sandbox/index.js';
+import Database from 'libsql';
+import { createSandbox, SANDBOX_KEYS, SANDBOX_TEST_NUMBERS, type Sandbox } from '../../src/sandbox/index.js';
 import { type Journal, openJournal } from '../../src/server/index.js';
+import {
+  CREATE_MIGRATIONS_TABLE,
+  JOURNAL_MIGRATIONS,
+  LATEST_JOURNAL_VERSION,
+  MIGRATIONS_TABLE,
+  migrationStatements,
+} from '../../src/server/journal/migrations.js';
+import { listen, toNodeListener } from '../../src/server/node.js';
+import { SERVICE_MAX_BODY_BYTES } from '../../src/shared/service-contract.js';
 import { CUSTOMER_NAME, creationInput, INTERNATIONAL_NUMBER } from '../fixtures/checkout-data.js';
 import { runCli } from '../fixtures/pay-checkout-cli.js';
 import { CLIENT, createRequest, createTestRelay, intent, lookupRequest } from '../fixtures/relay.js';
@@ -39,6 +49,99 @@ function differencesIn(stdout: string): Map<string, string> {
   }
   return found;
 }
+
+/** `sandbox` served over loopback, counting the calls of each path. */
+async function countedSandbox(sandbox: Sandbox) {
+  const calls = new Map<string, number>();
+  const served = await listen(
+    toNodeListener(
+      (request) => {
+        const path = new URL(request.url).pathname;
+        calls.set(path, (calls.get(path) ?? 0) + 1);
+        return sandbox.handle(request);
+      },
+      { maxBodyBytes: SERVICE_MAX_BODY_BYTES },
+    ),
+  );
+  after(() => served.close());
+  const env = { ...process.env, PAY_API_BASE_URL: served.url, PAY_SECRET_KEY: SANDBOX_KEYS.secret };
+  return { env, calls };
+}
+
+/** An SQLite journal file whose schema stops at `version`, as an older pay-checkout left it. */
+function journalAtVersion(path: string, version: number): void {
+  const database = new Database(path);
+  database.exec(CREATE_MIGRATIONS_TABLE);
+  for (const migration of JOURNAL_MIGRATIONS.filter((step) => step.version <= version)) {
+    for (const statement of migrationStatements(migration, 'sqlite')) database.exec(statement);
+    database
+      .prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, description, applied_at) VALUES (?1, ?2, ?3)`)
+      .run(migration.version, migration.description, Date.now());
+  }
+  database.close();
+}
+
+/** The version an SQLite journal file's schema is at. */
+function versionOf(path: string): number {
+  const database = new Database(path);
+  const row = database.prepare(`SELECT MAX(version) AS version FROM ${MIGRATIONS_TABLE}`).get() as {
+    version: number;
+  };
+  database.close();
+  return row.version;
+}
+
+describe('pay-checkout reconcile, its cost and its care', () => {
+  it('looks up none of the delivered paid orders a page already shows paid', {
+    timeout: 60_000,
+  }, async () => {
+    const sandbox = createSandbox({ approveAfterMs: 60 * 60_000 });
+    const service = await countedSandbox(sandbox);
+    const path = join(scratch, 'delivered.db');
+    const journal = await openJournal(`sqlite:${path}`);
+    const orderIds = sandbox.seedOrders(20, creationInput);
+    for (const orderId of orderIds) {
+      sandbox.approve(orderId);
+      await deliveredAsPaid(journal, orderId);
+    }
+    await journal.close();
+    const report = await runCli(['reconcile', '--journal', `sqlite:${path}`], { env: service.env });
+    assert.equal(report.code, 0, report.stdout + report.stderr);
+    assert.match(report.stdout, /\(20 orders at the service, 20 in the journal\)/);
+    assert.equal(service.calls.get('/orders/lookup') ?? 0, 0, 'no lookup for the 20 orders');
+    assert.equal(service.calls.get('/orders/page'), 1);
+  });
+
+  it('refuses a journal at another version, and leaves it as it was', async () => {
+    const service = await countedSandbox(createSandbox());
+    for (const version of [LATEST_JOURNAL_VERSION - 1, LATEST_JOURNAL_VERSION + 1]) {
+      const path = join(scratch, `version-${version}.db`);
+      journalAtVersion(path, Math.min(version, LATEST_JOURNAL_VERSION));
+      if (version > LATEST_JOURNAL_VERSION) {
+        const database = new Database(path);
+        database
+          .prepare(
+            `INSERT INTO ${MIGRATIONS_TABLE} (version, description, applied_at) VALUES (?1, 'a later one', 0)`,
+          )
+          .run(version);
+        database.close();
+      }
+      const report = await runCli(['reconcile', '--journal', `sqlite:${path}`], { env: service.env });
+      assert.equal(report.code, 1, report.stdout + report.stderr);
+      assert.match(
+        report.stderr,
+        new RegExp(`version ${version}; this pay-checkout reads version ${LATEST_JOURNAL_VERSION}`),
+      );
+      assert.equal(versionOf(path), version, 'not migrated');
+    }
+    const missing = join(scratch, 'no-journal-here.db');
+    const report = await runCli(['reconcile', '--journal', `sqlite:${missing}`], { env: service.env });
+    assert.equal(report.code, 1);
+    assert.match(report.stderr, /no pay-checkout journal there/);
+    assert.equal(existsSync(missing), false, 'no file created');
+    assert.equal(service.calls.size, 0, 'the service is not called');
+  });
+});
 
 describe('pay-checkout reconcile', () => {
   it('lists every difference between the service and the journal, and exits 1; 0 for a period without any', {

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type Journal, openJournal } from '../../src/server/index.js';
+import { LATEST_JOURNAL_VERSION } from '../../src/server/journal/migrations.js';
 import {
   journalClockContract,
   journalContract,
@@ -189,6 +190,25 @@ describe('postgres:// journal', { skip }, () => {
       await client.query("INSERT INTO pay_checkout_journal_migrations VALUES (99, 'from the future', 0)");
       await client.end();
       await assert.rejects(openJournal(url), /version 99, newer than this pay-checkout knows/);
+    });
+
+    it('opened without migrating, reads a journal at its version and refuses any other, creating nothing', async () => {
+      const url = await requireCluster().createDatabase();
+      await assert.rejects(openJournal(url, { migrate: false }), /no pay-checkout journal there/);
+      await assert.rejects(readRows(url, 'pay_checkout_journal_migrations'), /does not exist/);
+      await (await openJournal(url)).close();
+      const journal = await openJournal(url, { migrate: false });
+      assert.deepEqual(await journal.ordersWithin({ withinMs: 60_000, limit: 10 }), []);
+      await journal.close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(
+        'DELETE FROM pay_checkout_journal_migrations WHERE version = (SELECT MAX(version) FROM pay_checkout_journal_migrations)',
+      );
+      await client.end();
+      await assert.rejects(openJournal(url, { migrate: false }), /this pay-checkout reads version/);
+      const versions = await readRows(url, 'pay_checkout_journal_migrations');
+      assert.equal(versions.length, LATEST_JOURNAL_VERSION - 1, 'not migrated');
     });
   });
 });

@@ -108,6 +108,38 @@ describe('createCheckoutRelay', () => {
       assert.equal(response.status, 502);
     });
 
+    it('a lookup a proxy answers with an HTML 404 is the service failing (502), not an unknown order', async () => {
+      const html: FaultPlan = {
+        kind: 'answer',
+        status: 404,
+        body: '<html><body>Not Found</body></html>',
+        headers: { 'content-type': 'text/html' },
+      };
+      const notFound = errorAnswer(
+        404,
+        'resource_not_found',
+        'invalid_request_error',
+        'No order has this order_id.',
+      );
+      for (const [plan, status] of [
+        [html, 502],
+        [notFound, 404],
+      ] as const) {
+        const proxy = await startFaultProxy(await served(), () => plan);
+        try {
+          const relay = relayWith({ baseUrl: proxy.url });
+          const lookupToken = await createLookupTokens(LOOKUP_SECRET).sign('or_abc');
+          const response = await relay.lookup(
+            lookupRequest({ order_id: 'or_abc', lookup_token: lookupToken }),
+            CLIENT,
+          );
+          assert.equal(response.status, status);
+        } finally {
+          await proxy.close();
+        }
+      }
+    });
+
     it('an onEvent that throws does not break a checkout', async () => {
       const relay = relayWith({
         onEvent: () => {

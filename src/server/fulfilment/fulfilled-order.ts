@@ -37,7 +37,8 @@ export interface FulfilledOrder {
   /**
    * `expired` on a late payment: the relay had settled the order expired
    * (`onExpired` called, or owed and then replaced) and the service showed it
-   * paid afterwards, so this `onPaid` follows an `onExpired`; `null` otherwise.
+   * paid afterwards, so this `onPaid` follows an `onExpired`; `null` otherwise
+   * (also on an order settled failed as `unknown_order` that the service showed paid later).
    */
   readonly previousOutcome: 'expired' | null;
   /**

@@ -4,13 +4,14 @@
  * no one (it sends no webhooks), and an order settled `expired` is no longer
  * looked up, so the fleet pages through the service's orders now and then
  * (`/orders/page`, page 1 the newest, at most 256 a page) and looks for the
- * orders the journal holds as expired. One it shows completed is looked up
- * once to confirm (the lookup is the service's word on the payment); paid, it
- * is owed to `onPaid` with `previousOutcome: 'expired'`.
+ * orders the journal holds as expired (or failed as unknown to the service).
+ * One it shows completed is looked up once to confirm (the lookup is the
+ * service's word on the payment); paid, it is owed to `onPaid`.
  *
  * The cost is bounded: one process of the fleet sweeps at a time (a lease in
  * the journal), at most once per `sweepIntervalMs`, and only while the
- * journal holds an expired order within the retention period. A sweep stops
+ * journal holds an expired order within the retention period (a sweep that
+ * failed counts too: the next waits the interval all the same). A sweep stops
  * at the first short page, once every expired order has been seen, or once
  * its pages are older than the oldest expired order (less an hour for the
  * two clocks): `ceil(orders since then / 256)` page calls, plus one lookup
@@ -19,7 +20,8 @@
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
-import type { Order } from '../service-client/service-schemas.js';
+import { ServiceNotFoundError } from '../service-client/service-errors.js';
+import type { Order, OrderWithPayment } from '../service-client/service-schemas.js';
 import { serviceReadingOf } from './service-reading.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
@@ -70,16 +72,15 @@ export async function sweepLatePayments(deps: SweepDeps): Promise<SweepResult | 
     return undefined;
   }
   const result: SweepResult = { pages: 0, lookups: 0, found: 0 };
-  let swept = false;
   try {
     await sweep(deps, result);
-    swept = true;
   } catch (error) {
-    // The service or the journal failed: the sweep is not counted, and the next tries again.
+    // The service or the journal failed: the next sweep tries again, after the interval all the
+    // same, so a service that fails every sweep is not paged every minute by the fleet.
     reporter.emit({ type: 'watcher_error', stage: 'sweep', error });
   }
   try {
-    await journal.finishSweep(owner, swept);
+    await journal.finishSweep(owner, true);
   } catch (error) {
     reporter.emit({ type: 'watcher_error', stage: 'sweep', error });
   }
@@ -121,7 +122,14 @@ function looksPaid(order: Order): boolean {
 /** Looks `orderId` up; paid, the journal owes `onPaid` for it. Whether it did. */
 async function confirmLatePayment(deps: SweepDeps, orderId: string) {
   const { settings, client, reporter, onFound } = deps;
-  const { order } = await client.orders.lookup(orderId);
+  let order: OrderWithPayment;
+  try {
+    ({ order } = await client.orders.lookup(orderId));
+  } catch (error) {
+    // One order the service will not show by id ends nothing: the others are still looked for.
+    if (error instanceof ServiceNotFoundError) return false;
+    throw error;
+  }
   const reading = serviceReadingOf(order);
   if (reading.paymentStatus !== 'paid') return false;
   deps.customers?.keep(orderId, order);

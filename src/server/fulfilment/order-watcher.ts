@@ -19,7 +19,7 @@ import { ServiceNotFoundError } from '../service-client/service-errors.js';
 import type { OrderCreateInput, OrderCreateResult } from '../service-client/service-schemas.js';
 import { chargedAmount, serviceReadingOf } from './service-reading.js';
 import { isRefusedForGood, provesNoOrder, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
-import { settleUnknownOrder } from './unknown-order.js';
+import { type FirstUnknown, knownAgain, settleUnknownOrder } from './unknown-order.js';
 import { isPastBound, MAX_SERVICE_PAUSE_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
@@ -63,6 +63,8 @@ interface Watch extends OrderWatcherDeps {
   readonly pause: { until: number; failures: number };
   /** When the pass running now began, on this process's clock: the next lookups are scheduled on its rhythm. */
   passStartedAt: number;
+  /** Orders the service has answered `404` for once: a second such answer settles them. */
+  readonly firstUnknown: FirstUnknown;
 }
 
 /**
@@ -85,7 +87,12 @@ interface Troubled {
 
 /** Creates the watcher of one relay process. */
 export function createOrderWatcher(deps: OrderWatcherDeps): OrderWatcher {
-  const watch: Watch = { ...deps, pause: { until: 0, failures: 0 }, passStartedAt: 0 };
+  const watch: Watch = {
+    ...deps,
+    pause: { until: 0, failures: 0 },
+    passStartedAt: 0,
+    firstUnknown: new Map(),
+  };
   return { watchOnce: () => watchOnce(watch) };
 }
 
@@ -284,7 +291,9 @@ async function lookUp(
     const trouble = serviceTroubleOf(error);
     if (trouble) return trouble;
     if (error instanceof ServiceNotFoundError) {
-      if (await settleUnknownOrder(settings, watch.reporter, entry)) settled(watch, entry.orderId, 'failed');
+      if (await settleUnknownOrder(settings, watch.reporter, watch.firstUnknown, entry)) {
+        settled(watch, entry.orderId, 'failed');
+      }
       return undefined;
     }
     watch.reporter.emit({ type: 'watcher_error', stage: 'record', error });
@@ -292,6 +301,7 @@ async function lookUp(
     await defer(watch, entry, settings.intervalMs * 10);
     return undefined;
   }
+  knownAgain(watch.firstUnknown, entry);
   const checked = await settings.journal.recordChecked(entry.idempotencyKey, settings.owner, {
     ...reading,
     nextCheckInMs: nextCheckIn(watch, createdHere),

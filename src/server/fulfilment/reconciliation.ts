@@ -2,9 +2,9 @@
  * Reconciliation: every difference between what the service holds and what
  * the journal delivered, for `pay-checkout reconcile`. The service's orders
  * are paged newest first (256 a page) back to the start of the period, and
- * the journal's orders of the period read at once; each difference is
+ * the journal's orders of the period read 1,000 at a time; each difference is
  * confirmed by a lookup of the order (the service's word on its payment)
- * before it is reported. Order ids and statuses only: the pages carry the
+ * before it is reported, unless the page already shows it paid. Order ids and statuses only: the pages carry the
  * customer's name and number, and none of it leaves this module.
  */
 import type { Journal, JournalOrder } from '../journal/journal.js';
@@ -14,8 +14,8 @@ import type { Order } from '../service-client/service-schemas.js';
 
 /** How far past the start of the period both sides are read: the service's clock and the journal's may differ. */
 const CLOCK_SLACK_MS = 60 * 60 * 1000;
-/** Most journal orders one reconciliation reads. */
-const MAX_JOURNAL_ORDERS = 1_000_000;
+/** Journal orders read per query: each query stays short, well within a database's statement time-out. */
+const JOURNAL_PAGE_SIZE = 1_000;
 /** Orders asked for per page: the most the service gives. */
 const PAGE_SIZE = 256;
 
@@ -49,11 +49,7 @@ export async function reconcile(
   { since, now }: { since: number; now: number },
 ): Promise<Reconciliation> {
   const atService = await serviceOrdersSince(client, since - CLOCK_SLACK_MS);
-  const inJournal = new Map<string, JournalOrder>();
-  const withinMs = Math.max(0, now - since) + CLOCK_SLACK_MS;
-  for (const order of await journal.ordersWithin({ withinMs, limit: MAX_JOURNAL_ORDERS })) {
-    if (order.orderId !== null) inJournal.set(order.orderId, order);
-  }
+  const inJournal = await journalOrdersWithin(journal, Math.max(0, now - since) + CLOCK_SLACK_MS);
   const differences: ReconcileDifference[] = [];
   let serviceOrders = 0;
   for (const order of atService.values()) {
@@ -67,6 +63,8 @@ export async function reconcile(
     if (order.createdAt < since) continue;
     journalOrders += 1;
     if (order.outcome !== 'paid' || order.deliveredAt === null) continue;
+    // A page that shows it paid is the service's word enough: only the others are looked up.
+    if (showsPaid(atService.get(order.orderId as string))) continue;
     const status = await confirmedStatus(client, order.orderId as string);
     if (status !== 'paid') {
       differences.push({
@@ -77,6 +75,22 @@ export async function reconcile(
     }
   }
   return { differences, serviceOrders, journalOrders };
+}
+
+/** The journal's orders of the last `withinMs` that have an order id, by id, read a page at a time. */
+async function journalOrdersWithin(journal: Journal, withinMs: number): Promise<Map<string, JournalOrder>> {
+  const orders = new Map<string, JournalOrder>();
+  let after: JournalOrder | undefined;
+  for (;;) {
+    const page = await journal.ordersWithin({
+      withinMs,
+      limit: JOURNAL_PAGE_SIZE,
+      ...(after ? { after } : {}),
+    });
+    for (const order of page) if (order.orderId !== null) orders.set(order.orderId, order);
+    after = page.at(-1);
+    if (page.length < JOURNAL_PAGE_SIZE || !after) return orders;
+  }
 }
 
 /** The service's orders, newest first, back to `since`, by id. */
@@ -109,6 +123,12 @@ async function serviceSide(
     journalOutcome: known.outcome,
     delivered: known.deliveredAt !== null,
   };
+}
+
+/** Whether a page shows the order paid: its payment paid, or, on a page without payments, the order completed. */
+function showsPaid(order: Order | undefined): boolean {
+  if (!order) return false;
+  return order.payment ? order.payment.status === 'paid' : order.status === 'completed';
 }
 
 /** Whether a page shows the order completed: its payment may be paid. */

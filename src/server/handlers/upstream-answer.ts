@@ -8,7 +8,11 @@ import { HttpError } from '../../http/http-error.js';
 import { SERVICE_ERRORS } from '../../shared/service-contract.js';
 import type { RelayRoute } from '../events/relay-events.js';
 import { rateLimited } from '../limits/relay-limits.js';
-import { type ServiceError, ServiceInvalidRequestError } from '../service-client/service-errors.js';
+import {
+  type ServiceError,
+  ServiceInvalidRequestError,
+  ServiceNotFoundError,
+} from '../service-client/service-errors.js';
 
 const GENERIC_UPSTREAM_MESSAGE = 'The payment service is unavailable. Try again in a moment.';
 
@@ -36,7 +40,10 @@ export function upstreamAnswer(route: RelayRoute, error: ServiceError): HttpErro
     case SERVICE_ERRORS.rateLimited.status:
       return rateLimited(error.retryAfterMs ?? 1000);
     case SERVICE_ERRORS.resourceNotFound.status:
-      if (route === 'lookup') return new HttpError('resourceNotFound', 'No such order.');
+      // Only the service's own 404 says the order is unknown; a proxy's page is the service failing.
+      if (route === 'lookup' && error instanceof ServiceNotFoundError) {
+        return new HttpError('resourceNotFound', 'No such order.');
+      }
       break;
   }
   if (

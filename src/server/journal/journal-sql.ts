@@ -10,7 +10,7 @@
  * whose lease has run out or how old an order is. A test that moves time
  * itself binds its clock's time in place of `{now}`, as one more parameter.
  */
-import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX } from './journal.js';
+import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX, UNKNOWN_ORDER_FAILURE } from './journal.js';
 import type { SqlDialect } from './migrations.js';
 
 const TABLE = 'pay_checkout_journal';
@@ -19,6 +19,8 @@ const SWEEP_TABLE = 'pay_checkout_journal_sweep';
 const NOW = '{now}';
 const RELEASE = 'lease_owner = NULL, lease_expires_at = NULL';
 const FREE_LEASE = `(lease_expires_at IS NULL OR lease_expires_at <= ${NOW})`;
+/** A settled order a payment found later lifts to paid: expired, or failed because the service did not know it. */
+const LIFTABLE = `(outcome = 'expired' OR (outcome = 'failed' AND failure_code = '${UNKNOWN_ORDER_FAILURE}'))`;
 
 /** The service's order total from placeholders `currency` and `value`; the amount recorded stays where they are null. */
 function serviceTotal(currency: string, value: string): string {
@@ -106,14 +108,21 @@ function journalStatementsIn(dialect: SqlDialect) {
       failure_code = $4, ${serviceTotal('$5', '$6')} WHERE order_id = $1 AND phase = 'watching'`,
     // A delivery in flight (of onExpired) keeps the order expired: its lease is live; once the row
     // is paid, that delivery's mark finds the lease passed to the settler ($5) and writes nothing.
-    latePaid: `UPDATE ${TABLE} SET outcome = 'paid', previous_outcome = 'expired', payment_status = $2,
+    // An order settled failed because the service did not know it (a proxy's or a fresh service's
+    // 404) is lifted too; its previous outcome stays NULL: nothing the payer did failed.
+    latePaid: `UPDATE ${TABLE} SET outcome = 'paid',
+      previous_outcome = CASE WHEN outcome = 'expired' THEN 'expired' ELSE NULL END, payment_status = $2,
       settled_at = ${NOW}, due_at = ${NOW}, delivered_at = NULL, delivery_attempts = 0,
       last_delivery_error = NULL, failure_code = NULL, ${settledLease('$5')}, ${serviceTotal('$3', '$4')}
-      WHERE order_id = $1 AND phase = 'settled' AND outcome = 'expired' AND ${FREE_LEASE}`,
+      WHERE order_id = $1 AND phase = 'settled' AND ${LIFTABLE} AND ${FREE_LEASE}`,
     expiredOrders: `SELECT order_id, created_at FROM ${TABLE}
-      WHERE outcome = 'expired' AND order_id IS NOT NULL AND created_at >= ${NOW} - $1
+      WHERE ${LIFTABLE} AND order_id IS NOT NULL AND created_at >= ${NOW} - $1
       ORDER BY created_at LIMIT $2`,
     ordersWithin: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
+      ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
+    // The next page of the same: the orders after ($3, $4), the last one read, in that order.
+    ordersWithinBefore: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
+      AND (created_at < $3 OR (created_at = $3 AND idempotency_key < $4))
       ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
     claimSweep: `UPDATE ${SWEEP_TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
       WHERE id = 1 AND ${FREE_LEASE} AND (swept_at IS NULL OR swept_at <= ${NOW} - $3)`,

@@ -18,6 +18,13 @@ export interface OpenJournalOptions {
    * PostgreSQL's `now()`, SQLite's clock, this process's for `memory:`.
    */
   clock?: JournalClock;
+  /**
+   * `false` to open a journal as it is, for a tool that only reads it: no file
+   * or table is created and no migration runs; a journal whose schema is not at
+   * this pay-checkout's version is refused, with an error naming both versions.
+   * Default `true`: created or migrated, as a relay needs it.
+   */
+  migrate?: boolean;
 }
 
 /** The driver a journal URL needs is not installed. */

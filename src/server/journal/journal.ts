@@ -139,6 +139,14 @@ export interface JournalOrder extends OrderDetails {
   deliveredAt: number | null;
 }
 
+/** Which orders `ordersWithin` reads: a page of them, newest first. */
+export interface OrdersWithinOptions {
+  withinMs: number;
+  limit: number;
+  /** The last order of the previous page: this page starts after it, in the same order. */
+  after?: Pick<JournalOrder, 'createdAt' | 'idempotencyKey'>;
+}
+
 /** An order settled `expired`, as a sweep looks for it. */
 export interface ExpiredOrder {
   orderId: string;
@@ -244,15 +252,15 @@ export interface Journal extends LookupJournal {
     by?: string,
   ): Promise<boolean>;
   /**
-   * Owes `onPaid` for an order the journal settled `expired` and the service
-   * now shows paid (`previousOutcome: 'expired'`); `false` unless it was
-   * settled expired, or while a delivery holds it (the next lookup or sweep
-   * tries again). Once only: the order is no longer expired.
+   * Owes `onPaid` for an order the journal settled `expired` (`previousOutcome:
+   * 'expired'`), or failed as unknown to the service (`previousOutcome: null`),
+   * and the service now shows paid; `false` unless it was settled so, or while
+   * a delivery holds it (the next lookup or sweep tries again). Once only.
    */
   recordLatePayment(orderId: string, reading?: ServiceReading, by?: string): Promise<boolean>;
-  /** The orders recorded within the last `withinMs` (unanswered creates left out), newest first, at most `limit`: what a reconciliation compares. */
-  ordersWithin(options: { withinMs: number; limit: number }): Promise<JournalOrder[]>;
-  /** The orders settled `expired` within the last `withinMs`, oldest first, at most `limit`: what a sweep looks for. */
+  /** The orders recorded within the last `withinMs` (unanswered creates left out), newest first, at most `limit` (after `after`, for the next page): what a reconciliation compares. */
+  ordersWithin(options: OrdersWithinOptions): Promise<JournalOrder[]>;
+  /** The orders settled `expired` (or failed as unknown to the service) within the last `withinMs`, oldest first, at most `limit`: what a sweep looks for. */
   expiredOrders(options: { withinMs: number; limit: number }): Promise<ExpiredOrder[]>;
   /**
    * Leases the fleet's one sweep of the service to `owner` for `leaseMs`, if no
@@ -302,3 +310,5 @@ export const SETTLER_LEASE_SUFFIX = ':settled';
 
 /** How long delivered orders stay in the journal unless the merchant says otherwise: 30 days. */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** The failure code of an order settled failed because the service did not know it; a payment found later lifts it. */
+export const UNKNOWN_ORDER_FAILURE = 'unknown_order';

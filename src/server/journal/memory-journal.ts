@@ -16,11 +16,12 @@ import type {
   JournalEntry,
   JournalOrder,
   OrderAmount,
+  OrdersWithinOptions,
   PendingEntry,
   ServiceReading,
   SettledEntry,
 } from './journal.js';
-import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX } from './journal.js';
+import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX, UNKNOWN_ORDER_FAILURE } from './journal.js';
 import { attemptColumns, detailsColumns, readingColumns, rowToAttempt, rowToOrder } from './journal-order.js';
 import {
   claimedEntries,
@@ -193,10 +194,11 @@ export class MemoryJournal implements Journal {
   async recordLatePayment(orderId: string, reading: ServiceReading = {}, by = ''): Promise<boolean> {
     const now = this.#clock.now();
     const row = this.#byOrderId(orderId);
-    if (row?.phase !== 'settled' || row.outcome !== 'expired' || !isLeaseFree(row, now)) return false;
+    if (row?.phase !== 'settled' || !isLiftable(row) || !isLeaseFree(row, now)) return false;
     Object.assign(row, {
       outcome: 'paid',
-      previous_outcome: 'expired',
+      // An order the service did not know failed for nothing the payer did: no previous outcome.
+      previous_outcome: row.outcome === 'expired' ? 'expired' : null,
       payment_status: 'paid',
       ...{
         settled_at: now,
@@ -211,10 +213,14 @@ export class MemoryJournal implements Journal {
     return true;
   }
 
-  async ordersWithin({ withinMs, limit }: { withinMs: number; limit: number }): Promise<JournalOrder[]> {
+  async ordersWithin({ withinMs, limit, after }: OrdersWithinOptions): Promise<JournalOrder[]> {
     const since = this.#clock.now() - withinMs;
+    const isAfter = (row: JournalRow) =>
+      !after ||
+      Number(row.created_at) < after.createdAt ||
+      (Number(row.created_at) === after.createdAt && String(row.idempotency_key) < after.idempotencyKey);
     return [...this.#open().values()]
-      .filter((row) => row.order_id !== null && Number(row.created_at) >= since)
+      .filter((row) => row.order_id !== null && Number(row.created_at) >= since && isAfter(row))
       .sort(newestFirst)
       .slice(0, limit)
       .map(rowToOrder);
@@ -223,7 +229,7 @@ export class MemoryJournal implements Journal {
   async expiredOrders({ withinMs, limit }: { withinMs: number; limit: number }): Promise<ExpiredOrder[]> {
     const since = this.#clock.now() - withinMs;
     return [...this.#open().values()]
-      .filter((row) => row.outcome === 'expired' && row.order_id !== null && Number(row.created_at) >= since)
+      .filter((row) => isLiftable(row) && row.order_id !== null && Number(row.created_at) >= since)
       .sort((a, b) => Number(a.created_at) - Number(b.created_at))
       .slice(0, limit)
       .map((row) => ({ orderId: row.order_id as string, createdAt: Number(row.created_at) }));
@@ -419,4 +425,11 @@ function readChanges(row: JournalRow, reading: ServiceReading): Partial<JournalR
 
 function isUndelivered(row: JournalRow): boolean {
   return row.phase === 'settled' && row.delivered_at === null;
+}
+
+/** Whether a payment found later lifts `row`: settled expired, or failed because the service did not know it. */
+function isLiftable(row: JournalRow): boolean {
+  return (
+    row.outcome === 'expired' || (row.outcome === 'failed' && row.failure_code === UNKNOWN_ORDER_FAILURE)
+  );
 }

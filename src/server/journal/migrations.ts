@@ -186,3 +186,25 @@ export function pendingMigrations(appliedVersion: number): JournalMigration[] {
     (a, b) => a.version - b.version,
   );
 }
+
+/** A journal whose schema is not at the version this pay-checkout reads, opened without migrating it. */
+export class JournalVersionError extends Error {
+  override name = 'JournalVersionError';
+  /** The version the journal's schema is at; 0 when it holds no journal. */
+  readonly journalVersion: number;
+
+  constructor(journalVersion: number) {
+    super(
+      journalVersion === 0
+        ? 'There is no pay-checkout journal there: give the URL the relay uses.'
+        : `The journal's schema is at version ${journalVersion}; this pay-checkout reads version ${LATEST_JOURNAL_VERSION} ` +
+            'and does not migrate it here. Use the pay-checkout the relay runs, or let the relay migrate the journal first.',
+    );
+    this.journalVersion = journalVersion;
+  }
+}
+
+/** Throws a {@link JournalVersionError} unless `appliedVersion` is the one this library knows. */
+export function requireLatestVersion(appliedVersion: number): void {
+  if (appliedVersion !== LATEST_JOURNAL_VERSION) throw new JournalVersionError(appliedVersion);
+}

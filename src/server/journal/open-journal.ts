@@ -44,7 +44,7 @@ async function openSqlite(path: string, options: OpenJournalOptions): Promise<Jo
   const driver = await importDriver('libsql', 'sqlite:');
   const { openSqliteJournal } = await import('./sqlite-journal.js');
   // libsql is CommonJS: its constructor is the default export.
-  return openSqliteJournal(path, driver.default as SqliteDriver, options.clock);
+  return openSqliteJournal(path, driver.default as SqliteDriver, options.clock, options.migrate ?? true);
 }
 
 async function openPostgres(url: string, options: OpenJournalOptions): Promise<Journal> {
@@ -52,13 +52,14 @@ async function openPostgres(url: string, options: OpenJournalOptions): Promise<J
   const Pool = (driver.Pool ??
     (driver.default as { Pool?: unknown } | undefined)?.Pool) as PostgresPoolDriver;
   const { openPostgresJournal } = await import('./postgres-journal.js');
-  return openPostgresJournal(url, Pool, options.postgresPoolSize, options.clock);
+  return openPostgresJournal(url, Pool, options.postgresPoolSize, options.clock, options.migrate ?? true);
 }
 
 /**
  * Opens the journal at `url`: `memory:`, `sqlite:<path>` (relative to the
  * working directory; the folder is created) or `postgres://…`/`postgresql://…`.
- * The schema is created or migrated before the promise resolves. Node only
+ * The schema is created or migrated before the promise resolves (unless
+ * `migrate: false`: then checked, and refused at another version). Node only
  * for `sqlite:` and `postgres://`: on web runtimes, whose bundlers take the
  * package's web entry, only `memory:` opens and the others reject.
  */

@@ -18,6 +18,7 @@ import {
   MIGRATIONS_TABLE,
   migrationStatements,
   pendingMigrations,
+  requireLatestVersion,
 } from './migrations.js';
 import { createSqlJournal, type SqlExecutor } from './sql-journal.js';
 
@@ -64,6 +65,18 @@ async function migrate(pool: Pool): Promise<void> {
   } finally {
     client.release();
   }
+}
+
+/** Throws a `JournalVersionError` unless the database's journal is at this library's version; creates nothing. */
+async function checkVersion(pool: Pool): Promise<void> {
+  const table = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
+    MIGRATIONS_TABLE,
+  ]);
+  if (!table.rows[0]?.found) return requireLatestVersion(0);
+  const applied = await pool.query<{ version: number | null }>(
+    `SELECT MAX(version) AS version FROM ${MIGRATIONS_TABLE}`,
+  );
+  requireLatestVersion(applied.rows[0]?.version ?? 0);
 }
 
 function postgresExecutor(pool: Pool): SqlExecutor {
@@ -115,6 +128,7 @@ export async function openPostgresJournal(
   PoolDriver: PostgresPoolDriver,
   poolSize = DEFAULT_POSTGRES_POOL_SIZE,
   clock?: JournalClock,
+  migrating = true,
 ): Promise<Journal> {
   // Migrating has no time limit: a large table's change, or another process migrating first, takes what it takes.
   const migrationPool = new PoolDriver({
@@ -124,7 +138,7 @@ export async function openPostgresJournal(
   });
   migrationPool.on('error', () => {});
   try {
-    await migrate(migrationPool);
+    await (migrating ? migrate(migrationPool) : checkVersion(migrationPool));
   } finally {
     await migrationPool.end();
   }

@@ -14,6 +14,7 @@ import type {
   Journal,
   JournalEntry,
   OrderAmount,
+  OrdersWithinOptions,
   PendingEntry,
   ServiceReading,
   SettledEntry,
@@ -151,8 +152,11 @@ function lateSteps(
       const [, currency, value] = reading(read);
       return changed('latePaid', [orderId, 'paid', currency ?? null, value ?? null, by]);
     },
-    async ordersWithin({ withinMs, limit }: { withinMs: number; limit: number }) {
-      return (await run.query('ordersWithin', [ms(withinMs), limit])).map(rowToOrder);
+    async ordersWithin({ withinMs, limit, after }: OrdersWithinOptions) {
+      const rows = after
+        ? await run.query('ordersWithinBefore', [ms(withinMs), limit, after.createdAt, after.idempotencyKey])
+        : await run.query('ordersWithin', [ms(withinMs), limit]);
+      return rows.map(rowToOrder);
     },
     async expiredOrders({ withinMs, limit }: { withinMs: number; limit: number }): Promise<ExpiredOrder[]> {
       const rows = await run.query('expiredOrders', [ms(withinMs), limit]);

@@ -15,7 +15,7 @@
  * and always before the next claim: by the time an order is delivered no
  * file holds its customer's name or number.
  */
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Journal } from './journal.js';
 import type { JournalRow } from './journal-row.js';
@@ -23,9 +23,11 @@ import type { JournalClock } from './journal-url.js';
 import { type LogEraser, startLogEraser } from './log-eraser.js';
 import {
   CREATE_MIGRATIONS_TABLE,
+  JournalVersionError,
   MIGRATIONS_TABLE,
   migrationStatements,
   pendingMigrations,
+  requireLatestVersion,
 } from './migrations.js';
 import { createSqlJournal, type SqlExecutor, type SqlValue } from './sql-journal.js';
 
@@ -89,6 +91,18 @@ function migrate(connection: SqliteConnection): void {
   });
 }
 
+/** The version the file's schema is at, without creating anything; 0 when it holds no journal. */
+function appliedVersion(connection: SqliteConnection): number {
+  const table = connection
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?1")
+    .get(MIGRATIONS_TABLE);
+  if (!table) return 0;
+  const applied = connection.prepare(`SELECT MAX(version) AS version FROM ${MIGRATIONS_TABLE}`).get() as {
+    version: number | null;
+  };
+  return applied.version ?? 0;
+}
+
 function sqliteExecutor(connection: SqliteConnection, eraser: LogEraser): SqlExecutor {
   // Statements are prepared once and reused: the journal runs the same few all day.
   const prepared = new Map<string, SqliteStatement>();
@@ -129,9 +143,15 @@ function sqliteExecutor(connection: SqliteConnection, eraser: LogEraser): SqlExe
  * Opens (and creates or migrates) the journal in the SQLite file at `path`
  * (relative to the working directory), on SQLite's clock unless a test gives its own.
  */
-export function openSqliteJournal(relativePath: string, Driver: SqliteDriver, clock?: JournalClock): Journal {
+export function openSqliteJournal(
+  relativePath: string,
+  Driver: SqliteDriver,
+  clock?: JournalClock,
+  migrating = true,
+): Journal {
   const path = resolve(relativePath);
-  createPrivateFile(path);
+  if (migrating) createPrivateFile(path);
+  else if (!existsSync(path)) throw new JournalVersionError(0);
   const connection = new Driver(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     connection.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -140,7 +160,8 @@ export function openSqliteJournal(relativePath: string, Driver: SqliteDriver, cl
     // Freed space is zeroed, so the customer details a row held before the
     // service answered do not linger in the file's free pages.
     connection.exec('PRAGMA secure_delete = ON');
-    migrate(connection);
+    if (migrating) migrate(connection);
+    else requireLatestVersion(appliedVersion(connection));
   } catch (error) {
     connection.close();
     throw error;

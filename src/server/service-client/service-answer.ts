@@ -60,6 +60,11 @@ function errorFromAnswer(
     status === SERVICE_ERRORS.rateLimited.status
       ? parseRetryAfter(answer.header(RETRY_AFTER_HEADER))
       : undefined;
+  // A 404 means "no such order" only in the service's own words: a proxy's or
+  // load balancer's page (HTML during a deploy) says nothing of the order.
+  if (status === SERVICE_ERRORS.resourceNotFound.status && !body.success) {
+    return invalidResponse(status, `The service's 404 answer to ${path} is not its error shape.`, requestId);
+  }
   const ErrorClass = serviceErrorClassFor(status);
   return new ErrorClass({
     status,

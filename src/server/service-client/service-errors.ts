@@ -87,7 +87,7 @@ export class ServicePermissionError extends ServiceError {}
 /** `400` and other `4xx` about the request itself; `param` names the field. */
 export class ServiceInvalidRequestError extends ServiceError {}
 
-/** `404`: no resource with that identifier. */
+/** `404` in the service's error shape: no resource with that identifier (any other `404`, a proxy's page, is a {@link ServiceApiError}). */
 export class ServiceNotFoundError extends ServiceError {}
 
 /** `409` (the same key is still in flight: retryable) or `422` (the key was used with another body). */
