@@ -99,6 +99,6 @@ console.log(doc.openapi, Object.keys(doc.paths).join(' '));`;
       },
     );
     assert.equal(result.code, 0, result.transcript);
-    assert.equal(result.stdout.trim(), '3.1.0 /orders /lookup');
+    assert.equal(result.stdout.trim(), '3.1.0 /orders /lookup /price');
   });
 });
