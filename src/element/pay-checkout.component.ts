@@ -116,12 +116,7 @@ export class PayCheckout extends LitElement {
   declare createUrl: string;
   /** Where the relay's lookup endpoint is (contract §3). Required. */
   declare lookupUrl: string;
-  /**
-   * Where the relay's price route is (`price-url`): the element asks it to
-   * price the cart whenever the page sets one, shows its amount on the Pay
-   * button and its items on the receipt, and sends that amount with the
-   * create as `expected_amount`, so no prompt is ever for another amount.
-   */
+  /** Where the relay's price route is: the Pay button shows its price of the cart, and the create sends it as `expected_amount`. */
   declare priceUrl: string;
   /** Amount in minor units (5000 = GH₵ 50.00), for display only: the server decides what is charged. With `price-url`, the placeholder until the relay's price arrives. */
   declare amount: number | undefined;

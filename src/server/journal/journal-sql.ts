@@ -106,28 +106,6 @@ function journalStatementsIn(dialect: SqlDialect) {
     browserSettled: `UPDATE ${TABLE} SET phase = 'settled', payment_status = $2, outcome = $3,
       settled_at = ${NOW}, due_at = ${NOW}, ${settledLease('$7')},
       failure_code = $4, ${serviceTotal('$5', '$6')} WHERE order_id = $1 AND phase = 'watching'`,
-    // A delivery in flight (of onExpired) keeps the order expired: its lease is live; once the row
-    // is paid, that delivery's mark finds the lease passed to the settler ($5) and writes nothing.
-    // An order settled failed because the service did not know it (a proxy's or a fresh service's
-    // 404) is lifted too; its previous outcome stays NULL: nothing the payer did failed.
-    latePaid: `UPDATE ${TABLE} SET outcome = 'paid',
-      previous_outcome = CASE WHEN outcome = 'expired' THEN 'expired' ELSE NULL END, payment_status = $2,
-      settled_at = ${NOW}, due_at = ${NOW}, delivered_at = NULL, delivery_attempts = 0,
-      last_delivery_error = NULL, failure_code = NULL, ${settledLease('$5')}, ${serviceTotal('$3', '$4')}
-      WHERE order_id = $1 AND phase = 'settled' AND ${LIFTABLE} AND ${FREE_LEASE}`,
-    expiredOrders: `SELECT order_id, created_at FROM ${TABLE}
-      WHERE ${LIFTABLE} AND order_id IS NOT NULL AND created_at >= ${NOW} - $1
-      ORDER BY created_at LIMIT $2`,
-    ordersWithin: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
-      ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
-    // The next page of the same: the orders after ($3, $4), the last one read, in that order.
-    ordersWithinBefore: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
-      AND (created_at < $3 OR (created_at = $3 AND idempotency_key < $4))
-      ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
-    claimSweep: `UPDATE ${SWEEP_TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
-      WHERE id = 1 AND ${FREE_LEASE} AND (swept_at IS NULL OR swept_at <= ${NOW} - $3)`,
-    finishSweep: `UPDATE ${SWEEP_TABLE} SET ${RELEASE},
-      swept_at = CASE WHEN $2 = 1 THEN ${NOW} ELSE swept_at END WHERE id = 1 AND lease_owner = $1`,
     markDelivered: `UPDATE ${TABLE} SET delivered_at = ${NOW}, due_at = NULL, ${RELEASE}
       WHERE idempotency_key = $1 AND lease_owner = $2 AND phase = 'settled' AND delivered_at IS NULL`,
     deliveryFailed: `UPDATE ${TABLE} SET delivery_attempts = delivery_attempts + 1, last_delivery_error = $3,
@@ -143,9 +121,36 @@ function journalStatementsIn(dialect: SqlDialect) {
       WHERE idempotency_key = $1 AND amount_value IS NULL`,
     prune: `DELETE FROM ${TABLE} WHERE phase = 'settled' AND delivered_at IS NOT NULL
       AND delivered_at < ${NOW} - $1`,
+    ...latePaymentStatements,
     ...lookupStatements,
   };
 }
+
+/** Late payments, the sweep that finds them, and reconciliation's reads (late-payment-sweep.ts, reconciliation.ts). */
+const latePaymentStatements = {
+  // A delivery in flight (of onExpired) keeps the order expired: its lease is live; once the row
+  // is paid, that delivery's mark finds the lease passed to the settler ($5) and writes nothing.
+  // An order settled failed because the service did not know it (a proxy's or a fresh service's
+  // 404) is lifted too; its previous outcome stays NULL: nothing the payer did failed.
+  latePaid: `UPDATE ${TABLE} SET outcome = 'paid',
+    previous_outcome = CASE WHEN outcome = 'expired' THEN 'expired' ELSE NULL END, payment_status = $2,
+    settled_at = ${NOW}, due_at = ${NOW}, delivered_at = NULL, delivery_attempts = 0,
+    last_delivery_error = NULL, failure_code = NULL, ${settledLease('$5')}, ${serviceTotal('$3', '$4')}
+    WHERE order_id = $1 AND phase = 'settled' AND ${LIFTABLE} AND ${FREE_LEASE}`,
+  expiredOrders: `SELECT order_id, created_at FROM ${TABLE}
+    WHERE ${LIFTABLE} AND order_id IS NOT NULL AND created_at >= ${NOW} - $1
+    ORDER BY created_at LIMIT $2`,
+  ordersWithin: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
+    ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
+  // The next page of the same: the orders after ($3, $4), the last one read, in that order.
+  ordersWithinBefore: `SELECT * FROM ${TABLE} WHERE order_id IS NOT NULL AND created_at >= ${NOW} - $1
+    AND (created_at < $3 OR (created_at = $3 AND idempotency_key < $4))
+    ORDER BY created_at DESC, idempotency_key DESC LIMIT $2`,
+  claimSweep: `UPDATE ${SWEEP_TABLE} SET lease_owner = $1, lease_expires_at = ${NOW} + $2
+    WHERE id = 1 AND ${FREE_LEASE} AND (swept_at IS NULL OR swept_at <= ${NOW} - $3)`,
+  finishSweep: `UPDATE ${SWEEP_TABLE} SET ${RELEASE},
+    swept_at = CASE WHEN $2 = 1 THEN ${NOW} ELSE swept_at END WHERE id = 1 AND lease_owner = $1`,
+};
 
 /** The shared lookups' statements (sql-lookups.ts). */
 const lookupStatements = {
