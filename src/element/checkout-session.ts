@@ -188,7 +188,7 @@ export class CheckoutSession {
    * same cart (the form again after a failure or "Use another number"),
    * else undefined, the page's `amount`.
    */
-  formAmount(cart: unknown): Pick<AttemptBasics, 'amount' | 'currency'> | undefined {
+  formAmount(cart: unknown): Pick<AttemptBasics, 'amount' | 'currency' | 'items'> | undefined {
     return [this.#priced, this.#charged].find(
       (known) => known && (known.cart === undefined || known.cart === cartFingerprint(cart)),
     );
@@ -245,11 +245,16 @@ export class CheckoutSession {
     if (open) return this.#takeUp(open);
     const draft = draftAttempt(intent, this.#settings, this.#env.now());
     if (typeof draft === 'string') return this.refuse(draft);
-    // The amount on the button, when the relay priced this very cart: a create at another price is refused before any prompt.
-    const priced = this.#priced;
-    if (priced && priced.cart === draft.cart) {
-      const expected_amount = { currency: priced.currency, value: priced.amount };
-      Object.assign(draft, priced, { body: createBody({ ...intent, expected_amount }) });
+    if (this.#settings.priceUrl) {
+      // The relay's price of this cart, or what it charged an earlier order of it, with their items.
+      const { amount, currency, items } = this.formAmount(intent.cart) ?? draft;
+      Object.assign(draft, { amount, currency, items });
+      // The amount on the button goes with the create, the relay's or the page's placeholder:
+      // a relay that prices the cart otherwise refuses before any prompt.
+      if (Number.isSafeInteger(amount)) {
+        const expected_amount = { currency: currency as string, value: amount as number };
+        draft.body = createBody({ ...intent, expected_amount }) as string;
+      }
     }
     // Listeners get a copy of exactly the bytes that will be sent.
     this.#proposing = true;
@@ -292,8 +297,8 @@ export class CheckoutSession {
   cartSet(cart: unknown): boolean {
     this.#price(cart);
     const checkout = this.#checkout;
-    // Failed, it is settled only once no other order of the checkout may still be paid.
-    const settled = checkout.phase === 'settled' && (checkout.state.status === 'paid' || !this.othersOpen);
+    // Settled only once no other order of the checkout may still be paid: a second payment is told.
+    const settled = checkout.phase === 'settled' && !this.othersOpen;
     return (
       settled && checkout.cart !== undefined && checkout.cart !== cartFingerprint(cart) && this.restart()
     );
@@ -310,6 +315,8 @@ export class CheckoutSession {
     env.clearTimeout(this.#priceTimer);
     if (!url) return;
     this.#priceTimer = env.setTimeout(async () => {
+      // The cart as it was asked about: a page may change the same object while the answer travels.
+      const fingerprint = cartFingerprint(cart);
       this.#pricing?.abort();
       const run = new AbortController();
       this.#pricing = run;
@@ -318,7 +325,7 @@ export class CheckoutSession {
         if (this.#pricing !== run) return;
         const items = line_items.map(({ name, quantity }) => `${name} × ${quantity}`);
         this.#priced = {
-          cart: cartFingerprint(cart),
+          cart: fingerprint,
           amount: amount.value,
           currency: amount.currency,
           items,
@@ -467,7 +474,7 @@ export class CheckoutSession {
   /** Another order of a paid checkout was paid too: on the receipt and in storage, then `pay-paid` once for it, naming the earlier ones. */
   #paidAgain(current: SettledAttempt, other: CreatedAttempt, order: LookupAnswer['order']): void {
     const earlier = current.alsoPaid ?? [];
-    if (earlier.some((paid) => paid.orderId === order.id)) return;
+    if (order.id === current.orderId || earlier.some((paid) => paid.orderId === order.id)) return;
     const charged = withChargedAmount(other, order.amount);
     this.#checkout = { ...current, alsoPaid: [...earlier, alsoPaid(charged)] };
     this.#store.save(this.#checkout);

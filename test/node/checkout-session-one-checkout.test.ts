@@ -414,6 +414,26 @@ describe('CheckoutSession: one prompt per number, and two payments told (contrac
       'numbers masked',
     );
   });
+
+  it('keeps watching the earlier order when the page changes its cart after the first payment, and tells the second', async () => {
+    const relay = new ScriptedRelay();
+    const shop = await twoOrdersWaiting(relay);
+    relay.statusOf.set(SECOND_ORDER, 'paid');
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'paid');
+    assert.equal(shop.session.othersOpen, true);
+    // A shop that empties its cart in its pay-paid listener: the receipt stays while money may still move.
+    assert.equal(shop.session.cartSet({ id: 'emptied' }), false, 'the receipt is not dropped');
+    relay.statusOf.set(ORDER_ID, 'paid');
+    await shop.clock.advance(3_000);
+    assert.deepEqual(
+      shop.details('pay-paid').map((paid) => [paid.orderId, paid.otherPaidOrderIds]),
+      [
+        [SECOND_ORDER, undefined],
+        [ORDER_ID, [SECOND_ORDER]],
+      ],
+    );
+  });
 });
 
 describe('CheckoutSession: the timeout screen checks by itself (contract §2)', () => {

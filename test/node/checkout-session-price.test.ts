@@ -126,7 +126,7 @@ describe('CheckoutSession with price-url', () => {
     );
   });
 
-  it('a price request that fails keeps the page’s amount, shows no error, and the create still goes', async () => {
+  it('a price request that fails keeps the page’s amount, shows no error, and the create still goes at that amount', async () => {
     const shop = pricedCheckout([
       { status: 503, body: { error: { code: 'x', message: 'x', type: 'api_error' } } },
     ]);
@@ -137,7 +137,11 @@ describe('CheckoutSession with price-url', () => {
     assert.equal(shop.session.state.status, 'idle');
     assert.deepEqual(shop.fired, [], 'no pay-error for a price');
     await shop.submit({ cart: CART });
-    assert.equal(sentBody(shop, 0).expected_amount, undefined, 'no amount the relay never said');
+    assert.deepEqual(
+      sentBody(shop, 0).expected_amount,
+      { currency: 'ghs', value: 5_000 },
+      'the amount on the button: a relay that prices otherwise refuses before any prompt',
+    );
     assert.equal(shop.session.state.status, 'requires_action');
   });
 
