@@ -28,7 +28,7 @@ export const payCheckoutStyles = unsafeCSS(`
   box-sizing: border-box;
   max-inline-size: var(--pay-checkout-max-width, 28rem);
   /* The form's height, so the screens after it keep the page still; a page reserves as much before the script runs (pay-checkout:not(:defined)). */
-  min-block-size: 32em;
+  min-block-size: 30em;
   padding: var(--_spacing);
   border-radius: var(--_radius);
   background: var(--_background);

@@ -330,7 +330,7 @@ function errorMessage(
 /**
  * The order and the amount charged, on every screen once the order exists;
  * beside the id, the merchant's reference, which reads aloud where the id
- * mixes 0 and O; the items the relay priced; once settled, the time.
+ * mixes 0 and O; once settled, the items the relay priced and the time.
  */
 function renderOrder(view: CheckoutView): TemplateResult {
   const { text } = view;
@@ -338,8 +338,8 @@ function renderOrder(view: CheckoutView): TemplateResult {
   const amount = chargedAmount(view);
   const reference = attempt?.reference;
   const settledAt = attempt?.phase === 'settled' && attempt.settledAt;
-  // From storage, which the page shares: only a list is listed.
-  const items = Array.isArray(attempt?.items) && attempt.items;
+  // On the receipt, from storage, which the page shares: only a list is listed.
+  const items = settledAt && Array.isArray(attempt?.items) && attempt.items;
   return html`
     <dl>
       <dt>${text.orderLabel}</dt>

@@ -211,6 +211,8 @@ describe('the demo, a saved checkout belongs to its cart (contract §2)', () => 
     await demo.waitForState('idle');
     await demo.control('number').waitFor();
     assert.equal(await demo.eventCount('pay-paid'), 0, 'nothing fired again');
+    // The Pay button shows the relay's price of the new cart before the shopper pays it.
+    await demo.submitButton().getByText('GH₵\u00a0100.00').waitFor();
     await demo.pay({ name: 'Esi Owusu', number: '0244000003' });
     await demo.waitForState('requires_action');
     assert.equal(server.sandbox?.createdOrderCount, 2);
