@@ -15,13 +15,13 @@
  * `sweeps an hour × ceil((orders since the oldest expired one + 1) / 256)`.
  */
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
-import { SANDBOX_TEST_NUMBERS } from '../src/sandbox/test-numbers.js';
 import { SWEEP_PAGE_SIZE } from '../src/server/fulfilment/late-payment-sweep.js';
 import { DEFAULT_MAX_WATCH_MS, DEFAULT_SWEEP_INTERVAL_MS } from '../src/server/fulfilment/watch-settings.js';
 import { createCheckoutRelay, openJournal } from '../src/server/index.js';
 import { systemClock } from '../src/shared/clock.js';
-import { checkoutIntent, creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
+import { creationInput, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
 import { isMainModule, writeResults } from './lib.js';
+import { createNeverAnsweringOrder } from './never-settling.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 const MINUTE_MS = 60 * 1000;
@@ -72,20 +72,7 @@ async function measureHour(settled: number, withExpired: boolean): Promise<HourO
   });
   try {
     if (withExpired) {
-      const number = SANDBOX_TEST_NUMBERS.neverAnswers;
-      const intent = checkoutIntent({
-        customer_data: { name: 'Ama Mensah', phone_number: `+233${number.slice(1)}` },
-        payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number } },
-      });
-      const created = await relay.create(
-        new Request('http://shop.example/api/checkout/orders', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'idempotency-key': 'bench-late-payment-0123456789' },
-          body: JSON.stringify(intent),
-        }),
-        { clientAddress: '127.0.0.1' },
-      );
-      if (created.status !== 200) throw new Error(`create answered ${created.status}`);
+      await createNeverAnsweringOrder(relay, 'bench-late-payment-0123456789');
       time.now += DEFAULT_MAX_WATCH_MS;
       await relay.fulfilment?.tick();
     }

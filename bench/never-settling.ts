@@ -10,7 +10,7 @@
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import { SANDBOX_TEST_NUMBERS } from '../src/sandbox/test-numbers.js';
 import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_MAX_WATCH_MS } from '../src/server/fulfilment/watch-settings.js';
-import { createCheckoutRelay, openJournal } from '../src/server/index.js';
+import { type CheckoutRelay, createCheckoutRelay, openJournal } from '../src/server/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import { checkoutIntent, priceAnyCart, UNLIMITED } from '../test/fixtures/checkout-data.js';
 
@@ -54,20 +54,7 @@ export async function measureNeverSettling(): Promise<NeverSettlingFigures> {
     watch: { ticks: false },
   });
   try {
-    const number = SANDBOX_TEST_NUMBERS.neverAnswers;
-    const intent = checkoutIntent({
-      customer_data: { name: 'Ama Mensah', phone_number: `+233${number.slice(1)}` },
-      payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number } },
-    });
-    const created = await relay.create(
-      new Request('http://shop.example/api/checkout/orders', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': 'bench-never-settling-0123456789' },
-        body: JSON.stringify(intent),
-      }),
-      { clientAddress: '127.0.0.1' },
-    );
-    if (created.status !== 200) throw new Error(`create answered ${created.status}`);
+    await createNeverAnsweringOrder(relay, 'bench-never-settling-0123456789');
     while (expiredAt === undefined && time.now - createdAt <= DEFAULT_MAX_WATCH_MS + 3_600_000) {
       time.now += 1_000;
       await relay.fulfilment?.tick();
@@ -83,4 +70,22 @@ export async function measureNeverSettling(): Promise<NeverSettlingFigures> {
     total: lookupTimes.length,
     expiredAfterHours: Number(((expiredAt - createdAt) / 3_600_000).toFixed(2)),
   };
+}
+
+/** Creates, through `relay`, one order to the sandbox's number whose payer never answers. */
+export async function createNeverAnsweringOrder(relay: CheckoutRelay, idempotencyKey: string): Promise<void> {
+  const number = SANDBOX_TEST_NUMBERS.neverAnswers;
+  const intent = checkoutIntent({
+    customer_data: { name: 'Ama Mensah', phone_number: `+233${number.slice(1)}` },
+    payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number } },
+  });
+  const created = await relay.create(
+    new Request('http://shop.example/api/checkout/orders', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+      body: JSON.stringify(intent),
+    }),
+    { clientAddress: '127.0.0.1' },
+  );
+  if (created.status !== 200) throw new Error(`create answered ${created.status}`);
 }
