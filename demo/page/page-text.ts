@@ -6,6 +6,7 @@
  * is never translated.
  */
 import { formatAmount } from '../../src/element/format-amount.js';
+import { listNetworks } from '../../src/shared/networks.js';
 import type { DemoLocale } from '../demo-config.js';
 
 /** The page's texts; functions take what they interpolate. */
@@ -123,7 +124,7 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     shopUnreachable: 'The demo server could not be reached: reload the page once it runs (npm start).',
     startOver: 'Start a new payment',
     phoneTitle: 'The payer’s phone',
-    phoneHint: 'The prompt the payer would get from MTN, Telecel or AT appears here: approve or decline it.',
+    phoneHint: `The prompt the payer would get from ${listNetworks('or')} appears here: approve or decline it.`,
     eventsTitle: 'Events',
     clear: 'Clear',
     clearEvents: ' the events',
@@ -190,8 +191,7 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     shopUnreachable: 'Le serveur de la démo est injoignable : rechargez la page une fois lancé (npm start).',
     startOver: 'Nouveau paiement',
     phoneTitle: 'Le téléphone du payeur',
-    phoneHint:
-      'La demande que le payeur recevrait de MTN, Telecel ou AT s’affiche ici : validez-la ou refusez-la.',
+    phoneHint: `La demande que le payeur recevrait de ${listNetworks('ou')} s’affiche ici : validez-la ou refusez-la.`,
     eventsTitle: 'Événements',
     clear: 'Effacer',
     clearEvents: ' les événements',

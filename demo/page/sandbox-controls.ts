@@ -6,6 +6,7 @@
  * rides along in an HttpOnly cookie, which no script here can read.
  */
 import type { PaymentPromptJson } from '../../src/sandbox/index.js';
+import { type Issuer, isIssuer, NETWORKS } from '../../src/shared/networks.js';
 
 /** Calls to one sandbox's control surface. */
 export interface SandboxControls {
@@ -67,8 +68,11 @@ export function createSandboxControls(controlUrl: string, fetchImpl: typeof fetc
   };
 }
 
-/** How each network names its wallet on the prompt; the brand names are not translated. */
-export const WALLET_NAMES: Readonly<Record<string, string>> = {
+/**
+ * How each network names its wallet on the prompt; the brand names are not
+ * translated. Not in the network table: only the demo's phone shows them.
+ */
+export const WALLET_NAMES: Readonly<Record<Issuer, string>> = {
   mtn: 'MTN MoMo',
   telecel: 'Telecel Cash',
   at: 'AT Money',
@@ -76,10 +80,10 @@ export const WALLET_NAMES: Readonly<Record<string, string>> = {
 
 /** The wallet name of an issuer code, for the prompt's title bar. */
 export function walletName(issuer: string): string {
-  return WALLET_NAMES[issuer] ?? 'Mobile money';
+  return isIssuer(issuer) ? WALLET_NAMES[issuer] : 'Mobile money';
 }
 
 /** The carrier name a phone's status bar shows. */
 export function carrierName(issuer: string): string {
-  return issuer === 'mtn' ? 'MTN' : issuer === 'telecel' ? 'Telecel' : issuer === 'at' ? 'AT' : '';
+  return isIssuer(issuer) ? NETWORKS[issuer].name : '';
 }

@@ -1,23 +1,8 @@
 /**
- * What the element shows for each mobile-money network: its name and the
- * USSD code a payer dials when the approval prompt does not reach the phone.
+ * Which networks the element offers: those its `issuers` attribute names,
+ * in the network table's order. Their names and USSD codes are the table's.
  */
-import { ISSUERS, type Issuer } from '../shared/service-contract.js';
-
-/** Display name and USSD fallback code of one network. */
-export interface IssuerDisplay {
-  /** The network's own name, not translated. */
-  name: string;
-  /** Dialled to find and approve a pending payment when no prompt arrives. */
-  ussdCode: string;
-}
-
-/** Every network the service knows, in display order. */
-export const ISSUER_DISPLAY: Readonly<Record<Issuer, IssuerDisplay>> = {
-  mtn: { name: 'MTN', ussdCode: '*170#' },
-  telecel: { name: 'Telecel', ussdCode: '*110#' },
-  at: { name: 'AT', ussdCode: '*110#' },
-};
+import { ISSUERS, type Issuer } from '../shared/networks.js';
 
 /**
  * The networks an `issuers` attribute allows ("mtn, telecel"), in the

@@ -6,6 +6,7 @@
  * build strips it (scripts/minify-templates.mjs).
  */
 import { html, nothing, type TemplateResult } from 'lit';
+import { NETWORKS } from '../shared/networks.js';
 import { CUSTOMER_NAME_MAX_LENGTH, type Issuer, paymentFailureCode } from '../shared/service-contract.js';
 import type { CheckoutAttempt } from './checkout-attempt.js';
 import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-form.js';
@@ -14,7 +15,6 @@ import type { CheckoutState, ErrorState } from './checkout-machine.js';
 import type { CheckoutSession } from './checkout-session.js';
 import { DEFAULT_CURRENCY } from './defaults.js';
 import { formatAmount } from './format-amount.js';
-import { ISSUER_DISPLAY } from './issuers.js';
 import type { FailureReason, PayCheckoutStrings } from './locale/strings.js';
 
 /** Everything a render needs: the element's settings, the session's state and the form's. */
@@ -79,7 +79,7 @@ function messageOf(view: CheckoutView): string | undefined {
       const number = shownNumber(attempt);
       return again
         ? text.askedAgain(number)
-        : text.requiresActionBody(number, issuer ? ISSUER_DISPLAY[issuer].name : '');
+        : text.requiresActionBody(number, issuer ? NETWORKS[issuer].name : '');
     }
     case 'paid': {
       // Paid more than once: said at once, and announced, before the list of the payments.
@@ -153,7 +153,7 @@ function renderForm(view: CheckoutView): TemplateResult {
             <option value="" ?selected=${!values.issuer}>${text.issuerPlaceholder}</option>
             ${view.issuers.map(
               (issuer) => html`
-                <option value=${issuer} ?selected=${values.issuer === issuer}>${ISSUER_DISPLAY[issuer].name}</option>
+                <option value=${issuer} ?selected=${values.issuer === issuer}>${NETWORKS[issuer].name}</option>
               `,
             )}
           </select>
@@ -292,7 +292,7 @@ function renderPaidAgain({ session: { attempt }, locale }: CheckoutView): Templa
 
 /** The network's USSD menu, where the payer approves when no prompt reaches the phone; nothing when the network is unknown. */
 function renderUssdFallback({ session: { attempt }, text }: CheckoutView): TemplateResult | typeof nothing {
-  const network = attempt?.phase === 'created' && attempt.issuer && ISSUER_DISPLAY[attempt.issuer];
+  const network = attempt?.phase === 'created' && attempt.issuer && NETWORKS[attempt.issuer];
   return network ? html`<p class=hint>${text.ussdFallback(network.ussdCode, network.name)}</p>` : nothing;
 }
 

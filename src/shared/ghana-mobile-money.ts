@@ -1,17 +1,8 @@
-import type { Issuer } from './service-contract.js';
+import { type Issuer, NETWORKS } from './networks.js';
 
-/**
- * Number prefixes of each network. Detection only suggests a network: numbers
- * move between networks, so the shopper can always change it.
- */
-export const ISSUER_PREFIXES: Readonly<Record<Issuer, readonly string[]>> = {
-  mtn: ['024', '025', '053', '054', '055', '059'],
-  telecel: ['020', '050'],
-  at: ['026', '027', '056', '057'],
-};
-
+/** The network of each number prefix; detection only suggests, the shopper may choose another. */
 const PREFIX_TO_ISSUER = new Map<string, Issuer>(
-  Object.entries(ISSUER_PREFIXES).flatMap(([issuer, prefixes]) =>
+  Object.entries(NETWORKS).flatMap(([issuer, { prefixes }]) =>
     prefixes.map((prefix) => [prefix, issuer as Issuer] as const),
   ),
 );

@@ -26,10 +26,8 @@ export const CURRENCIES = ['ghs'] as const;
 /** One of the accepted currencies. */
 export type Currency = (typeof CURRENCIES)[number];
 
-/** Mobile-money networks, as the lowercase `issuer` codes of spec §2. */
-export const ISSUERS = ['mtn', 'telecel', 'at'] as const;
-/** One mobile-money network's `issuer` code. */
-export type Issuer = (typeof ISSUERS)[number];
+// The service's `issuer` codes are the keys of the network table.
+export { ISSUERS, type Issuer } from './networks.js';
 
 /** Smallest page size every `/page` endpoint accepts (spec §4, §8; contract §4). */
 export const PAGE_SIZE_MIN = 1;

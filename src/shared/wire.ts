@@ -6,10 +6,10 @@
 import * as z from 'zod/mini';
 import { hasOnlyShowableCharacters, hasVisibleCharacter, normalizeCustomerName } from './customer-name.js';
 import { INTERNATIONAL_PHONE_PATTERN, isLocalMobileNumber } from './ghana-mobile-money.js';
+import { ISSUERS, listNetworks } from './networks.js';
 import {
   CUSTOMER_NAME_MAX_LENGTH,
   IDEMPOTENCY_KEY_PATTERN,
-  ISSUERS,
   ORDER_ID_PATTERN,
   PAYMENT_FAILURE_CODES,
 } from './service-contract.js';
@@ -32,7 +32,7 @@ const customerDataSchema = z.object({
 });
 
 const mobileMoneySchema = z.object({
-  issuer: z.enum(ISSUERS, 'Choose the mobile-money network: mtn, telecel or at.'),
+  issuer: z.enum(ISSUERS, `Choose the mobile-money network: ${listNetworks('or', 'issuer')}.`),
   number: z
     .string('Enter the mobile-money number.')
     .check(z.refine(isLocalMobileNumber, 'Enter a Ghanaian mobile-money number, like 024 123 4567.')),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CREATE_RETRY_MAX_MS, parseRetryAfter } from '../../src/element/checkout-api.js';
 import { formatAmount } from '../../src/element/format-amount.js';
-import { allowedIssuers, ISSUER_DISPLAY } from '../../src/element/issuers.js';
+import { allowedIssuers } from '../../src/element/issuers.js';
 import { EN_STRINGS } from '../../src/element/locale/en.js';
 import { FR_STRINGS } from '../../src/element/locale/fr.js';
 import {
@@ -15,7 +15,7 @@ import { formatCountdown } from '../../src/element/pay-checkout.templates.js';
 import { clampPollInterval } from '../../src/element/poll-controller.js';
 import { containsSecretKey } from '../../src/element/secret-key-guard.js';
 import { equalJitterDelay } from '../../src/shared/backoff.js';
-import { ISSUERS } from '../../src/shared/service-contract.js';
+import { ISSUERS, NETWORKS } from '../../src/shared/networks.js';
 
 const normalise = (text: string) => text.replace(/\s/g, ' ');
 
@@ -63,9 +63,9 @@ describe('element helpers', () => {
     assert.deepEqual(allowedIssuers('telecel, MTN'), ['mtn', 'telecel']);
     assert.deepEqual(allowedIssuers(''), [...ISSUERS]);
     assert.deepEqual(allowedIssuers('vodafone'), [...ISSUERS]);
-    assert.equal(ISSUER_DISPLAY.mtn.ussdCode, '*170#');
-    assert.equal(ISSUER_DISPLAY.telecel.ussdCode, '*110#');
-    assert.equal(ISSUER_DISPLAY.at.ussdCode, '*110#');
+    assert.equal(NETWORKS.mtn.ussdCode, '*170#');
+    assert.equal(NETWORKS.telecel.ussdCode, '*110#');
+    assert.equal(NETWORKS.at.ussdCode, '*110#');
   });
 
   it('spots secret keys anywhere a page can put one, and not in look-alikes', () => {
