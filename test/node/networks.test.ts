@@ -49,10 +49,8 @@ const LISTED: readonly { path: string; text: string }[] = [
     text: `as it is typed (${ISSUERS.map((issuer) => `${NETWORKS[issuer].name} ${NETWORKS[issuer].prefixes.join('/')}`).join(', ')})`,
   },
   { path: 'docs/element.md', text: `the network's USSD fallback (${ussdCodes()})` },
-  { path: 'docs/element.md', text: `USSD code (${ussdCodes()})` },
   { path: 'docs/service.md', text: `The networks (\`issuer\`) are ${sentence(codes, 'and')}.` },
   { path: 'docs/sandbox.md', text: `mobile_money { issuer ${ISSUERS.join(' | ')}, number` },
-  { path: 'docs/fulfilment.md', text: `the issuer code ${sentence(codes, 'or')},` },
 ];
 
 describe('the network table', () => {
