@@ -3,8 +3,9 @@
  * them. The key is the service's `issuer` code; the issuer list the wire and
  * the sandbox accept, number detection, the element's names and USSD codes,
  * and the demo's names and phrases are all read from this table. Adding a
- * network is one entry here: the compiler and the tests then name what must
- * follow it outside the table (the demo's colour and wallet name).
+ * network is one entry here; the compiler then asks for its wallet name in the
+ * demo, and test/node/networks.test.ts for its colour in the demo's styles and
+ * for each page that lists the networks.
  *
  * Plain object literals: the browser bundles this table, so nothing here may
  * pull in more than it.

@@ -26,7 +26,7 @@ export const CURRENCIES = ['ghs'] as const;
 /** One of the accepted currencies. */
 export type Currency = (typeof CURRENCIES)[number];
 
-// The service's `issuer` codes are the keys of the network table.
+/** The service's `issuer` codes and their type, kept where the wire's other rules are: the keys of the network table. */
 export { ISSUERS, type Issuer } from './networks.js';
 
 /** Smallest page size every `/page` endpoint accepts (spec §4, §8; contract §4). */
