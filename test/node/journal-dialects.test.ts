@@ -6,7 +6,7 @@
  * or written but never called, is named here.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
   JOURNAL_STATEMENT_NAMES,
@@ -39,6 +39,18 @@ function parametersOf(sql: string, dialect: JournalDialect): number[] {
 }
 
 describe('the journal dialects', () => {
+  it('are every dialect written in dialects/: none is left out of the list the stores and this test read', async () => {
+    const folder = new URL('../../src/server/journal/dialects/', import.meta.url);
+    const registered = new Set<unknown>(Object.values(JOURNAL_DIALECTS));
+    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts'))) {
+      const module = (await import(new URL(file, folder).href)) as Record<string, unknown>;
+      for (const [exported, value] of Object.entries(module)) {
+        const isDialect = typeof value === 'object' && value !== null && 'statements' in value;
+        if (isDialect) assert.ok(registered.has(value), `${file}'s ${exported} is not in JOURNAL_DIALECTS`);
+      }
+    }
+  });
+
   it('name every statement the SQL journal calls, and the journal calls every one', () => {
     assert.deepEqual(statementsCalled(), [...JOURNAL_STATEMENT_NAMES].sort());
   });

@@ -53,7 +53,11 @@ export const MIGRATION_PIECE_NAMES = ['amountsFromCreateBody'] as const;
 /** The name of one migration step written per database. */
 export type MigrationPieceName = (typeof MIGRATION_PIECE_NAMES)[number];
 
-/** How a database writes the n-th parameter of a statement, and how to find them in one. */
+/**
+ * How a database writes the n-th parameter of a statement, and how to find
+ * them in one. Parameters are numbered: a statement may read one twice, and
+ * the journal binds each value once.
+ */
 export interface PlaceholderStyle {
   /** The n-th parameter (from 1), e.g. `$1` or `?1`. */
   readonly of: (n: number) => string;
