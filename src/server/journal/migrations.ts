@@ -5,19 +5,19 @@
  * refused rather than written with the wrong assumptions.
  *
  * Migrations are append-only: a released one is never edited, a change is a new
- * version. The same SQL serves SQLite and PostgreSQL unless a step says otherwise.
+ * version. The same SQL serves every database unless a step names a piece
+ * each database writes its own way (its dialect's `migrationPieces`).
  */
-
-/** The two SQL dialects the journal speaks. */
-export type SqlDialect = 'sqlite' | 'postgres';
+import type { MigrationPieceName } from './dialects/dialect.js';
+import { JOURNAL_DIALECTS, type SqlDialect } from './dialects/journal-dialects.js';
 
 /** One schema step. */
 export interface JournalMigration {
   version: number;
   /** What the step does, for whoever reads the migrations table. */
   description: string;
-  /** The statements, in order; a dialect-specific pair where the two databases differ. */
-  statements: readonly (string | Readonly<Record<SqlDialect, string>>)[];
+  /** The statements, in order; a piece each database writes its own way where they differ. */
+  statements: readonly (string | { readonly piece: MigrationPieceName })[];
 }
 
 /** The table of applied versions. */
@@ -81,22 +81,8 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
         WHERE reference IS NOT NULL`,
       // An unanswered create still holds its body: its line items and their total are known.
       // Orders already created kept none; their amount is read from the service when delivered.
-      {
-        sqlite: `UPDATE pay_checkout_journal SET
-          line_items = json_extract(create_body, '$.line_items'),
-          amount_currency = json_extract(create_body, '$.line_items[0].product.price.currency'),
-          amount_value = (SELECT SUM(json_extract(item.value, '$.product.price.value')
-            * json_extract(item.value, '$.product.quantity'))
-            FROM json_each(create_body, '$.line_items') AS item)
-          WHERE phase = 'creating' AND create_body IS NOT NULL`,
-        postgres: `UPDATE pay_checkout_journal SET
-          line_items = (create_body::jsonb -> 'line_items')::text,
-          amount_currency = create_body::jsonb #>> '{line_items,0,product,price,currency}',
-          amount_value = (SELECT SUM((item #>> '{product,price,value}')::bigint
-            * (item #>> '{product,quantity}')::bigint)
-            FROM jsonb_array_elements(create_body::jsonb -> 'line_items') AS item)
-          WHERE phase = 'creating' AND create_body IS NOT NULL`,
-      },
+      // Each database reads JSON its own way (dialects/).
+      { piece: 'amountsFromCreateBody' },
     ],
   },
   {
@@ -169,8 +155,9 @@ export const LATEST_JOURNAL_VERSION = JOURNAL_MIGRATIONS.reduce(
 
 /** The statements of a step in one dialect. */
 export function migrationStatements(migration: JournalMigration, dialect: SqlDialect): string[] {
+  const { migrationPieces } = JOURNAL_DIALECTS[dialect];
   return migration.statements.map((statement) =>
-    typeof statement === 'string' ? statement : statement[dialect],
+    typeof statement === 'string' ? statement : migrationPieces[statement.piece],
   );
 }
 

@@ -7,8 +7,14 @@
  * Web runtimes get web-journal.ts instead, where only `memory:` opens.
  */
 
+import type { SqlDialect } from './dialects/journal-dialects.js';
 import type { Journal } from './journal.js';
-import { JournalDriverMissingError, locateJournal, type OpenJournalOptions } from './journal-url.js';
+import {
+  JournalDriverMissingError,
+  type JournalLocation,
+  locateJournal,
+  type OpenJournalOptions,
+} from './journal-url.js';
 import { MemoryJournal } from './memory-journal.js';
 import type { PostgresPoolDriver } from './postgres-journal.js';
 import type { SqliteDriver } from './sqlite-journal.js';
@@ -55,6 +61,17 @@ async function openPostgres(url: string, options: OpenJournalOptions): Promise<J
   return openPostgresJournal(url, Pool, options.postgresPoolSize, options.clock, options.migrate ?? true);
 }
 
+/** How each database's journal opens at its location: the compiler asks for one per dialect (dialects/). */
+const OPENERS: {
+  readonly [Store in SqlDialect]: (
+    location: Extract<JournalLocation, { store: Store }>,
+    options: OpenJournalOptions,
+  ) => Promise<Journal>;
+} = {
+  sqlite: ({ path }, options) => openSqlite(path, options),
+  postgres: ({ url }, options) => openPostgres(url, options),
+};
+
 /**
  * Opens the journal at `url`: `memory:`, `sqlite:<path>` (relative to the
  * working directory; the folder is created) or `postgres://…`/`postgresql://…`.
@@ -66,6 +83,6 @@ async function openPostgres(url: string, options: OpenJournalOptions): Promise<J
 export async function openJournal(url: string, options: OpenJournalOptions = {}): Promise<Journal> {
   const location = locateJournal(url);
   if (location.store === 'memory') return new MemoryJournal(options.clock);
-  if (location.store === 'sqlite') return openSqlite(location.path, options);
-  return openPostgres(location.url, options);
+  if (location.store === 'sqlite') return OPENERS.sqlite(location, options);
+  return OPENERS.postgres(location, options);
 }

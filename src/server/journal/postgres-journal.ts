@@ -10,6 +10,7 @@
  * merchant asks for PostgreSQL; here it is named for its types alone.
  */
 import type { Pool, PoolConfig } from 'pg';
+import { postgres } from './dialects/postgres.js';
 import type { Journal } from './journal.js';
 import type { JournalRow } from './journal-row.js';
 import type { JournalClock } from './journal-url.js';
@@ -81,7 +82,7 @@ async function checkVersion(pool: Pool): Promise<void> {
 
 function postgresExecutor(pool: Pool): SqlExecutor {
   return {
-    dialect: 'postgres',
+    dialect: postgres,
     execute: async (sql, params) => (await pool.query(sql, [...params])).rowCount ?? 0,
     query: async (sql, params) => (await pool.query<JournalRow>(sql, [...params])).rows,
     // One statement is one transaction: SKIP LOCKED makes it exclusive across the fleet.

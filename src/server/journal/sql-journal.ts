@@ -3,6 +3,8 @@
  * how they run a statement, make a claim atomic and forget erased bytes, so
  * each store supplies an executor and this module supplies the journal, once.
  */
+
+import type { JournalDialect, JournalStatementName } from './dialects/dialect.js';
 import type {
   CheckResult,
   ClaimOptions,
@@ -28,9 +30,8 @@ import {
   rowToEntry,
   shortDeliveryError,
 } from './journal-row.js';
-import { type JournalStatementName, journalStatements } from './journal-sql.js';
+import { journalStatements } from './journal-sql.js';
 import type { JournalClock } from './journal-url.js';
-import type { SqlDialect } from './migrations.js';
 import { sqlLookupJournal } from './sql-lookups.js';
 
 /** A value bound to a statement parameter. */
@@ -38,7 +39,8 @@ export type SqlValue = string | number | null;
 
 /** How one store runs the journal's statements. */
 export interface SqlExecutor {
-  readonly dialect: SqlDialect;
+  /** The database's SQL: the statements the journal runs on it. */
+  readonly dialect: JournalDialect;
   /** Runs a write; resolves with how many rows it changed. */
   execute(sql: string, params: readonly SqlValue[]): Promise<number>;
   /** Runs a read, or a write with `RETURNING`. */

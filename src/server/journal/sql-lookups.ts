@@ -4,9 +4,9 @@
  * one leads to a write, the claim, whose WHERE lets one lookup per order
  * through in any window, across every process on the database: PostgreSQL
  * re-checks it on the row it locked, SQLite runs writers one at a time. The
- * statements (journal-sql.ts) read the journal's own time.
+ * statements (dialects/) read the journal's own time.
  */
-import type { JournalStatementName } from './journal-sql.js';
+import type { JournalStatementName } from './dialects/dialect.js';
 import {
   type CreatedColumns,
   createdLookupOf,

@@ -17,6 +17,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { sqlite } from './dialects/sqlite.js';
 import type { Journal } from './journal.js';
 import type { JournalRow } from './journal-row.js';
 import type { JournalClock } from './journal-url.js';
@@ -115,7 +116,7 @@ function sqliteExecutor(connection: SqliteConnection, eraser: LogEraser): SqlExe
     return cached;
   };
   return {
-    dialect: 'sqlite',
+    dialect: sqlite,
     execute: async (sql, params) => Number(statement(sql).run(...params).changes),
     query: async (sql, params) => statement(sql).all(...params) as JournalRow[],
     claim: async (sql, params) => {
