@@ -1,12 +1,12 @@
 /**
- * The lease one process holds on a settled order while its callback runs and
- * while the journal is told the callback returned. Renewed every third of its
+ * The lease one process holds on a settled order while its target (the
+ * merchant's callback) takes it and while the journal is told it did. Renewed every third of its
  * length. Whether it still holds is measured by elapsed time, read when it is
  * asked (lease-stopwatch.ts), from the moment the claim or the last granted
  * renewal was asked for: the journal granted it later, and a request may wait
  * its turn for a database connection, so the estimate is never long. A timer
  * alone would not do: a process paused (SIGSTOP, a stalled VM) runs its late
- * timers only after the work that was waiting, and would start a callback on
+ * timers only after the work that was waiting, and would start a delivery on
  * a lease another process holds by then. The timers end the lease early too,
  * when they fire first.
  */

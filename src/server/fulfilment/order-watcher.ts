@@ -38,7 +38,7 @@ export interface OrderWatcherDeps {
   /** Where its lookups go: shared with the browsers' lookups of the same order (contract §7). */
   readonly lookups: WatcherLookups;
   readonly reporter: Pick<RelayReporter, 'emit'>;
-  /** Called when an order settled, so its callback comes at once. */
+  /** Called when an order settled, so its delivery comes at once. */
   readonly onSettled: () => void;
 }
 
