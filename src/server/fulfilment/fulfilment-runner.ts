@@ -13,6 +13,7 @@
  * process), and gives the journal `JOURNAL_CLOSE_TIMEOUT_MS` to close. It
  * never rejects: a journal that fails to close is reported through `onEvent`.
  */
+import { endsWith, timedWait } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
@@ -257,17 +258,10 @@ async function close(runner: Runner): Promise<void> {
 
 /** Whether `work` settles within `ms`; rejects if it rejects in time. */
 function within(timers: WatchTimers, ms: number, work: Promise<unknown>): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const timer = timers.setTimeout(() => resolve(false), ms);
-    work.then(
-      () => {
-        timers.clearTimeout(timer);
-        resolve(true);
-      },
-      (error: unknown) => {
-        timers.clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return timedWait(
+    timers,
+    ms,
+    () => false,
+    endsWith(work, () => true),
+  );
 }

@@ -8,6 +8,7 @@
  * is due again after a backoff. Nothing here waits for any other order.
  */
 
+import { timedWait } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import type { Abandonment } from './abandonment.js';
@@ -110,30 +111,24 @@ function deliverWithin(
   { target, receiver }: { target: DeliveryTarget; receiver: string },
   order: FulfilledOrder,
 ): Promise<HandOver> {
-  const timers = settings.deliveryTimers;
+  if (abandonment.given) return Promise.resolve({ kind: 'abandoned' });
   const limitMs = settings.callbackTimeoutMs;
-  return new Promise((resolve) => {
-    let timer: unknown;
-    let stopListening = () => {};
-    const finish = (outcome: HandOver) => {
-      timers.clearTimeout(timer);
-      stopListening();
-      resolve(outcome);
-    };
-    if (abandonment.given) return finish({ kind: 'abandoned' });
-    stopListening = abandonment.listen(() => finish({ kind: 'abandoned' }));
-    timer = timers.setTimeout(() => {
-      const message = `${receiver} did not return within ${limitMs} ms.`;
-      finish({ kind: 'failed', error: new DOMException(message, 'TimeoutError') });
-    }, limitMs);
-    // Handed over on a later tick, so a target that throws at once fails like any other.
-    Promise.resolve(order)
-      .then((settled) => target.deliver(settled))
-      .then(
-        () => finish({ kind: 'delivered' }),
-        (error: unknown) => finish({ kind: 'failed', error }),
-      );
-  });
+  const late = () => new DOMException(`${receiver} did not return within ${limitMs} ms.`, 'TimeoutError');
+  return timedWait<HandOver>(
+    settings.deliveryTimers,
+    limitMs,
+    () => ({ kind: 'failed', error: late() }),
+    (end) => {
+      // Handed over on a later tick, so a target that throws at once fails like any other.
+      Promise.resolve(order)
+        .then((settled) => target.deliver(settled))
+        .then(
+          () => end(() => ({ kind: 'delivered' })),
+          (error: unknown) => end(() => ({ kind: 'failed', error })),
+        );
+      return abandonment.listen(() => end(() => ({ kind: 'abandoned' })));
+    },
+  );
 }
 
 /** Tells `onEvent` and the journal that a delivery failed; the order is due again after its backoff. */
@@ -186,15 +181,10 @@ async function markDelivered(
 
 /** Waits `ms`, or less if the delivery is abandoned. */
 function pause(timers: WatchTimers, ms: number, abandonment: Abandonment): Promise<void> {
-  return new Promise((resolve) => {
-    let stopListening = () => {};
-    const timer = timers.setTimeout(() => {
-      stopListening();
-      resolve();
-    }, ms);
-    stopListening = abandonment.listen(() => {
-      timers.clearTimeout(timer);
-      resolve();
-    });
-  });
+  return timedWait(
+    timers,
+    ms,
+    () => undefined,
+    (end) => abandonment.listen(() => end(() => undefined)),
+  );
 }
