@@ -1,5 +1,5 @@
 /**
- * When the watcher looks again (spec §8: every 2–5 s, bounded in total).
+ * When the watcher looks again (the service asks for every 2–5 s, bounded in total).
  * Pure functions of times, so the rhythm is tested without a clock.
  */
 
