@@ -5,6 +5,8 @@
  * (src/http/node/undici-transport.ts), which skips the web streams,
  * `Request`, `Response` and `AbortSignal` a fetch costs.
  */
+import { endsWith, timedWait } from '../shared/answered-within.js';
+import { systemClock } from '../shared/clock.js';
 
 /** One request to the service. */
 export interface TransportRequest {
@@ -52,19 +54,21 @@ export async function withinTimeLimit<Answer>(
 ): Promise<Answer> {
   signal?.throwIfAborted();
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    abort();
-  }, timeoutMs);
   const onCallerAbort = () => abort(signal?.reason);
   signal?.addEventListener('abort', onCallerAbort, { once: true });
   try {
-    return await exchange();
+    const answer = exchange();
+    // Past the limit the exchange is aborted, and its end (a rejection) awaited all the same.
+    const onTime = () => {
+      timedOut = true;
+      abort();
+      return answer;
+    };
+    return await timedWait(systemClock, timeoutMs, onTime, endsWith(answer));
   } catch (error) {
     if (timedOut && !signal?.aborted) throw new TransportTimeoutError(timeoutMs);
     throw error;
   } finally {
-    clearTimeout(timer);
     signal?.removeEventListener('abort', onCallerAbort);
   }
 }

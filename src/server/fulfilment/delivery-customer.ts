@@ -12,6 +12,7 @@
  * tries (about a minute) the callback is called with `customer: null`, so an
  * outage of the service never holds back what the journal already knows.
  */
+import { timedWait } from '../../shared/answered-within.js';
 import type { Claimed, OrderAmount, SettledEntry } from '../journal/journal.js';
 import { type CustomersInHand, customerOf, type OrderCustomer } from '../lookups/customers-in-hand.js';
 import { LOOKUP_SHARING_MS } from '../lookups/order-lookups.js';
@@ -71,5 +72,5 @@ export async function readAtDelivery(
 function spacedFromSettlement(settings: FulfilmentSettings, entry: Claimed<SettledEntry>): Promise<void> {
   const waitMs = LOOKUP_SHARING_MS - (entry.claimedAt - entry.settledAt);
   if (waitMs <= 0) return Promise.resolve();
-  return new Promise((resolve) => settings.deliveryTimers.setTimeout(resolve, waitMs));
+  return timedWait(settings.deliveryTimers, waitMs, () => undefined);
 }

@@ -1,15 +1,17 @@
 /**
- * The lease one process holds on a settled order while its callback runs and
- * while the journal is told the callback returned. Renewed every third of its
- * length. Whether it still holds is measured by elapsed time, read when it is
- * asked (lease-stopwatch.ts), from the moment the claim or the last granted
- * renewal was asked for: the journal granted it later, and a request may wait
- * its turn for a database connection, so the estimate is never long. A timer
+ * The lease one process holds on a settled order while its target (the
+ * merchant's callback) takes it and while the journal is told it did.
+ * Renewed every third of its length (lease-renewer.ts). Whether it still
+ * holds is measured by elapsed time, read when it is asked
+ * (lease-stopwatch.ts), from the moment the claim or the last granted renewal
+ * was asked for: the journal granted it later, and a request may wait its
+ * turn for a database connection, so the estimate is never long. A timer
  * alone would not do: a process paused (SIGSTOP, a stalled VM) runs its late
- * timers only after the work that was waiting, and would start a callback on
+ * timers only after the work that was waiting, and would start a delivery on
  * a lease another process holds by then. The timers end the lease early too,
  * when they fire first.
  */
+import { renewEvery } from '../journal/lease-renewer.js';
 import { type LeaseStopwatch, leaseStopwatch, type StopwatchReading } from './lease-stopwatch.js';
 import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
 
@@ -85,7 +87,6 @@ function holdLease(
   /** `undefined` until the first renewal: the claim's window holds until then. */
   let renewedUntil: Grant | undefined;
   let onClaimWindow = true;
-  let renewal: unknown;
   const holds = () => {
     if (lost) return false;
     const askedAt = renewedUntil ? renewedUntil.askedAt : claim.askedAt;
@@ -119,18 +120,15 @@ function holdLease(
       renewedUntil = next;
       leaveClaimWindow();
     }
-    if (!released && holds()) schedule();
+    return !released && holds();
   };
-  const schedule = () => {
-    renewal = timers.setTimeout(() => void renew(), leaseMs / 3);
-  };
-  schedule();
+  const renewer = renewEvery(timers, leaseMs / 3, renew);
 
   return {
     holds,
     release() {
       released = true;
-      timers.clearTimeout(renewal);
+      renewer.stop();
       if (renewedUntil) timers.clearTimeout(renewedUntil.timer);
       leaveClaimWindow();
     },

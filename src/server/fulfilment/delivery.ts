@@ -1,9 +1,10 @@
 /**
- * Delivery: claims the settled orders whose callback is due and starts each
- * one's delivery on its own (order-delivery.ts), so a slow, hung or throwing
- * callback holds up no other order. At most `MAX_DELIVERIES_IN_FLIGHT` run at
- * once in a process; a hung one keeps its place only until its time limit,
- * and each one that ends makes room for the next due order at once.
+ * Delivery: claims the settled orders whose delivery is due and starts each
+ * one's delivery to the relay's target on its own (order-delivery.ts), so a
+ * slow, hung or throwing target (a callback) holds up no other order. At
+ * most `MAX_DELIVERIES_IN_FLIGHT` run at once in a process; a hung one keeps
+ * its place only until its time limit, and each one that ends makes room for
+ * the next due order at once.
  */
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, SettledEntry } from '../journal/journal.js';
@@ -24,7 +25,7 @@ const MAX_BATCHES_PER_RUN = 100;
 export interface DeliveryDeps {
   readonly settings: FulfilmentSettings;
   readonly reporter: Pick<RelayReporter, 'emit'>;
-  /** What each callback receives: the order as the journal holds it. */
+  /** What the target receives: the order as the journal holds it. */
   readonly records: OrderRecords;
 }
 
@@ -36,7 +37,7 @@ export interface DeliveryMark {
 
 /** The delivery of one relay process. */
 export interface Delivery {
-  /** Claims the due callbacks there is room for and starts each on its own; resolves once claimed. Never rejects. */
+  /** Claims the due deliveries there is room for and starts each on its own; resolves once claimed. Never rejects. */
   deliverDue(): Promise<void>;
   /** Where delivery stands now. */
   mark(): DeliveryMark;

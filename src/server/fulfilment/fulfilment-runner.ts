@@ -1,17 +1,19 @@
 /**
  * Runs fulfilment in one relay process: a watcher pass every interval, each
- * followed by delivery of the callbacks due (and pruning once an hour), and
- * delivery at once when an order settles. The ticks never wait for a
- * callback: each delivery runs on its own (delivery.ts), so the watcher keeps
- * its rhythm whatever a callback does. Watcher passes never overlap.
+ * followed by the deliveries due to the relay's target (and pruning once an
+ * hour), and delivery at once when an order settles. The ticks never wait for
+ * a delivery: each runs on its own (delivery.ts), so the watcher keeps its
+ * rhythm whatever the target (the merchant's callbacks) does. Watcher passes
+ * never overlap.
  *
  * `close()` stops the ticks and claims nothing more, gives the work in flight
- * (callbacks, the journal writes of creates and lookups, a watcher pass)
- * `CLOSE_GRACE_MS` to end, abandons what is left (an abandoned callback's
- * order is called again after its lease runs out, in this or another
+ * (deliveries, the journal writes of creates and lookups, a watcher pass)
+ * `CLOSE_GRACE_MS` to end, abandons what is left (an abandoned delivery's
+ * order is delivered again after its lease runs out, in this or another
  * process), and gives the journal `JOURNAL_CLOSE_TIMEOUT_MS` to close. It
  * never rejects: a journal that fails to close is reported through `onEvent`.
  */
+import { endsWith, timedWait } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
@@ -237,7 +239,7 @@ async function prune(runner: Runner): Promise<void> {
 
 async function close(runner: Runner): Promise<void> {
   const { settings, delivery, reporter } = runner;
-  // No new tick, claim or callback starts from here.
+  // No new tick, claim or delivery starts from here.
   runner.stopped = true;
   if (runner.timer !== undefined) settings.timers?.clearTimeout(runner.timer);
   const work = Promise.allSettled([...runner.inFlight, runner.watching, runner.sweeping, delivery.drain()]);
@@ -256,17 +258,10 @@ async function close(runner: Runner): Promise<void> {
 
 /** Whether `work` settles within `ms`; rejects if it rejects in time. */
 function within(timers: WatchTimers, ms: number, work: Promise<unknown>): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const timer = timers.setTimeout(() => resolve(false), ms);
-    work.then(
-      () => {
-        timers.clearTimeout(timer);
-        resolve(true);
-      },
-      (error: unknown) => {
-        timers.clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return timedWait(
+    timers,
+    ms,
+    () => false,
+    endsWith(work, () => true),
+  );
 }

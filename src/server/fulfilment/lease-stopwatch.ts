@@ -1,11 +1,11 @@
 /**
  * Elapsed time for leases, read at the moment it matters (just before a
- * callback starts, before a delivery is marked): on the runtime's monotonic
+ * delivery starts, before a delivery is marked): on the runtime's monotonic
  * clock, which neither a pause of the process nor a change of the system's
  * time fools, and on the merchant's `clock` when one was given (a test's, moved
  * by hand). A lease holds only while every one of them says so, with a
  * margin: the journal's clock and this process's may run at slightly
- * different rates, and the callback starts a moment after the check.
+ * different rates, and the delivery starts a moment after the check.
  */
 import type { FulfilmentSettings } from './watch-settings.js';
 

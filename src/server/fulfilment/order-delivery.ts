@@ -1,13 +1,14 @@
 /**
- * One order's delivery, on its own: the merchant's callback, called within
- * `callbackTimeoutMs` while this process holds the order's lease; then the
- * journal marks the order delivered, retried while the lease holds, so that a
- * blip of the database after the callback returned never leads to a second
- * call. A callback that throws or runs past its time counts as failed: the
- * journal records it and the order is due again after a backoff. Nothing here
- * waits for any other order.
+ * One order's delivery, on its own: handed to the relay's target (the
+ * merchant's callback) within `callbackTimeoutMs` while this process holds
+ * the order's lease; then the journal marks the order delivered, retried
+ * while the lease holds, so that a blip of the database after the target
+ * took the order never leads to a second delivery. A delivery that throws or
+ * runs past its time counts as failed: the journal records it and the order
+ * is due again after a backoff. Nothing here waits for any other order.
  */
 
+import { timedWait } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, SettledEntry } from '../journal/journal.js';
 import type { Abandonment } from './abandonment.js';
@@ -15,8 +16,9 @@ import { CustomerUnavailableError } from './delivery-customer.js';
 import type { HeldLease } from './delivery-lease.js';
 import type { FulfilledOrder } from './fulfilled-order.js';
 import type { OrderRecords } from './order-records.js';
+import type { DeliveryTarget } from './targets/delivery-target.js';
 import { deliveryRetryInMs } from './watch-schedule.js';
-import type { FulfilmentCallback, FulfilmentSettings, WatchTimers } from './watch-settings.js';
+import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
 
 /** What one delivery needs. */
 export interface OrderDeliveryContext {
@@ -24,7 +26,7 @@ export interface OrderDeliveryContext {
   readonly reporter: Pick<RelayReporter, 'emit'>;
   /** Given when the relay closes and gives up on the deliveries still running: their outcome is ignored. */
   readonly abandonment: Abandonment;
-  /** What each callback receives: the order as the journal holds it. */
+  /** What the target receives: the order as the journal holds it. */
   readonly records: OrderRecords;
 }
 
@@ -32,11 +34,8 @@ export interface OrderDeliveryContext {
 const MARK_RETRY_MS = 100;
 const MAX_MARK_RETRY_MS = 1_000;
 
-/** The option name of each outcome's callback, for the time-out message. */
-const CALLBACK_NAMES = { paid: 'onPaid', failed: 'onFailed', expired: 'onExpired' } as const;
-
-/** How a call of the merchant's callback ended. */
-type CallOutcome = { kind: 'returned' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
+/** How a handing over to the target ended. */
+type HandOver = { kind: 'delivered' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
 
 /**
  * Delivers one claimed order under `lease`, the claim's; resolves `true` once
@@ -49,23 +48,25 @@ export async function deliverOrder(
 ): Promise<boolean> {
   const { settings, reporter } = context;
   try {
-    const callback = settings.callbacks[entry.outcome];
+    const { target } = settings;
+    const receiver = target.receiverOf(entry.outcome);
     // A create that never got an answer has no order the merchant ever saw:
-    // no callback (the watcher reported `order_expired` without an id).
-    if (entry.orderId === null || !callback) return (await markDelivered(context, entry, lease)) === 'marked';
+    // nothing to deliver (the watcher reported `order_expired` without an id).
+    if (entry.orderId === null || receiver === undefined)
+      return (await markDelivered(context, entry, lease)) === 'marked';
     const order = await fulfilledOrderOrPutOff(context, { ...entry, orderId: entry.orderId }, lease);
     if (order === undefined) return false;
     // Reading the order took the lease's length (a busy database, a stalled process): another
-    // process may hold the order now, and a call here would deliver it twice.
+    // process may hold the order now, and a delivery here would deliver it twice.
     if (!lease.holds()) {
       reporter.emit({ type: 'delivery_lease_lost', orderId: order.id });
       return false;
     }
-    const call = await callWithin(context, callback, order);
-    if (call.kind === 'abandoned') return false;
-    if (call.kind === 'failed') {
+    const handOver = await deliverWithin(context, { target, receiver }, order);
+    if (handOver.kind === 'abandoned') return false;
+    if (handOver.kind === 'failed') {
       lease.release();
-      await recordFailure(context, entry, order, call.error);
+      await recordFailure(context, entry, order, handOver.error);
       return false;
     }
     const marked = await markDelivered(context, entry, lease);
@@ -85,8 +86,8 @@ export async function deliverOrder(
 }
 
 /**
- * What the callback of `entry` gets; `undefined` when the service could not
- * be read for its customer: then the delivery is put off like a failed call.
+ * What the target gets of `entry`; `undefined` when the service could not
+ * be read for its customer: then the delivery is put off like a failed one.
  */
 async function fulfilledOrderOrPutOff(
   context: OrderDeliveryContext,
@@ -104,39 +105,33 @@ async function fulfilledOrderOrPutOff(
   }
 }
 
-/** Calls `callback` with `order`; a call still running after `callbackTimeoutMs` counts as failed. */
-function callWithin(
+/** Hands `order` to `target`; a delivery still running after `callbackTimeoutMs` counts as failed. */
+function deliverWithin(
   { settings, abandonment }: OrderDeliveryContext,
-  callback: FulfilmentCallback,
+  { target, receiver }: { target: DeliveryTarget; receiver: string },
   order: FulfilledOrder,
-): Promise<CallOutcome> {
-  const timers = settings.deliveryTimers;
+): Promise<HandOver> {
+  if (abandonment.given) return Promise.resolve({ kind: 'abandoned' });
   const limitMs = settings.callbackTimeoutMs;
-  return new Promise((resolve) => {
-    let timer: unknown;
-    let stopListening = () => {};
-    const finish = (outcome: CallOutcome) => {
-      timers.clearTimeout(timer);
-      stopListening();
-      resolve(outcome);
-    };
-    if (abandonment.given) return finish({ kind: 'abandoned' });
-    stopListening = abandonment.listen(() => finish({ kind: 'abandoned' }));
-    timer = timers.setTimeout(() => {
-      const message = `${CALLBACK_NAMES[order.outcome]} did not return within ${limitMs} ms.`;
-      finish({ kind: 'failed', error: new DOMException(message, 'TimeoutError') });
-    }, limitMs);
-    // Called on a later tick, so a callback that throws at once fails like any other.
-    Promise.resolve(order)
-      .then(callback)
-      .then(
-        () => finish({ kind: 'returned' }),
-        (error: unknown) => finish({ kind: 'failed', error }),
-      );
-  });
+  const late = () => new DOMException(`${receiver} did not return within ${limitMs} ms.`, 'TimeoutError');
+  return timedWait<HandOver>(
+    settings.deliveryTimers,
+    limitMs,
+    () => ({ kind: 'failed', error: late() }),
+    (end) => {
+      // Handed over on a later tick, so a target that throws at once fails like any other.
+      Promise.resolve(order)
+        .then((settled) => target.deliver(settled))
+        .then(
+          () => end(() => ({ kind: 'delivered' })),
+          (error: unknown) => end(() => ({ kind: 'failed', error })),
+        );
+      return abandonment.listen(() => end(() => ({ kind: 'abandoned' })));
+    },
+  );
 }
 
-/** Tells `onEvent` and the journal that a call failed; the order is due again after its backoff. */
+/** Tells `onEvent` and the journal that a delivery failed; the order is due again after its backoff. */
 async function recordFailure(
   { settings, reporter }: OrderDeliveryContext,
   entry: SettledEntry,
@@ -186,15 +181,10 @@ async function markDelivered(
 
 /** Waits `ms`, or less if the delivery is abandoned. */
 function pause(timers: WatchTimers, ms: number, abandonment: Abandonment): Promise<void> {
-  return new Promise((resolve) => {
-    let stopListening = () => {};
-    const timer = timers.setTimeout(() => {
-      stopListening();
-      resolve();
-    }, ms);
-    stopListening = abandonment.listen(() => {
-      timers.clearTimeout(timer);
-      resolve();
-    });
-  });
+  return timedWait(
+    timers,
+    ms,
+    () => undefined,
+    (end) => abandonment.listen(() => end(() => undefined)),
+  );
 }

@@ -1,6 +1,6 @@
 /**
- * The orders as the merchant's server reads them (contract §6): what each
- * callback receives, and `relay.orders` for a thank-you page or a support
+ * The orders as the merchant's server reads them: what the delivery target
+ * (each callback) receives, and `relay.orders` for a thank-you page or a support
  * desk. Both read the journal, so the answer is the same in every process.
  */
 import type { Claimed, Journal, JournalOrder, OrderAmount, SettledEntry } from '../journal/journal.js';
@@ -25,10 +25,10 @@ export interface CheckoutOrders {
   byReference(reference: string): Promise<CheckoutOrder[]>;
 }
 
-/** The order records of one relay: `relay.orders`, and what delivery hands each callback. */
+/** The order records of one relay: `relay.orders`, and what delivery hands the target. */
 export interface OrderRecords extends CheckoutOrders {
   /**
-   * What the callback of a claimed settled entry receives, its customer read
+   * What the target receives of a claimed settled entry, its customer read
    * from the service; rejects when the journal cannot say, or with
    * `CustomerUnavailableError` while the service cannot be read.
    */

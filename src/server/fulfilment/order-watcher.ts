@@ -35,10 +35,10 @@ export interface OrderWatcherDeps {
   readonly settings: FulfilmentSettings;
   /** A service client that does not retry by itself: the watcher's own schedule is its retry. */
   readonly client: ServiceClient;
-  /** Where its lookups go: shared with the browsers' lookups of the same order (contract §7). */
+  /** Where its lookups go: shared with the browsers' lookups of the same order, one service call for both. */
   readonly lookups: WatcherLookups;
   readonly reporter: Pick<RelayReporter, 'emit'>;
-  /** Called when an order settled, so its callback comes at once. */
+  /** Called when an order settled, so its delivery comes at once. */
   readonly onSettled: () => void;
 }
 

@@ -1,5 +1,5 @@
 /**
- * When the watcher looks again (spec §8: every 2–5 s, bounded in total).
+ * When the watcher looks again (the service asks for every 2–5 s, bounded in total).
  * Pure functions of times, so the rhythm is tested without a clock.
  */
 
@@ -12,7 +12,7 @@ export interface WatchTiming {
 
 /** Longest wait between two lookups of an order the payer has not settled for hours: an hour. */
 export const MAX_BACKOFF_CHECK_MS = 60 * 60 * 1000;
-/** Longest wait before a callback that threw is tried again. */
+/** Longest wait before a delivery that failed is tried again. */
 export const MAX_DELIVERY_BACKOFF_MS = 10 * 60 * 1000;
 /** Longest pause of the watcher while the service is down or rate limiting. */
 export const MAX_SERVICE_BACKOFF_MS = 60_000;
@@ -63,7 +63,7 @@ export function isPastBound(timing: WatchTiming, createdAt: number, now: number)
   return now - createdAt >= timing.maxWatchMs;
 }
 
-/** How long until a callback that has failed `failures` times is tried again: 2 s, 4 s, 8 s… at most 10 minutes. */
+/** How long until a delivery that has failed `failures` times is tried again: 2 s, 4 s, 8 s… at most 10 minutes. */
 export function deliveryRetryInMs(failures: number): number {
   return Math.min(MAX_DELIVERY_BACKOFF_MS, 2_000 * 2 ** Math.min(failures, 20));
 }

@@ -1,5 +1,7 @@
 /**
- * The watcher's options (contract §6), checked once into frozen settings.
+ * The watcher's options, checked once into frozen settings: among them the
+ * target settled orders are delivered to (targets/), today the merchant's
+ * callbacks.
  * Times the watcher keeps for itself (its rhythm, a pause) are epoch
  * milliseconds from the relay's `clock`, and its ticks are scheduled on that
  * clock's timers, so a test moves both by hand; what the journal stores
@@ -7,13 +9,16 @@
  */
 import type { Clock } from '../../shared/clock.js';
 import { DEFAULT_RETENTION_MS, type Journal } from '../journal/journal.js';
-import type { FulfilledOrder } from './fulfilled-order.js';
+import { callbackTarget, type FulfilmentCallback } from './targets/callbacks.js';
+import type { DeliveryTarget } from './targets/delivery-target.js';
 
-/** The spec's polling interval is 2 to 5 s (spec §8); 3 s unless the merchant says otherwise. */
+export type { FulfilmentCallback } from './targets/callbacks.js';
+
+/** The service's polling interval is 2 to 5 s; 3 s unless the merchant says otherwise. */
 export const DEFAULT_WATCH_INTERVAL_MS = 3_000;
-/** Shortest interval accepted: the spec's lower bound. */
+/** Shortest interval accepted: the service's lower bound. */
 export const MIN_WATCH_INTERVAL_MS = 2_000;
-/** Longest interval accepted: the spec's upper bound. */
+/** Longest interval accepted: the service's upper bound. */
 export const MAX_WATCH_INTERVAL_MS = 5_000;
 /** How long the payer has to approve before the watcher backs off: 6 minutes. */
 export const DEFAULT_APPROVAL_WINDOW_MS = 6 * 60 * 1000;
@@ -32,9 +37,6 @@ export const DEFAULT_CALLBACK_TIMEOUT_MS = 30_000;
 
 /** How often the fleet sweeps the service's orders for late payments (late-payment-sweep.ts): 15 minutes. */
 export const DEFAULT_SWEEP_INTERVAL_MS = 15 * 60 * 1000;
-
-/** The merchant's callback for one outcome; the order is delivered once it returns. */
-export type FulfilmentCallback = (order: FulfilledOrder) => void | Promise<void>;
 
 /** Timing of the watcher; every field has a default. */
 export interface WatchOptions {
@@ -87,13 +89,15 @@ export interface FulfilmentSettings {
   readonly journal: Journal;
   /** The journal as the merchant gave it, for shoppers' requests and `relay.orders`. */
   readonly requestJournal: Journal;
-  readonly callbacks: Readonly<Record<'paid' | 'failed' | 'expired', FulfilmentCallback | undefined>>;
+  /** Where settled orders are delivered: the merchant's callbacks. */
+  readonly target: DeliveryTarget;
   readonly intervalMs: number;
   readonly approvalWindowMs: number;
   readonly maxWatchMs: number;
   readonly retentionMs: number;
   readonly createGraceMs: number;
   readonly leaseMs: number;
+  /** How long one delivery to the target may run (`watch.callbackTimeoutMs`). */
   readonly callbackTimeoutMs: number;
   readonly sweepIntervalMs: number;
   /** The relay's clock, epoch ms. */
@@ -101,7 +105,7 @@ export interface FulfilmentSettings {
   /** The relay's clock's timers, the ticks are scheduled on; `undefined` when the merchant runs the ticks. */
   readonly timers: WatchTimers | undefined;
   /**
-   * The timers a delivery and `close()` wait on (a callback's time limit, its
+   * The timers a delivery and `close()` wait on (a delivery's time limit, its
    * lease, a retried write, the grace), ticks or not: those of the clock the
    * merchant gave, or the runtime's, which keep the process alive while
    * something waits on them.
@@ -140,20 +144,12 @@ export function resolveFulfilmentSettings(
   ) {
     throw new TypeError(`${owner}: journal must be what openJournal(url) returns.`);
   }
-  if (typeof options.onPaid !== 'function') {
-    throw new TypeError(
-      `${owner}: with a journal, give onPaid(order): it is how your server hears of a paid order.`,
-    );
-  }
-  for (const name of ['onFailed', 'onExpired'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function')
-      throw new TypeError(`${owner}: ${name} must be a function.`);
-  }
+  const target = deliveryTargetOf(options, owner);
   const watch = options.watch ?? {};
   return Object.freeze({
     journal: journal.watcherConnections?.() ?? journal,
     requestJournal: journal,
-    callbacks: Object.freeze({ paid: options.onPaid, failed: options.onFailed, expired: options.onExpired }),
+    target,
     intervalMs: Math.min(
       MAX_WATCH_INTERVAL_MS,
       Math.max(
@@ -181,6 +177,20 @@ export function resolveFulfilmentSettings(
     ),
     owner: `relay-${crypto.randomUUID()}`,
   });
+}
+
+/** The target of `options`: their callbacks, checked (`onPaid` is required). */
+function deliveryTargetOf(options: FulfilmentOptions, owner: string): DeliveryTarget {
+  if (typeof options.onPaid !== 'function') {
+    throw new TypeError(
+      `${owner}: with a journal, give onPaid(order): it is how your server hears of a paid order.`,
+    );
+  }
+  for (const name of ['onFailed', 'onExpired'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      throw new TypeError(`${owner}: ${name} must be a function.`);
+  }
+  return callbackTarget({ onPaid: options.onPaid, onFailed: options.onFailed, onExpired: options.onExpired });
 }
 
 function positive(value: unknown, fallback: number, name: string, owner: string): number {

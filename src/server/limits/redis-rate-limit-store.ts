@@ -16,6 +16,7 @@
  * included, so the relay decides in this process's memory: a frozen Redis
  * costs the shoppers one wait, not one each.
  */
+import { endsWith, timedWait, type WaitTimers } from '../../shared/answered-within.js';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { RateLimitDecision, RateLimitStore } from './rate-limiter.js';
 
@@ -210,28 +211,19 @@ function redisAvailability(client: RedisScriptClient, timers: Pick<Clock, 'setTi
 function answeredInTime<Reply>(
   pending: Promise<Reply>,
   waiting: Set<(error: unknown) => void>,
-  timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>,
+  timers: WaitTimers,
 ): Promise<Reply> {
-  return new Promise<Reply>((resolve, reject) => {
-    const settle = () => {
-      timers.clearTimeout(timer);
-      waiting.delete(letGo);
-    };
-    const letGo = (error: unknown) => {
-      settle();
-      reject(error);
-    };
+  const late = () => {
+    throw new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`);
+  };
+  return timedWait<Reply>(timers, REDIS_ANSWER_TIMEOUT_MS, late, (end) => {
+    const letGo = (error: unknown) =>
+      end(() => {
+        throw error;
+      });
     waiting.add(letGo);
-    const timer = timers.setTimeout(() => {
-      letGo(new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`));
-    }, REDIS_ANSWER_TIMEOUT_MS);
-    pending.then(
-      (reply) => {
-        settle();
-        resolve(reply);
-      },
-      (error: unknown) => letGo(error),
-    );
+    endsWith(pending)(end);
+    return () => waiting.delete(letGo);
   });
 }
 

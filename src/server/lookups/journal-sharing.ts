@@ -8,6 +8,7 @@
  */
 import { answeredWithin } from '../../shared/answered-within.js';
 import type { Clock } from '../../shared/clock.js';
+import { renewEvery } from '../journal/lease-renewer.js';
 import type { LookupJournal } from '../journal/lookup-journal.js';
 
 /** How long a lookup waits for the journal before it goes to the service as without one. */
@@ -55,18 +56,13 @@ export async function whileLookupClaimed<T>(
   onFailure: (error: unknown) => void,
   call: () => Promise<T>,
 ): Promise<T> {
-  let stopped = false;
-  let timer: unknown;
-  const renew = () => {
-    if (stopped) return;
+  const renewer = renewEvery(clock, CLAIM_RENEWAL_MS, () => {
     withinJournalLimit(clock, journal.holdLookupClaim(orderId)).catch(onFailure);
-    timer = clock.setTimeout(renew, CLAIM_RENEWAL_MS);
-  };
-  timer = clock.setTimeout(renew, CLAIM_RENEWAL_MS);
+    return true;
+  });
   try {
     return await call();
   } finally {
-    stopped = true;
-    clock.clearTimeout(timer);
+    renewer.stop();
   }
 }

@@ -13,6 +13,7 @@
  * for the next read, which the 2 s spacing allows within 1 s; so a payment
  * approved while a tab polls reaches it within its poll interval and 1 s.
  */
+import { timedWait } from '../../shared/answered-within.js';
 import type { Clock } from '../../shared/clock.js';
 import { classifyPaymentStatus } from '../../shared/service-contract.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
@@ -170,7 +171,7 @@ function readOnce(
 /** Resolves once the read after `read` may begin, 2 s after it: at most 1 s from now, since it began over 1 s ago. */
 function untilNextReadMay(clock: Clock, { readAt }: RecentRead): Promise<void> {
   const waitMs = Math.min(BROWSER_READ_AGE_MS, readAt + LOOKUP_SHARING_MS - clock.now());
-  return waitMs > 0 ? new Promise<void>((resolve) => clock.setTimeout(resolve, waitMs)) : Promise.resolve();
+  return waitMs > 0 ? timedWait(clock, waitMs, () => undefined) : Promise.resolve();
 }
 
 /** Reports a journal failure of a lookup through `onEvent`: lookups then go to the service as without one. */
