@@ -18,12 +18,13 @@ import {
   type RelayFulfilment,
   startFulfilment,
 } from './fulfilment/fulfilment-runner.js';
+import { relayJournal } from './fulfilment/journal-steps.js';
 import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
-import { relayJournal, rememberedAttempts } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
 import { priceCartHandler } from './handlers/price-cart.js';
+import { rememberedAttempts } from './journal/relay-journal.js';
 import { createCustomersInHand } from './lookups/customers-in-hand.js';
 import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
