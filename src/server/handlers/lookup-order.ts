@@ -6,7 +6,7 @@
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
-import { jsonAnswer } from '../../http/node/light-response.js';
+import { jsonAnswer } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
 import { ORDER_ID_PATTERN } from '../../shared/service-contract.js';
 import type { LookupAnswer } from '../../shared/wire.js';
