@@ -24,8 +24,8 @@ import {
 } from '../journal/lookup-journal.js';
 import {
   type OrderStatusRead,
-  readOfStatuses,
   statusesOf,
+  statusReadFromJournal,
   statusReadOf,
 } from '../orders/order-status-read.js';
 import { lookupOrderStatuses, type ServiceClient } from '../service-client/service-client.js';
@@ -222,5 +222,5 @@ function isStillTrue({ read, readAt }: RecentRead, now: number): boolean {
 function answerFrom(outcome: SharedLookup | undefined, now: number): RecentRead | undefined {
   if (outcome?.kind !== 'fresh' && outcome?.kind !== 'taken') return undefined;
   const { stored } = outcome;
-  return stored && { read: readOfStatuses(stored.statuses), readAt: now - stored.ageMs };
+  return stored && { read: statusReadFromJournal(stored.statuses), readAt: now - stored.ageMs };
 }

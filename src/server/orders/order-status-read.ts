@@ -53,7 +53,7 @@ export function statusesOf(read: OrderStatusRead): LookupStatuses | undefined {
 }
 
 /** The read the journal's `statuses` stand for, field by field. */
-export function readOfStatuses(statuses: LookupStatuses): OrderStatusRead {
+export function statusReadFromJournal(statuses: LookupStatuses): OrderStatusRead {
   const { orderStatus, completedAt, amount, paymentStatus, failureCode } = statuses;
   return {
     status: orderStatus,
