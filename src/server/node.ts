@@ -6,9 +6,9 @@
  * `request` over a keep-alive pool, which costs a fraction of the CPU of the
  * global fetch per call. Edge bundlers never take this entry, so undici never
  * reaches their bundles. Bun and Deno read the `node` condition too; there
- * the relay keeps their own fetch.
+ * the relay keeps their own fetch. Both entries give the relay its Node
+ * listener (`relay.node`); the relay itself (checkout-relay.ts) never loads it.
  */
-
 import { toNodeListener } from '../http/node/node-listener.js';
 import { createUndiciTransport } from '../http/node/undici-transport.js';
 import type { HttpTransport } from '../http/transport.js';
