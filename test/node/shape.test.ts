@@ -12,7 +12,8 @@
  * fulfilment/, lookups/ never imports handlers/ or fulfilment/, no folder
  * imports one above it (or the files at the top, the entries and the
  * assembly), and among src/server/ files only the package's entries import
- * src/http/node/ (the Node side of the HTTP layer).
+ * src/http/node/ (the Node side of the HTTP layer); one place,
+ * src/http/answer-errors.ts, turns a throw into an answer.
  *
  * Functions and imports are read from a real syntax tree: rolldown's
  * `parseAst` (the oxc parser), which comes with vite. The TypeScript package
@@ -354,5 +355,26 @@ describe('folder rules', () => {
       `${breaks.length} imports break a folder rule${breaks.length ? `: ${breaks.join('; ')}` : ''}`,
     );
     assert.deepEqual(breaks, []);
+  });
+
+  it('turn a throw into an answer in one place: only answer-errors.ts calls an HttpError’s toResponse()', () => {
+    const callers: string[] = [];
+    for (const source of sources) {
+      // The error's own module makes the answer it is asked for (errorResponse).
+      if (source.path === 'src/http/http-error.ts') continue;
+      const lineOf = lineFinder(source.text);
+      walk(source.program, (node) => {
+        const callee = node.type === 'CallExpression' ? (node.callee as SyntaxNode) : undefined;
+        if (callee?.type !== 'MemberExpression') return;
+        if ((callee.property as SyntaxNode).name === 'toResponse') {
+          callers.push(`${source.path}:${lineOf(node.start)}`);
+        }
+      });
+    }
+    assert.deepEqual(
+      callers.map((caller) => caller.replace(/:\d+$/, '')),
+      ['src/http/answer-errors.ts'],
+      callers.join(', '),
+    );
   });
 });
