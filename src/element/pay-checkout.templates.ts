@@ -83,7 +83,7 @@ function messageOf(view: CheckoutView): string | undefined {
     }
     case 'paid': {
       // Paid more than once: said at once, and announced, before the list of the payments.
-      const body = text.paidBody(chargedAmount(view));
+      const body = text.paidBody(chargedAmountText(view));
       return attempt?.phase === 'settled' && attempt.alsoPaid ? `${body} ${text.paidMoreThanOnce}` : body;
     }
     case 'failed':
@@ -335,7 +335,7 @@ function errorMessage(
 function renderOrder(view: CheckoutView): TemplateResult {
   const { text } = view;
   const { attempt } = view.session;
-  const amount = chargedAmount(view);
+  const amount = chargedAmountText(view);
   const reference = attempt?.reference;
   const settledAt = attempt?.phase === 'settled' && attempt.settledAt;
   // On the receipt, from storage, which the page shares: only a list is listed.
@@ -356,7 +356,7 @@ function renderOrder(view: CheckoutView): TemplateResult {
  * The amount the shopper is charged, formatted (contract §2): the relay's
  * once an answer carried it, else the page's as the attempt began.
  */
-function chargedAmount({ session: { attempt }, locale }: CheckoutView): string {
+function chargedAmountText({ session: { attempt }, locale }: CheckoutView): string {
   return formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, locale);
 }
 

@@ -1,6 +1,8 @@
 /**
  * The one place where a thrown {@link HttpError} becomes its answer, and any
- * other throw a bare `500` that says nothing about the server's insides.
+ * other throw a bare `500` that says nothing about the server's insides: the
+ * Node listener, the sandbox and the relay's routes (which first decide what
+ * the merchant hears) all answer a throw here.
  */
 import type { ConnectionInfo, WebHandler } from './handler.js';
 import { errorResponse, HttpError } from './http-error.js';

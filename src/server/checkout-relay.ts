@@ -1,14 +1,14 @@
 /**
- * The merchant relay (contract §1, §3): the part a merchant mounts on their
- * own server between `<pay-checkout>` and the payments service. Its options
- * are checked in relay-config.ts; its handlers (create, lookup, price) are in handlers/;
- * relay-route.ts wraps each with CORS, the method check, and the one place
- * their throws become answers and events. Here they are routed by path.
- * Web-standard handlers, so it runs on Node and edge runtimes.
+ * The merchant relay: the part a merchant mounts on their own server between
+ * `<pay-checkout>` and the payments service. Its options are checked in
+ * relay-config.ts; its handlers (create, lookup, price) are in handlers/;
+ * relay-route.ts wraps each with CORS, the method check, and reports their
+ * throws. Here they are routed by path. Web-standard handlers, so it runs on
+ * Node and edge runtimes; the entries (web.ts, node.ts) give it the Node
+ * listener, which this module never loads.
  */
 import type { WebHandler } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';
-import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
 import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
@@ -18,19 +18,20 @@ import {
   type RelayFulfilment,
   startFulfilment,
 } from './fulfilment/fulfilment-runner.js';
+import { relayJournal } from './fulfilment/journal-steps.js';
 import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
-import { relayJournal, rememberedAttempts } from './fulfilment/relay-journal.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
 import { priceCartHandler } from './handlers/price-cart.js';
+import { rememberedAttempts } from './journal/relay-journal.js';
 import { createCustomersInHand } from './lookups/customers-in-hand.js';
 import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
 
-/** The handlers {@link createCheckoutRelay} returns. */
-export interface CheckoutRelay {
+/** The relay's handlers, with `handle` as the listener `Listener` of the runtime (on Node, a `node:http` listener). */
+export interface CheckoutRelayOn<Listener> {
   /** `POST` create-url: validates, prices, creates the order, answers status fields and a lookup token. */
   create: WebHandler;
   /** `POST` lookup-url: checks the lookup token, answers status fields only. */
@@ -40,7 +41,7 @@ export interface CheckoutRelay {
   /** All three, routed by path: `…/orders` is create, `…/lookup` lookup, `…/price` price; `OPTIONS` answers preflights. */
   handle: WebHandler;
   /** `handle` as a `node:http` listener (Express and Fastify accept it too). */
-  node: NodeListener;
+  node: Listener;
   /** The watcher and delivery, when a journal was given; `tick()` runs a pass now. */
   fulfilment: FulfilmentRunner | undefined;
   /**
@@ -56,20 +57,24 @@ export interface CheckoutRelay {
   close(): Promise<void>;
 }
 
-/**
- * Creates the relay. Throws a TypeError with a clear message, at startup, for
- * a missing, publishable or malformed key, a missing `priceCart` or `baseUrl`,
- * a short `lookupSecret`, or a bad `allowedOrigins` entry or rate rule.
- */
-export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRelay {
-  return assembleCheckoutRelay(options);
+/** The options of the relay's listener: how much body it reads, and the headers of what it answers itself. */
+export interface RelayListenerOptions {
+  readonly maxBodyBytes: number;
+  readonly errorHeaders: (request: Request) => Readonly<Record<string, string>>;
 }
 
-/** The relay, calling the service through `defaultTransport` when no `fetch` is given. */
-export function assembleCheckoutRelay(
+/** How an entry makes the listener of the relay's `handle` (on Node, `toNodeListener`). */
+export type RelayListenerMaker<Listener> = (handle: WebHandler, options: RelayListenerOptions) => Listener;
+
+/**
+ * The relay, its `node` made by `listenerOf`, calling the service through
+ * `defaultTransport` when no `fetch` is given.
+ */
+export function assembleCheckoutRelay<Listener>(
   options: CheckoutRelayOptions,
+  listenerOf: RelayListenerMaker<Listener>,
   defaultTransport?: HttpTransport,
-): CheckoutRelay {
+): CheckoutRelayOn<Listener> {
   const config = resolveRelayConfig(options, defaultTransport);
   const settings = config.fulfilment;
   // The runner keeps close() waiting for the lookups' journal writes, and its watcher looks up through them.
@@ -119,7 +124,7 @@ export function assembleCheckoutRelay(
     return answerThrow(config, 'unknown', request, new HttpError('resourceNotFound', message));
   };
   // The listener reads no more than the relay would; its own answers (413, 408) carry the CORS headers.
-  const node = toNodeListener(handle, {
+  const node = listenerOf(handle, {
     maxBodyBytes: RELAY_MAX_BODY_BYTES,
     errorHeaders: (request) => config.cors.headersFor(request),
   });

@@ -6,13 +6,16 @@
  * `request` over a keep-alive pool, which costs a fraction of the CPU of the
  * global fetch per call. Edge bundlers never take this entry, so undici never
  * reaches their bundles. Bun and Deno read the `node` condition too; there
- * the relay keeps their own fetch.
+ * the relay keeps their own fetch. Both entries give the relay its Node
+ * listener (`relay.node`); the relay itself (checkout-relay.ts) never loads it.
  */
+import { toNodeListener } from '../http/node/node-listener.js';
 import { createUndiciTransport } from '../http/node/undici-transport.js';
 import type { HttpTransport } from '../http/transport.js';
-import { assembleCheckoutRelay, type CheckoutRelay } from './checkout-relay.js';
+import { assembleCheckoutRelay } from './checkout-relay.js';
 import { isNodeRuntime } from './is-node-runtime.js';
 import type { CheckoutRelayOptions } from './relay-config.js';
+import type { CheckoutRelay } from './web.js';
 
 export * from './index.js';
 
@@ -23,7 +26,7 @@ let undiciTransport: HttpTransport | undefined;
  * through undici. Throws a TypeError at startup for bad options.
  */
 export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRelay {
-  if (!isNodeRuntime()) return assembleCheckoutRelay(options);
+  if (!isNodeRuntime()) return assembleCheckoutRelay(options, toNodeListener);
   undiciTransport ??= createUndiciTransport();
-  return assembleCheckoutRelay(options, undiciTransport);
+  return assembleCheckoutRelay(options, toNodeListener, undiciTransport);
 }

@@ -1,12 +1,16 @@
 /**
  * What every relay route does around its handler: answers `OPTIONS`
  * preflights, refuses other methods than `POST`, adds the CORS headers, and
- * is the relay's `onError`. Handlers only throw; here, and nowhere else, a
- * throw becomes its answer and is reported to `onEvent`, once: a
- * RelayRefusal as its own event, any other HttpError as `request_rejected`,
- * a service failure as `upstream_error` (the browser gets a generic answer),
- * anything else as `internal_error` with a bare `500`.
+ * is the relay's `onError`. Handlers only throw; here a throw is reported to
+ * `onEvent`, once, and put as the browser may hear it: a RelayRefusal as its
+ * own event and answer, any other HttpError as `request_rejected`, a service
+ * failure as `upstream_error` with a generic answer, anything else as
+ * `internal_error`. `answerFor` (src/http/answer-errors.ts), the one place a
+ * throw becomes an answer, then answers it: anything but an HttpError with a
+ * bare `500`.
  */
+
+import { answerFor } from '../http/answer-errors.js';
 import type { ConnectionInfo, WebHandler } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';
 import type { CheckoutRelayEvent, RelayRoute } from './events/relay-events.js';
@@ -48,24 +52,22 @@ export function answerThrow(
 ): Response {
   const { answer, event } = refusalFor(name, error);
   config.reporter.emit(event);
-  return withHeaders(answer.toResponse(), config.cors.headersFor(request));
+  const response = answerFor(answer, request, { unexpectedMessage: GENERIC_INTERNAL_MESSAGE });
+  return withHeaders(response, config.cors.headersFor(request));
 }
 
-/** What the browser hears about a throw, and what the merchant hears. */
+/** What the merchant hears about a throw, and the throw as the browser may hear it (anything but an HttpError: a bare `500`). */
 function refusalFor(
   name: RelayRoute | 'unknown',
   error: unknown,
-): { answer: HttpError; event: CheckoutRelayEvent } {
+): { answer: unknown; event: CheckoutRelayEvent } {
   if (error instanceof RelayRefusal) return { answer: error.answer, event: error.event };
   if (error instanceof HttpError) return { answer: error, event: rejected(name, error) };
   if (error instanceof ServiceError && name !== 'unknown') {
     const answer = upstreamAnswer(name, error);
     return { answer, event: { type: 'upstream_error', route: name, answeredStatus: answer.status, error } };
   }
-  return {
-    answer: new HttpError('internalError', GENERIC_INTERNAL_MESSAGE),
-    event: { type: 'internal_error', route: name, error },
-  };
+  return { answer: error, event: { type: 'internal_error', route: name, error } };
 }
 
 function rejected(name: RelayRoute | 'unknown', error: HttpError): CheckoutRelayEvent {

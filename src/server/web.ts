@@ -7,13 +7,15 @@
  * reject with what to use instead. On Node the `node` condition gives
  * node.ts (index.ts, whose relay calls the service through undici).
  */
+import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { webListen } from '../http/web-listen.js';
+import { assembleCheckoutRelay, type CheckoutRelayOn } from './checkout-relay.js';
+import type { CheckoutRelayOptions } from './relay-config.js';
 
 export type { ConnectionInfo, WebHandler } from '../http/handler.js';
 export type { RunningServer } from '../http/node/listen.js';
 export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
 export type { Clock } from '../shared/clock.js';
-export { type CheckoutRelay, createCheckoutRelay } from './checkout-relay.js';
 export type { FulfilmentEvent } from './events/fulfilment-events.js';
 export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './events/relay-events.js';
 export type { CheckoutOrder, FulfilledOrder } from './fulfilment/fulfilled-order.js';
@@ -136,3 +138,15 @@ export { createLookupTokens, type LookupTokens } from './tokens/lookup-token.js'
 
 /** Serves a Node listener on a port: Node only (see index.ts); here it rejects. */
 export const listen = webListen('pay-checkout/server');
+
+/** The handlers {@link createCheckoutRelay} returns, `node` being `handle` as a `node:http` listener. */
+export type CheckoutRelay = CheckoutRelayOn<NodeListener>;
+
+/**
+ * Creates the relay. Throws a TypeError with a clear message, at startup, for
+ * a missing, publishable or malformed key, a missing `priceCart` or `baseUrl`,
+ * a short `lookupSecret`, or a bad `allowedOrigins` entry or rate rule.
+ */
+export function createCheckoutRelay(options: CheckoutRelayOptions): CheckoutRelay {
+  return assembleCheckoutRelay(options, toNodeListener);
+}

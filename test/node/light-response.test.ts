@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonAnswer, lightAnswerOf } from '../../src/http/node/light-response.js';
+import { jsonAnswer } from '../../src/http/json-response.js';
+import { lightAnswerOf } from '../../src/http/node/light-response.js';
 import { listen, toNodeListener } from '../../src/server/index.js';
 
 /** Serves `handler` on loopback, posts to it once, and closes. */

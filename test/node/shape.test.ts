@@ -8,6 +8,13 @@
  * `noImportCycles` with `ignoreTypes: false` counts them; the check is here
  * too so the figures show with the tests).
  *
+ * The folder rules of src/server/ are held too: handlers/ never imports
+ * fulfilment/, lookups/ never imports handlers/ or fulfilment/, no folder
+ * imports one above it (or the files at the top, the entries and the
+ * assembly), and among src/server/ files only the package's entries import
+ * src/http/node/ (the Node side of the HTTP layer); one place,
+ * src/http/answer-errors.ts, turns a throw into an answer.
+ *
  * Functions and imports are read from a real syntax tree: rolldown's
  * `parseAst` (the oxc parser), which comes with vite. The TypeScript package
  * at the top of node_modules (7.x) has no JavaScript API to parse with.
@@ -258,5 +265,116 @@ describe('the shape of src/', () => {
     const edges = [...graph.values()].reduce((sum, targets) => sum + targets.size, 0);
     t.diagnostic(`${graph.size} files, ${edges} imports between them`);
     assert.deepEqual(importCycles(graph), []);
+  });
+});
+
+/**
+ * The folders of src/server/ from the top down: a folder imports only folders
+ * on a lower line, never one beside it or above it. handlers/ and fulfilment/
+ * use the rest; lookups/ is shared by both; orders/ is what the service said
+ * about an order; journal/ keeps it.
+ */
+const SERVER_FOLDER_LEVELS: readonly (readonly string[])[] = [
+  ['handlers', 'fulfilment'],
+  ['lookups'],
+  ['orders', 'limits'],
+  ['events'],
+  ['journal'],
+  ['pricing', 'service-client'],
+  ['tokens'],
+];
+
+/** The package's entries in src/server/: only they import src/http/node/. */
+const SERVER_ENTRIES = ['src/server/index.ts', 'src/server/node.ts', 'src/server/web.ts'];
+
+/** The folder of src/server/ a file is in (`handlers`), `''` for a file at its top, `undefined` outside it. */
+function serverFolderOf(file: string): string | undefined {
+  if (!file.startsWith('src/server/')) return undefined;
+  const rest = file.slice('src/server/'.length);
+  const slash = rest.indexOf('/');
+  return slash === -1 ? '' : rest.slice(0, slash);
+}
+
+/** Every import of src/server/ that breaks a folder rule, as `from → to (the rule)`. */
+function folderRuleBreaks(graph: Map<string, Set<string>>): string[] {
+  const levelOf = new Map<string, number>();
+  SERVER_FOLDER_LEVELS.forEach((folders, level) => {
+    for (const folder of folders) levelOf.set(folder, level);
+  });
+  const breaks: string[] = [];
+  for (const [from, targets] of graph) {
+    const fromFolder = serverFolderOf(from);
+    if (fromFolder === undefined) continue;
+    for (const to of targets) {
+      const broken = folderRuleBroken(from, fromFolder, to, levelOf);
+      if (broken) breaks.push(`${from} → ${to} (${broken})`);
+    }
+  }
+  return breaks.sort();
+}
+
+/** The rule the import `from` → `to` breaks, or `undefined`. */
+function folderRuleBroken(
+  from: string,
+  fromFolder: string,
+  to: string,
+  levelOf: ReadonlyMap<string, number>,
+): string | undefined {
+  if (to.startsWith('src/http/node/') && !SERVER_ENTRIES.includes(from)) {
+    return 'only the entries import src/http/node/';
+  }
+  const toFolder = serverFolderOf(to);
+  // Files at the top (the entries and the assembly) import any folder; imports inside a folder are its own.
+  if (toFolder === undefined || fromFolder === '' || toFolder === fromFolder) return undefined;
+  if (fromFolder === 'handlers' && toFolder === 'fulfilment') return 'handlers/ never imports fulfilment/';
+  if (fromFolder === 'lookups' && (toFolder === 'handlers' || toFolder === 'fulfilment')) {
+    return 'lookups/ never imports handlers/ or fulfilment/';
+  }
+  if (toFolder === '') return 'no folder imports the files at the top of src/server/';
+  const fromLevel = levelOf.get(fromFolder);
+  const toLevel = levelOf.get(toFolder);
+  if (fromLevel === undefined) return `${fromFolder}/ has no place in SERVER_FOLDER_LEVELS`;
+  if (toLevel === undefined) return `${toFolder}/ has no place in SERVER_FOLDER_LEVELS`;
+  return toLevel <= fromLevel ? `${toFolder}/ is not below ${fromFolder}/` : undefined;
+}
+
+describe('folder rules', () => {
+  const graph = importGraph();
+
+  it('names every folder of src/server/ in its order from the top down', () => {
+    const folders = readdirSync(join(SRC, 'server'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    assert.deepEqual(folders, SERVER_FOLDER_LEVELS.flat().sort());
+  });
+
+  it('hold in src/server/: no folder imports up, and only the entries import src/http/node/', (t) => {
+    const breaks = folderRuleBreaks(graph);
+    t.diagnostic(
+      `${breaks.length} imports break a folder rule${breaks.length ? `: ${breaks.join('; ')}` : ''}`,
+    );
+    assert.deepEqual(breaks, []);
+  });
+
+  it('turn a throw into an answer in one place: only answer-errors.ts calls an HttpError’s toResponse()', () => {
+    const callers: string[] = [];
+    for (const source of sources) {
+      // The error's own module makes the answer it is asked for (errorResponse).
+      if (source.path === 'src/http/http-error.ts') continue;
+      const lineOf = lineFinder(source.text);
+      walk(source.program, (node) => {
+        const callee = node.type === 'CallExpression' ? (node.callee as SyntaxNode) : undefined;
+        if (callee?.type !== 'MemberExpression') return;
+        if ((callee.property as SyntaxNode).name === 'toResponse') {
+          callers.push(`${source.path}:${lineOf(node.start)}`);
+        }
+      });
+    }
+    assert.deepEqual(
+      callers.map((caller) => caller.replace(/:\d+$/, '')),
+      ['src/http/answer-errors.ts'],
+      callers.join(', '),
+    );
   });
 });

@@ -8,12 +8,11 @@
  * (`body`, `clone()`, `blob()`…) builds the real one the first time it is
  * touched, so every standard use works. It is `instanceof Response`.
  *
- * Only an answer to a request the Node listener made (`isNodeRequest`) is
- * light: that listener is the one consumer of it, so no runtime's native
- * code ever receives one.
+ * Only an answer to a request the Node listener made is light: its requests
+ * offer this answer to `jsonAnswer` (json-response.ts), and that listener is
+ * the one consumer of it, so no runtime's native code ever receives one.
  */
-import { JSON_HEADERS, jsonResponse } from '../json-response.js';
-import { isNodeRequest } from './node-request.js';
+import { JSON_HEADERS } from '../json-response.js';
 
 const STATE = Symbol('lightResponseState');
 
@@ -36,9 +35,8 @@ export interface LightAnswer {
   text: string;
 }
 
-/** `jsonResponse(body, status)` for an answer to `request`: light when the Node listener made the request. */
-export function jsonAnswer(request: Request, body: unknown, status = 200): Response {
-  if (!isNodeRequest(request)) return jsonResponse(body, status);
+/** `jsonResponse(body, status)`, light: the Node listener's requests answer `jsonAnswer` with it. */
+export function lightJsonResponse(body: unknown, status: number): Response {
   const state: LightState = {
     text: JSON.stringify(body),
     status,

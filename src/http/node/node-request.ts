@@ -11,7 +11,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../http-error.js';
+import { FAST_JSON_ANSWER } from '../json-response.js';
 import { lazyHeaders, realHeaders } from './lazy-headers.js';
+import { lightJsonResponse } from './light-response.js';
 
 const STATE = Symbol('nodeRequestState');
 
@@ -53,11 +55,6 @@ export function nodeRequest(
   const request = Object.create(NodeRequest.prototype) as StateHolder;
   request[STATE] = state;
   return request as unknown as Request;
-}
-
-/** True when `request` is one the Node listener made (`nodeRequest`): its answer goes back through that listener. */
-export function isNodeRequest(request: Request): boolean {
-  return (request as unknown as Partial<StateHolder>)[STATE] !== undefined;
 }
 
 /**
@@ -246,6 +243,8 @@ class NodeRequest {
 }
 
 Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+// Its answer goes back through the Node listener, which writes a light JSON answer without a web Response.
+Object.defineProperty(NodeRequest.prototype, FAST_JSON_ANSWER, { value: lightJsonResponse });
 // Everything else a Request has is the real one's: body, clone(), formData(), cache, mode…
 for (const key of Reflect.ownKeys(Request.prototype)) {
   if (key === 'constructor' || key === Symbol.toStringTag || Object.hasOwn(NodeRequest.prototype, key))

@@ -16,9 +16,9 @@ import { timedWait } from '../../shared/answered-within.js';
 import type { Claimed, OrderAmount, SettledEntry } from '../journal/journal.js';
 import { type CustomersInHand, customerOf, type OrderCustomer } from '../lookups/customers-in-hand.js';
 import { LOOKUP_SHARING_MS } from '../lookups/order-lookups.js';
+import { serviceTotalOf } from '../orders/service-reading.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
-import { serviceTotalOf } from './service-reading.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Tries at reading the customer before a delivery goes ahead without one: about a minute of backoff. */

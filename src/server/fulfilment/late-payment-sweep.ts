@@ -19,10 +19,10 @@
  */
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CustomersInHand } from '../lookups/customers-in-hand.js';
+import { serviceReadingOf } from '../orders/service-reading.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
 import type { Order, OrderWithPayment } from '../service-client/service-schemas.js';
-import { serviceReadingOf } from './service-reading.js';
 import type { FulfilmentSettings } from './watch-settings.js';
 
 /** Orders a sweep asks for per page: the most the service gives. */

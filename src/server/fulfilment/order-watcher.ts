@@ -13,12 +13,17 @@ import type { RelayReporter } from '../events/relay-reporter.js';
 import type { Claimed, CreatingEntry, PendingEntry, WatchingEntry } from '../journal/journal.js';
 import { outcomeOfPaymentStatus } from '../journal/journal-row.js';
 import type { OrderLookups } from '../lookups/order-lookups.js';
-import { readingOf } from '../lookups/order-status-read.js';
+import { readingOf } from '../orders/order-status-read.js';
+import { chargedAmount, serviceReadingOf } from '../orders/service-reading.js';
 import type { ServiceClient } from '../service-client/service-client.js';
 import { ServiceNotFoundError } from '../service-client/service-errors.js';
 import type { OrderCreateInput, OrderCreateResult } from '../service-client/service-schemas.js';
-import { chargedAmount, serviceReadingOf } from './service-reading.js';
-import { isRefusedForGood, provesNoOrder, type ServiceTrouble, serviceTroubleOf } from './service-trouble.js';
+import {
+  isRefusedForGood,
+  provesNoOrder,
+  type ServiceTrouble,
+  serviceTroubleOf,
+} from '../service-client/service-trouble.js';
 import { type FirstUnknown, knownAgain, settleUnknownOrder } from './unknown-order.js';
 import { isPastBound, MAX_SERVICE_PAUSE_MS, nextCheckInPass, servicePauseMs } from './watch-schedule.js';
 import type { FulfilmentSettings } from './watch-settings.js';

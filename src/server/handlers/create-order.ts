@@ -46,6 +46,7 @@ import {
 } from '../../shared/wire.js';
 import { orderCreatedEvent } from '../events/order-created.js';
 import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
+import type { OrderAmount, OrderDetails } from '../journal/journal.js';
 import {
   type HeldAttempt,
   JournalTooSlowError,
@@ -53,17 +54,16 @@ import {
   NO_JOURNAL,
   type RecordedIntent,
   type RelayJournal,
-} from '../fulfilment/relay-journal.js';
-import { chargedAmount, serviceReadingOf } from '../fulfilment/service-reading.js';
-import { isRefusedForGood } from '../fulfilment/service-trouble.js';
-import type { OrderAmount, OrderDetails } from '../journal/journal.js';
+} from '../journal/relay-journal.js';
 import { type PromptSlot, takeClientToken, takePromptSlot } from '../limits/relay-limits.js';
+import { paymentSummary } from '../orders/payment-summary.js';
+import { chargedAmount, serviceReadingOf } from '../orders/service-reading.js';
 import { lineItemsTotal } from '../pricing/priced-cart.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
+import { isRefusedForGood } from '../service-client/service-trouble.js';
 import { priceCart } from './cart-price.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
-import { paymentSummary } from './payment-summary.js';
 import { idempotencyKeyReused } from './upstream-answer.js';
 
 /** The body the relay sends the service to create an order; the journal keeps it until the service answers. */

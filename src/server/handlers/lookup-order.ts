@@ -6,16 +6,16 @@
  */
 import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
-import { jsonAnswer } from '../../http/node/light-response.js';
+import { jsonAnswer } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
 import { ORDER_ID_PATTERN } from '../../shared/service-contract.js';
 import type { LookupAnswer } from '../../shared/wire.js';
 import { RelayRefusal } from '../events/relay-refusal.js';
-import { NO_JOURNAL, type RelayJournal } from '../fulfilment/relay-journal.js';
+import { NO_JOURNAL, type RelayJournal } from '../journal/relay-journal.js';
 import { takeClientToken } from '../limits/relay-limits.js';
 import { journalDeadline } from '../lookups/journal-sharing.js';
 import type { OrderLookups } from '../lookups/order-lookups.js';
-import { readingOf } from '../lookups/order-status-read.js';
+import { readingOf } from '../orders/order-status-read.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
 
 /** `POST` lookup-url; throws for every refusal. Reads through `lookups`; a final status settles the order in `journal`. */

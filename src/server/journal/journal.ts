@@ -15,6 +15,7 @@
  * renewing, its leases run out, and another process claims the entry.
  */
 
+import type { OrderAmount } from '../../shared/wire.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { LookupJournal } from './lookup-journal.js';
 
@@ -95,11 +96,8 @@ export interface FulfilmentSummary {
   deliveredAt: number | null;
 }
 
-/** An amount of money: a lowercase currency code and whole minor units (spec §2). */
-export interface OrderAmount {
-  currency: string;
-  value: number;
-}
+/** An amount of money, `{ currency, value }`: the wire's one shape of money, kept as it is. */
+export type { OrderAmount };
 
 /** What the checkout was for: recorded with the intent. */
 export interface OrderDetails {

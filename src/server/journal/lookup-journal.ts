@@ -12,6 +12,7 @@
  * own, as everywhere in the journal: callers give durations only.
  */
 import { classifyPaymentStatus } from '../../shared/service-contract.js';
+import type { OrderAmount } from '../../shared/wire.js';
 
 /** The statuses of one lookup, as the journal keeps them: nothing personal. */
 export interface LookupStatuses {
@@ -22,7 +23,7 @@ export interface LookupStatuses {
   /** When the service completed the order, as it wrote it; otherwise `null`. */
   completedAt: string | null;
   /** The service's total of the order, the amount the shopper is charged; `null` when it gave none. */
-  amount: { currency: string; value: number } | null;
+  amount: OrderAmount | null;
 }
 
 /** An order's latest lookup: its statuses, and how long ago (the journal's clock) the lookup that read them began. */

@@ -23,10 +23,15 @@ import {
   type StoredLookup,
   sameStatuses,
 } from '../journal/lookup-journal.js';
+import {
+  type OrderStatusRead,
+  statusesOf,
+  statusReadFromJournal,
+  statusReadOf,
+} from '../orders/order-status-read.js';
 import { lookupOrderStatuses, type ServiceClient } from '../service-client/service-client.js';
 import type { CustomersInHand } from './customers-in-hand.js';
 import { type JournalDeadline, journalDeadline, whileLookupClaimed } from './journal-sharing.js';
-import { type OrderStatusRead, readOfStatuses, statusesOf, statusReadOf } from './order-status-read.js';
 import { createRecentReads, type RecentRead, type RecentReads } from './recent-reads.js';
 
 /** A status read this recently answers every lookup of the order: the service sees at most one per 2 s. */
@@ -218,5 +223,5 @@ function isStillTrue({ read, readAt }: RecentRead, now: number): boolean {
 function answerFrom(outcome: SharedLookup | undefined, now: number): RecentRead | undefined {
   if (outcome?.kind !== 'fresh' && outcome?.kind !== 'taken') return undefined;
   const { stored } = outcome;
-  return stored && { read: readOfStatuses(stored.statuses), readAt: now - stored.ageMs };
+  return stored && { read: statusReadFromJournal(stored.statuses), readAt: now - stored.ageMs };
 }

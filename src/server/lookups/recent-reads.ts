@@ -4,7 +4,7 @@
  * a call (and, with a journal, without a query). Past its bound it forgets
  * the orders read longest ago, a hundredth at a time.
  */
-import type { OrderStatusRead } from './order-status-read.js';
+import type { OrderStatusRead } from '../orders/order-status-read.js';
 
 /** One order's latest read and when its lookup began (the relay's clock). */
 export interface RecentRead {

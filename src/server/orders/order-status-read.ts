@@ -1,14 +1,16 @@
 /**
  * What a lookup of an order reads and shares: the fields the browser is
- * answered with (contract §3), statuses and the amount charged only. Kept in
- * memory and in the journal so that other lookups of the order can answer
- * without a call; nothing of the customer's is in it.
+ * answered with, statuses and the amount charged only. Kept in memory and in
+ * the journal so that other lookups of the order can answer without a call;
+ * nothing of the customer's is in it. The journal's copy is read back as it
+ * is, never through a service order made up again.
  */
 import type { LookupAnswer } from '../../shared/wire.js';
-import { serviceReadingOf, serviceTotalOf } from '../fulfilment/service-reading.js';
-import { paymentSummary } from '../handlers/payment-summary.js';
-import type { ServiceReading } from '../journal/journal.js';
+import type { OrderAmount } from '../journal/journal.js';
 import type { LookupStatuses } from '../journal/lookup-journal.js';
+import type { OrderReading } from '../journal/relay-journal.js';
+import { paymentSummary } from './payment-summary.js';
+import { serviceReadingOf, serviceTotalOf } from './service-reading.js';
 
 /** One order's statuses as a lookup read them: the browser's answer without the order id. */
 export type OrderStatusRead = Omit<LookupAnswer['order'], 'id'>;
@@ -16,11 +18,11 @@ export type OrderStatusRead = Omit<LookupAnswer['order'], 'id'>;
 /** Longest status text the journal keeps; a longer one (never a real status) is answered but not shared. */
 const MAX_SHARED_TEXT = 64;
 
-/** The statuses and total of a service order (spec §2), as the browser is answered them. */
+/** The statuses and total of a service order, as the browser is answered them. */
 export function statusReadOf(order: {
   status: string;
   completed_at?: string | undefined;
-  line_item_group?: { total?: { currency: string; value: number } };
+  line_item_group?: { total?: OrderAmount };
   payment: { status: string; failure_code?: unknown };
 }): OrderStatusRead {
   return {
@@ -32,7 +34,7 @@ export function statusReadOf(order: {
 }
 
 /** What the journal records of `read`, as of a service order: payment status, failure code, total. */
-export function readingOf(read: OrderStatusRead): ServiceReading & { paymentStatus: string } {
+export function readingOf(read: OrderStatusRead): OrderReading {
   return { ...serviceReadingOf({ payment: read.payment }), ...(read.amount ? { amount: read.amount } : {}) };
 }
 
@@ -50,15 +52,14 @@ export function statusesOf(read: OrderStatusRead): LookupStatuses | undefined {
   return texts.every((text) => text.length <= MAX_SHARED_TEXT) ? statuses : undefined;
 }
 
-/** The read the journal's `statuses` stand for. */
-export function readOfStatuses(statuses: LookupStatuses): OrderStatusRead {
-  return statusReadOf({
-    status: statuses.orderStatus,
-    ...(statuses.completedAt === null ? {} : { completed_at: statuses.completedAt }),
-    ...(statuses.amount === null ? {} : { line_item_group: { total: statuses.amount } }),
-    payment: {
-      status: statuses.paymentStatus,
-      ...(statuses.failureCode === null ? {} : { failure_code: statuses.failureCode }),
-    },
-  });
+/** The read the journal's `statuses` stand for, field by field. */
+export function statusReadFromJournal(statuses: LookupStatuses): OrderStatusRead {
+  const { orderStatus, completedAt, amount, paymentStatus, failureCode } = statuses;
+  return {
+    status: orderStatus,
+    ...(completedAt === null ? {} : { completed_at: completedAt }),
+    amount: amount === null ? undefined : { currency: amount.currency, value: amount.value },
+    // Through the summary still: only a failure code the checkout knows reaches the browser.
+    payment: paymentSummary({ status: paymentStatus, failure_code: failureCode ?? undefined }),
+  };
 }

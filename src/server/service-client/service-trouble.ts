@@ -2,7 +2,7 @@
  * Which service failures mean "the service is down or asks us to slow down"
  * (the watcher pauses and keeps the order) and which refuse a call for good.
  */
-import { CLIENT_ERROR_CODES, ServiceError, ServiceRateLimitError } from '../service-client/service-errors.js';
+import { CLIENT_ERROR_CODES, ServiceError, ServiceRateLimitError } from './service-errors.js';
 
 /** A failure the watcher waits out: a `429`, no answer, a time-out, a `5xx`, or an answer it cannot read. */
 export interface ServiceTrouble {

@@ -5,13 +5,14 @@
  * The create and lookup handlers and the watcher read orders alike.
  */
 import { classifyPaymentStatus, paymentFailureCode } from '../../shared/service-contract.js';
-import type { OrderAmount, OrderDetails, ServiceReading } from '../journal/journal.js';
+import type { OrderAmount, OrderDetails } from '../journal/journal.js';
+import type { OrderReading } from '../journal/relay-journal.js';
 import { lineItemsTotal } from '../pricing/priced-cart.js';
 
 /** The parts of a service order a reading takes. */
 interface AnsweredOrder {
   payment: { status: string; failure_code?: unknown };
-  line_item_group?: { total?: { currency: string; value: number } };
+  line_item_group?: { total?: OrderAmount };
 }
 
 /** The service's total of `order`, as a plain amount; `undefined` when its answer has none. */
@@ -21,7 +22,7 @@ export function serviceTotalOf(order: AnsweredOrder): OrderAmount | undefined {
 }
 
 /** The payment status, the allow-listed failure code of a failed payment, and the total of `order`. */
-export function serviceReadingOf(order: AnsweredOrder): ServiceReading & { paymentStatus: string } {
+export function serviceReadingOf(order: AnsweredOrder): OrderReading {
   const { status } = order.payment;
   const failed = classifyPaymentStatus(status) === 'failed';
   const amount = serviceTotalOf(order);
@@ -32,7 +33,7 @@ export function serviceReadingOf(order: AnsweredOrder): ServiceReading & { payme
   };
 }
 
-/** What the shopper is charged for `order` (contract §3): the service's total, else the priced total. */
+/** What the shopper is charged for `order`: the service's total, else the priced total. */
 export function chargedAmount(order: AnsweredOrder, details: OrderDetails): OrderAmount {
   return serviceTotalOf(order) ?? details.amount ?? lineItemsTotal(details.lineItems);
 }

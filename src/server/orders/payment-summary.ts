@@ -1,9 +1,9 @@
 /**
- * The payment as the relay answers it to the browser (contract §3): its
- * status and, for a terminal failure, the reason, when it is one the
- * checkout knows. Statuses and reasons only: nothing else of the service's
- * payment (method, number, OTP) leaves the server, and a reason a fuller
- * service adds is dropped rather than passed on.
+ * The payment as the relay answers it to the browser: its status and, for a
+ * terminal failure, the reason, when it is one the checkout knows. Statuses
+ * and reasons only: nothing else of the service's payment (method, number,
+ * OTP) leaves the server, and a reason a fuller service adds is dropped
+ * rather than passed on.
  */
 import { classifyPaymentStatus, paymentFailureCode } from '../../shared/service-contract.js';
 import type { PaymentSummary } from '../../shared/wire.js';
