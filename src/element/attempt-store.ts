@@ -78,20 +78,19 @@ export class AttemptStore {
   }
 
   /**
-   * What is stored under the checkout's key and `suffix`, as JSON, an
-   * attempt (or each of a list) an earlier release stored read in today's
-   * shape; `null` when nothing is.
+   * What is stored under the checkout's key and `suffix`, as JSON, with what
+   * the previous release stored read in today's shape (`reviveVersion2`);
+   * `null` when nothing is.
    */
   #read(suffix: string): unknown {
     const key = this.#key();
     try {
       // Nothing stored reads as `null`, which no attempt is.
-      // Each attempt (the others are a list of them) in today's shape as it is read.
       return key === undefined
         ? null
         : JSON.parse(this.#storage?.getItem(key + suffix) || 'null', reviveVersion2);
     } catch {
-      // Storage that throws on access, a value that is not JSON, or an earlier release's too broken to read.
+      // Storage that throws on access, or a value that is not JSON.
       return null;
     }
   }

@@ -221,6 +221,12 @@ export function newIdempotencyKey(): string {
   );
 }
 
+/** The page's amount as the element's attributes hold it: a number, and its currency apart. */
+export interface PageAmount {
+  amount: number | undefined;
+  currency: string | undefined;
+}
+
 /**
  * The page's `amount` and `currency` as one amount, in the element's
  * currency when the page names none; undefined unless a whole number.
@@ -229,12 +235,6 @@ export function pageAmount({ amount, currency }: PageAmount): OrderAmount | unde
   return Number.isSafeInteger(amount)
     ? { currency: currency || DEFAULT_CURRENCY, value: amount as number }
     : undefined;
-}
-
-/** The page's amount as the element's attributes hold it: a number, and its currency apart. */
-export interface PageAmount {
-  amount: number | undefined;
-  currency: string | undefined;
 }
 
 /** A new attempt's common part: a new key, and the amount the page shows now, for its receipt. */
