@@ -170,7 +170,7 @@ function renderProductText(): void {
   requireById('product-name', HTMLElement).textContent = text.name;
   requireById('product-description', HTMLElement).textContent = text.description;
   price.value = String(product.price.value);
-  price.textContent = formatAmount(product.price.value, product.price.currency, settings.locale);
+  price.textContent = formatAmount(product.price, settings.locale);
 }
 
 /** The words that depend on what the demo server said: its mode and its payer's delay. */

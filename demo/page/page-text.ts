@@ -90,7 +90,7 @@ interface OrderFor {
 /** `order` in words: reference, items and amount, the amount in `locale`'s format. */
 function orderIn(locale: DemoLocale, noReference: string, order: OrderFor): string {
   const items = order.items.map((item) => `${item.quantity} × ${item.name}`).join(', ');
-  const amount = order.amount && formatAmount(order.amount.value, order.amount.currency, locale);
+  const amount = order.amount && formatAmount(order.amount, locale);
   return [order.reference ?? noReference, items, amount].filter(Boolean).join(' · ');
 }
 

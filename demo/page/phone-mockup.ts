@@ -308,8 +308,7 @@ export class PhoneMockup {
   }
 
   #amount(): string {
-    const amount = this.#prompt?.amount;
-    return amount ? formatAmount(amount.value, amount.currency, this.#locale) : '';
+    return formatAmount(this.#prompt?.amount, this.#locale);
   }
 
   #merchant(): string {

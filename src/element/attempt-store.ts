@@ -6,6 +6,7 @@
  * missing, full or forbidden (private modes, sandboxed frames) degrades to
  * no persistence.
  */
+import { reviveVersion2 } from './attempt-migration.js';
 import {
   type Checkout,
   type CheckoutAttempt,
@@ -76,12 +77,18 @@ export class AttemptStore {
     this.#write(OTHERS, orders.length ? orders : undefined);
   }
 
-  /** What is stored under the checkout's key and `suffix`, as JSON; `null` when nothing is. */
+  /**
+   * What is stored under the checkout's key and `suffix`, as JSON, with what
+   * the previous release stored read in today's shape (`reviveVersion2`);
+   * `null` when nothing is.
+   */
   #read(suffix: string): unknown {
     const key = this.#key();
     try {
       // Nothing stored reads as `null`, which no attempt is.
-      return key === undefined ? null : JSON.parse(this.#storage?.getItem(key + suffix) || 'null');
+      return key === undefined
+        ? null
+        : JSON.parse(this.#storage?.getItem(key + suffix) || 'null', reviveVersion2);
     } catch {
       // Storage that throws on access, or a value that is not JSON.
       return null;

@@ -28,18 +28,17 @@ import { readAmount } from './wire-guards.js';
 
 /** What every phase of an attempt keeps. */
 export interface AttemptBasics {
-  version: 2;
+  version: 3;
   /** One per attempt, made before the first create (contract §3). */
   idempotencyKey: string;
   /** When the shopper first submitted (ms since the epoch). */
   startedAt: number;
   /**
-   * The amount the shopper is shown, in minor units, and its currency: the
-   * page's when the attempt starts, the relay's `order.amount` once an
-   * answer carries it (contract §2, "The amount the shopper sees").
+   * The amount the shopper is shown: the page's when the attempt starts, the
+   * relay's `order.amount` once an answer carries it; none when the page
+   * gave no whole amount and no answer had one.
    */
-  amount?: number;
-  currency?: string;
+  amount?: OrderAmount;
   /** The merchant's reference for the checkout, from the create answer; null when it gave none. */
   reference?: string | null;
   /** The fingerprint of the cart the attempt was made for (`cartFingerprint`); none after `resume()`. */
@@ -84,8 +83,7 @@ export interface CreatedAttempt extends AttemptBasics {
 /** Another order of the checkout paid after the one on the receipt: what the receipt says of it. */
 export interface AlsoPaid {
   orderId: string;
-  amount?: number | undefined;
-  currency?: string | undefined;
+  amount?: OrderAmount | undefined;
   /** The number it was paid from, masked (`024 ••• 4567`). */
   masked?: string | undefined;
 }
@@ -187,7 +185,7 @@ export function isStoredAttempt(value: unknown): value is CheckoutAttempt {
   if (!attempt || attempt.phase === 'none' || !Object.hasOwn(PHASES, String(attempt.phase))) return false;
   const phase = attempt.phase as CheckoutAttempt['phase'];
   return (
-    attempt.version === 2 &&
+    attempt.version === 3 &&
     IDEMPOTENCY_KEY_PATTERN.test(String(attempt.idempotencyKey)) &&
     typeof attempt.startedAt === 'number' &&
     Array.isArray(attempt.fired) &&
@@ -223,12 +221,31 @@ export function newIdempotencyKey(): string {
   );
 }
 
+/** The page's amount as the element's attributes hold it: a number, and its currency apart. */
+export interface PageAmount {
+  amount: number | undefined;
+  currency: string | undefined;
+}
+
+/**
+ * The page's `amount` and `currency` as one amount, in the element's
+ * currency when the page names none; undefined unless a whole number.
+ */
+export function pageAmount({ amount, currency }: PageAmount): OrderAmount | undefined {
+  return Number.isSafeInteger(amount)
+    ? { currency: currency || DEFAULT_CURRENCY, value: amount as number }
+    : undefined;
+}
+
 /** A new attempt's common part: a new key, and the amount the page shows now, for its receipt. */
-export function attemptBasics(
-  now: number,
-  { amount, currency }: { amount: number | undefined; currency: string },
-): AttemptBasics {
-  return { version: 2, idempotencyKey: newIdempotencyKey(), startedAt: now, amount, currency, fired: [] };
+export function attemptBasics(now: number, page: PageAmount): AttemptBasics {
+  return {
+    version: 3,
+    idempotencyKey: newIdempotencyKey(),
+    startedAt: now,
+    amount: pageAmount(page),
+    fired: [],
+  };
 }
 
 /**
@@ -238,7 +255,7 @@ export function attemptBasics(
  */
 export function draftAttempt(
   intent: CheckoutIntent,
-  settings: { createUrl: string; lookupUrl: string; amount: number | undefined; currency: string },
+  settings: PageAmount & { createUrl: string; lookupUrl: string },
   now: number,
 ): AttemptFacts<DraftAttempt> | 'missing_url' | 'invalid_cart' {
   if (!settings.createUrl || !settings.lookupUrl) return 'missing_url';
@@ -252,24 +269,20 @@ export function draftAttempt(
 /** The attempt with the amount an answer says the shopper is charged (`order.amount`); as it was when the answer has none. */
 export function withChargedAmount<Attempt extends AttemptBasics>(attempt: Attempt, amount: unknown): Attempt {
   const charged = readAmount(amount);
-  return charged ? { ...attempt, amount: charged.value, currency: charged.currency } : attempt;
+  return charged ? { ...attempt, amount: charged } : attempt;
 }
 
 /**
  * What `pay-created` and `pay-paid` say of an attempt beyond its order: the
  * amount charged (the relay's once answered, else the page's; null when
- * neither is whole) and the merchant's reference (null when none).
+ * neither is whole), a copy a listener may change, and the merchant's
+ * reference (null when none).
  */
-export function chargeOf({ amount, currency, reference }: AttemptBasics): {
+export function chargeOf({ amount, reference }: AttemptBasics): {
   amount: OrderAmount | null;
   reference: string | null;
 } {
-  return {
-    amount: Number.isSafeInteger(amount)
-      ? { currency: currency || DEFAULT_CURRENCY, value: amount as number }
-      : null,
-    reference: reference ?? null,
-  };
+  return { amount: readAmount(amount) ?? null, reference: reference ?? null };
 }
 
 /**
@@ -310,6 +323,6 @@ export function settledAttempt(
 }
 
 /** What a receipt says of another order of the checkout that was paid too. */
-export function alsoPaid({ orderId, amount, currency, localNumber }: AttemptFacts<CreatedAttempt>): AlsoPaid {
-  return { orderId, amount, currency, masked: maskNumber(localNumber) };
+export function alsoPaid({ orderId, amount, localNumber }: AttemptFacts<CreatedAttempt>): AlsoPaid {
+  return { orderId, amount, masked: maskNumber(localNumber) };
 }

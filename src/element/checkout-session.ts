@@ -9,7 +9,7 @@
  * per run, only the latest run writes.
  */
 import { classifyPaymentStatus, ORDER_ID_PATTERN, paymentFailureCode } from '../shared/service-contract.js';
-import type { CheckoutIntent, LookupAnswer, LookupRequest } from '../shared/wire.js';
+import type { CheckoutIntent, LookupAnswer, LookupRequest, OrderAmount } from '../shared/wire.js';
 import { AttemptStore } from './attempt-store.js';
 import { cartFingerprint } from './cart-fingerprint.js';
 import { createOrder, lookupOrder, priceCart, type RequestOptions } from './checkout-api.js';
@@ -45,12 +45,12 @@ import {
   REFUSAL_MESSAGES,
   type Refusal,
 } from './session-host.js';
+import { readAmount } from './wire-guards.js';
 
-/** What the relay priced a cart at (`price-url`): the amount and its currency, and the items priced. */
+/** What the relay priced a cart at (`price-url`): the amount, and the items priced. */
 interface Priced {
   cart: number | undefined;
-  amount: number;
-  currency: string;
+  amount: OrderAmount;
   items?: string[];
 }
 
@@ -113,12 +113,12 @@ export class CheckoutSession {
         this.#move({ type: 'rejected' }, undefined);
         this.#host.fieldRefused(field, refusal);
       },
-      onAmountChanged: ({ currency, value }, error) => {
+      onAmountChanged: (amount, error) => {
         // Nothing was sent to the shopper's phone: back to the form, at the relay's price, and a new key next time.
         const { cart } = this.#checkout as AttemptBasics;
         this.#move({ type: 'rejected' }, undefined);
         // The same cart, so the same items: only their price changed.
-        this.#priced = { ...this.#priced, cart, amount: value, currency };
+        this.#priced = { ...this.#priced, cart, amount };
         this.amountChanged = true;
         this.#host.dispatch('pay-error', error);
       },
@@ -188,7 +188,7 @@ export class CheckoutSession {
    * same cart (the form again after a failure or "Use another number"),
    * else undefined, the page's `amount`.
    */
-  formAmount(cart: unknown): Pick<AttemptBasics, 'amount' | 'currency' | 'items'> | undefined {
+  formAmount(cart: unknown): Pick<AttemptBasics, 'amount' | 'items'> | undefined {
     return [this.#priced, this.#charged].find(
       (known) => known && (known.cart === undefined || known.cart === cartFingerprint(cart)),
     );
@@ -247,14 +247,11 @@ export class CheckoutSession {
     if (typeof draft === 'string') return this.refuse(draft);
     if (this.#settings.priceUrl) {
       // The relay's price of this cart, or what it charged an earlier order of it, with their items.
-      const { amount, currency, items } = this.formAmount(intent.cart) ?? draft;
-      Object.assign(draft, { amount, currency, items });
+      const { amount, items } = this.formAmount(intent.cart) ?? draft;
+      Object.assign(draft, { amount, items });
       // The amount on the button goes with the create, the relay's or the page's placeholder:
       // a relay that prices the cart otherwise refuses before any prompt.
-      if (Number.isSafeInteger(amount)) {
-        const expected_amount = { currency: currency as string, value: amount as number };
-        draft.body = createBody({ ...intent, expected_amount }) as string;
-      }
+      if (amount) draft.body = createBody({ ...intent, expected_amount: amount }) as string;
     }
     // Listeners get a copy of exactly the bytes that will be sent.
     this.#proposing = true;
@@ -324,12 +321,8 @@ export class CheckoutSession {
         const { amount, line_items } = await priceCart(url, cart, this.#request(run.signal));
         if (this.#pricing !== run) return;
         const items = line_items.map(({ name, quantity }) => `${name} × ${quantity}`);
-        this.#priced = {
-          cart: fingerprint,
-          amount: amount.value,
-          currency: amount.currency,
-          items,
-        };
+        // The amount as the guard reads it: its two fields, whatever else the answer carried.
+        this.#priced = { cart: fingerprint, amount: readAmount(amount) as OrderAmount, items };
         this.#host.requestUpdate();
       } catch {}
     }, PRICE_DEBOUNCE_MS);

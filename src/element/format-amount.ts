@@ -1,15 +1,17 @@
 /**
- * Amounts for display. `amount` is an integer count of minor units (pesewas
- * for `ghs`, see MONEY_VALUE_UNIT); the server decides what is charged.
+ * Amounts for display. An amount's `value` is an integer count of minor units
+ * (pesewas for `ghs`, see MONEY_VALUE_UNIT); the server decides what is charged.
  */
+import type { OrderAmount } from '../shared/wire.js';
 
 /**
- * `5000` `ghs` → "GH₵ 50.00" in English, "50,00 GH₵" in French. Returns ''
- * for an amount that is not a whole, non-negative number, so the element can
- * leave it out rather than show a wrong one.
+ * `{ currency: 'ghs', value: 5000 }` → "GH₵ 50.00" in English, "50,00 GH₵"
+ * in French. Returns '' for no amount, or one that is not a whole,
+ * non-negative number, so the element can leave it out rather than show a
+ * wrong one.
  */
-export function formatAmount(amount: number | undefined, currency: string, locale: string): string {
-  if (amount === undefined || !Number.isSafeInteger(amount) || amount < 0) return '';
+export function formatAmount({ currency, value }: Partial<OrderAmount> = {}, locale: string): string {
+  if (!Number.isSafeInteger(value) || (value as number) < 0) return '';
   const options: Intl.NumberFormatOptions = {
     style: 'currency',
     currency,
@@ -27,12 +29,14 @@ export function formatAmount(amount: number | undefined, currency: string, local
       return '';
     }
   }
-  const parts = format.formatToParts(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+  const parts = format.formatToParts(
+    (value as number) / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2),
+  );
   // Ghanaian prices read "GH₵ 50.00": a (non-breaking) space after a leading
   // symbol where the locale's pattern glues it to the number.
   return parts
-    .map(({ type, value }, index) =>
-      type === 'currency' && !index && parts[1]?.type !== 'literal' ? `${value}\u00a0` : value,
+    .map(({ type, value: text }, index) =>
+      type === 'currency' && !index && parts[1]?.type !== 'literal' ? `${text}\u00a0` : text,
     )
     .join('');
 }

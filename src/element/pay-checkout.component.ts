@@ -1,6 +1,7 @@
 import { LitElement, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { systemClock } from '../shared/clock.js';
 import { attemptStorageKey, sessionStorageIfAvailable } from './attempt-store.js';
+import { pageAmount } from './checkout-attempt.js';
 import { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState } from './checkout-machine.js';
 import { CheckoutSession } from './checkout-session.js';
@@ -278,15 +279,15 @@ export class PayCheckout extends LitElement {
 
   override render(): TemplateResult {
     const locale = this.#locale;
-    // The form's amount: the relay's once an order of the checkout had one for this cart, else the
-    // page's (the element has an `amount` and a `currency` too).
-    const { amount, currency } = this.#session.formAmount(this.cart) ?? this;
+    // The form's amount: the relay's once it priced this cart or charged an order of the checkout
+    // for it, else the page's (the element's `amount` and `currency`).
+    const known = this.#session.formAmount(this.cart);
     return renderCheckout({
       text: resolveStrings(locale, this.strings),
       locale,
       session: this.#session,
       form: this.#form,
-      amount: formatAmount(amount, currency || DEFAULT_CURRENCY, locale),
+      amount: formatAmount(known ? known.amount : pageAmount(this), locale),
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
       confirming: this.#confirming,

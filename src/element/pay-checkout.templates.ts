@@ -13,7 +13,6 @@ import { type FieldErrors, type FieldName, formatLocalNumber } from './checkout-
 import type { CheckoutFormController } from './checkout-form-controller.js';
 import type { CheckoutState, ErrorState } from './checkout-machine.js';
 import type { CheckoutSession } from './checkout-session.js';
-import { DEFAULT_CURRENCY } from './defaults.js';
 import { formatAmount } from './format-amount.js';
 import type { FailureReason, PayCheckoutStrings } from './locale/strings.js';
 
@@ -82,8 +81,9 @@ function messageOf(view: CheckoutView): string | undefined {
         : text.requiresActionBody(number, issuer ? NETWORKS[issuer].name : '');
     }
     case 'paid': {
-      // Paid more than once: said at once, and announced, before the list of the payments.
-      const body = text.paidBody(chargedAmountText(view));
+      // The amount charged (the relay's once an answer carried it, else the page's as the attempt
+      // began); paid more than once: said at once, and announced, before the list of the payments.
+      const body = text.paidBody(formatAmount(attempt?.amount, view.locale));
       return attempt?.phase === 'settled' && attempt.alsoPaid ? `${body} ${text.paidMoreThanOnce}` : body;
     }
     case 'failed':
@@ -282,8 +282,8 @@ function renderPaidAgain({ session: { attempt }, locale }: CheckoutView): Templa
   return html`
     <ul>
       ${[attempt, ...attempt.alsoPaid].map(
-        ({ amount, currency, masked, orderId }) => html`
-          <li>${formatAmount(amount, currency || DEFAULT_CURRENCY, locale)} · ${masked} · ${orderId}</li>
+        ({ amount, masked, orderId }) => html`
+          <li>${formatAmount(amount, locale)} · ${masked} · ${orderId}</li>
         `,
       )}
     </ul>
@@ -328,14 +328,13 @@ function errorMessage(
 }
 
 /**
- * The order and the amount charged, on every screen once the order exists;
- * beside the id, the merchant's reference, which reads aloud where the id
- * mixes 0 and O; once settled, the items the relay priced and the time.
+ * The order and the amount charged, on every screen once the order exists
+ * (as on the receipt's message: the relay's, else the page's); beside the
+ * id, the merchant's reference, which reads aloud where the id mixes 0 and
+ * O; once settled, the items the relay priced and the time.
  */
-function renderOrder(view: CheckoutView): TemplateResult {
-  const { text } = view;
-  const { attempt } = view.session;
-  const amount = chargedAmountText(view);
+function renderOrder({ text, locale, session: { attempt } }: CheckoutView): TemplateResult {
+  const amount = formatAmount(attempt?.amount, locale);
   const reference = attempt?.reference;
   const settledAt = attempt?.phase === 'settled' && attempt.settledAt;
   // On the receipt, from storage, which the page shares: only a list is listed.
@@ -350,14 +349,6 @@ function renderOrder(view: CheckoutView): TemplateResult {
       ${settledAt ? html`<dt>${text.timeLabel}</dt><dd>${text.time(settledAt)}</dd>` : nothing}
     </dl>
   `;
-}
-
-/**
- * The amount the shopper is charged, formatted (contract §2): the relay's
- * once an answer carried it, else the page's as the attempt began.
- */
-function chargedAmountText({ session: { attempt }, locale }: CheckoutView): string {
-  return formatAmount(attempt?.amount, attempt?.currency || DEFAULT_CURRENCY, locale);
 }
 
 /** An action of a status panel; with an `id`, the secondary one, which focus can come back to. */

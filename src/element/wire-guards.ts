@@ -80,14 +80,16 @@ export function readErrorBody(json: unknown): ErrorBody['error'] | undefined {
 
 /**
  * `order.amount` when it is one (`{ currency, value }`, a whole number of
- * minor units), else undefined, as `orderAmountSchema` reads it: an answer
- * without it, or with one malformed, shows the page's amount.
+ * minor units), else undefined, as `orderAmountSchema` reads it: a copy
+ * with those two fields only, which the element keeps as it is from the
+ * answer to the screen. An answer without it, or with one malformed, shows
+ * the page's amount.
  */
 export function readAmount(amount: unknown): OrderAmount | undefined {
   return isObject(amount) &&
     isString(amount.currency) &&
     Number.isSafeInteger(amount.value) &&
     (amount.value as number) >= 0
-    ? (amount as OrderAmount)
+    ? { currency: amount.currency, value: amount.value as number }
     : undefined;
 }

@@ -769,7 +769,7 @@ describe('<pay-checkout>', () => {
         sessionStorage.setItem(
           `pay-checkout::${CREATE_URL}`,
           JSON.stringify({
-            version: 2,
+            version: 3,
             phase: 'settled',
             idempotencyKey: crypto.randomUUID(),
             startedAt: Date.now(),

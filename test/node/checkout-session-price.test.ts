@@ -60,8 +60,7 @@ describe('CheckoutSession with price-url', () => {
     await shop.clock.advance(PRICE_DEBOUNCE_MS);
     assert.deepEqual(shop.carts, [CART], 'one request, for the cart as the page left it');
     const shown = shop.session.formAmount(CART);
-    assert.equal(shown?.amount, 7_500);
-    assert.equal(shown?.currency, 'ghs');
+    assert.deepEqual(shown?.amount, { currency: 'ghs', value: 7_500 });
     assert.equal(shop.session.formAmount({ id: 'other' }), undefined, 'another cart is not this price');
   });
 
@@ -78,7 +77,7 @@ describe('CheckoutSession with price-url', () => {
     );
     const attempt = shop.session.attempt;
     assert.equal(attempt?.phase, 'created');
-    assert.equal(attempt?.amount, 7_500, 'every screen after the create shows the relay’s amount');
+    assert.equal(attempt?.amount?.value, 7_500, 'every screen after the create shows the relay’s amount');
     assert.deepEqual(attempt?.items, ['Rice 5 kg × 2']);
     shop.relay.lookupAnswer = 'paid';
     await shop.clock.advance(3_000);
@@ -108,7 +107,7 @@ describe('CheckoutSession with price-url', () => {
     assert.equal(shop.relay.creates.length, 1, 'not sent again by itself');
     assert.equal(shop.session.state.status, 'idle', 'back to the form');
     assert.equal(shop.session.amountChanged, true, 'the form says the price changed');
-    assert.equal(shop.session.formAmount(CART)?.amount, 9_000, 'the button shows the new amount');
+    assert.equal(shop.session.formAmount(CART)?.amount?.value, 9_000, 'the button shows the new amount');
     assert.deepEqual(shop.details('pay-error'), [
       { code: 'amount_changed', message: 'The price has changed.', retryable: true },
     ]);
@@ -118,7 +117,7 @@ describe('CheckoutSession with price-url', () => {
     assert.notEqual(shop.relay.creates[1]?.idempotencyKey, shop.relay.creates[0]?.idempotencyKey);
     assert.equal(shop.session.state.status, 'requires_action');
     assert.equal(shop.session.amountChanged, false);
-    assert.equal(shop.session.attempt?.amount, 9_000);
+    assert.equal(shop.session.attempt?.amount?.value, 9_000);
     assert.deepEqual(
       shop.session.attempt?.items,
       ['Rice 5 kg × 2'],
@@ -172,7 +171,7 @@ describe('CheckoutSession with price-url', () => {
     await shop.clock.advance(0);
     assert.equal(signals[0]?.aborted, true, 'the first request was aborted');
     assert.equal(
-      shop.session.formAmount(CART)?.amount,
+      shop.session.formAmount(CART)?.amount?.value,
       2_000,
       'the latest request’s answer, though the first came after it',
     );

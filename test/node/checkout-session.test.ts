@@ -411,6 +411,30 @@ describe('CheckoutSession', () => {
     assert.deepEqual(reloaded.fired, ['pay-paid']);
   });
 
+  it('carries on after a reload with an attempt the previous release stored (version 2): its order, its events, its amount', async () => {
+    const storage = memoryStorage();
+    // Exactly as version 2 wrote it: the amount the relay answered a number, its currency apart.
+    storage.map.set(
+      STORAGE_KEY,
+      `{"version":2,"idempotencyKey":"f3b0c6a2-5d0e-4e55-9a1f-6c2d3b4a5e6f","startedAt":1700000000000,"amount":16500,"currency":"ghs","fired":["pay-submit","pay-created","pay-requires-action"],"phase":"created","issuer":"mtn","localNumber":"${LOCAL_NUMBER}","cart":474834983,"orderId":"${ORDER_ID}","lookupToken":"${TOKEN}","deadline":1700000060000,"reference":"cart-8812","state":{"status":"requires_action"}}`,
+    );
+    const shop = checkout({ storage });
+    await settle();
+    assert.equal(shop.session.state.status, 'requires_action');
+    assert.equal(shop.session.attempt?.phase === 'created' && shop.session.attempt.orderId, ORDER_ID);
+    assert.deepEqual(shop.session.attempt?.amount, { currency: 'ghs', value: 16_500 });
+    assert.equal(shop.relay.lookups, 1, 'the same order looked up at once');
+    assert.deepEqual(shop.fired, [], 'nothing it fired before the release fires again');
+    shop.relay.lookupAnswer = 'paid';
+    await shop.clock.advance(3_000);
+    assert.equal(shop.session.state.status, 'paid');
+    assert.equal(shop.relay.creates.length, 0, 'never a second order');
+    assert.deepEqual(shop.details('pay-paid')[0]?.amount, { currency: 'ghs', value: 16_500 });
+    assert.equal(shop.details('pay-paid')[0]?.reference, 'cart-8812');
+    assert.deepEqual(shop.stored?.fired, ['pay-submit', 'pay-created', 'pay-requires-action', 'pay-paid']);
+    assert.equal(shop.stored?.version, 3);
+  });
+
   it('shows a settled attempt again after a reload, with no request and no event', async () => {
     const relay = new ScriptedRelay();
     relay.lookupAnswer = 'paid';
@@ -431,7 +455,7 @@ describe('CheckoutSession', () => {
   it('forgets a create the relay refused for good on reload: a fresh form', () => {
     const storage = memoryStorage();
     const refusedDraft = {
-      version: 2,
+      version: 3,
       phase: 'draft',
       idempotencyKey: 'f3b0c6a2-5d0e-4e55-9a1f-6c2d3b4a5e6f',
       startedAt: 1,

@@ -14,7 +14,7 @@ import { checkoutIntent, LOCAL_NUMBER } from '../fixtures/checkout-data.js';
 import { memoryStorage } from '../fixtures/memory-storage.js';
 
 const attempt: CreatedAttempt = {
-  version: 2,
+  version: 3,
   phase: 'created',
   idempotencyKey: '6f1c1c9e-2c6b-4f5e-9b1a-1f2e3d4c5b6a',
   state: { status: 'requires_action' },
@@ -24,8 +24,7 @@ const attempt: CreatedAttempt = {
   deadline: 1_700_000_360_000,
   issuer: 'mtn',
   localNumber: LOCAL_NUMBER,
-  amount: 5000,
-  currency: 'ghs',
+  amount: { currency: 'ghs', value: 5000 },
   fired: ['pay-submit', 'pay-created', 'pay-requires-action'],
 };
 
@@ -120,6 +119,83 @@ describe('attempt store', () => {
       [],
       'persist="none" keeps none',
     );
+  });
+
+  it('reads what the previous release stored (version 2) in today’s shape: key, order, events fired, amount', () => {
+    const storage = memoryStorage();
+    const store = new AttemptStore(storage, () => 'k');
+    // Exactly as version 2 wrote them: the amount a number, its currency apart, on the attempt and on each order paid again.
+    storage.map.set(
+      'k',
+      '{"version":2,"idempotencyKey":"6f1c1c9e-2c6b-4f5e-9b1a-1f2e3d4c5b6a","startedAt":1700000000000,"amount":16500,"currency":"ghs","fired":["pay-submit","pay-created","pay-requires-action","pay-paid"],"phase":"settled","cart":123456789,"items":["Rice 5 kg × 2"],"orderId":"or_abc","lookupToken":"token","deadline":1700000360000,"reference":"cart-8812","issuer":"mtn","paymentStatus":"paid","masked":"024 ••• 4567","settledAt":1700000100000,"state":{"status":"paid"},"alsoPaid":[{"orderId":"or_again","amount":4500,"currency":"ghs","masked":"020 ••• 1234"},{"orderId":"or_unpriced","currency":"ghs","masked":"020 ••• 5678"}]}',
+    );
+    storage.map.set(
+      'k:others',
+      '[{"version":2,"idempotencyKey":"0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","startedAt":1700000000000,"currency":"ghs","fired":["pay-submit","pay-created","pay-requires-action"],"phase":"created","issuer":"telecel","localNumber":"0201234567","orderId":"or_open","lookupToken":"token-open","deadline":1700000360000,"reference":null,"state":{"status":"requires_action"}}]',
+    );
+    const settled = store.load();
+    assert.deepEqual(JSON.parse(JSON.stringify(settled)), {
+      version: 3,
+      idempotencyKey: '6f1c1c9e-2c6b-4f5e-9b1a-1f2e3d4c5b6a',
+      startedAt: 1_700_000_000_000,
+      amount: { currency: 'ghs', value: 16_500 },
+      // Version 2's currency stays beside the amount, unread.
+      currency: 'ghs',
+      fired: ['pay-submit', 'pay-created', 'pay-requires-action', 'pay-paid'],
+      phase: 'settled',
+      cart: 123_456_789,
+      items: ['Rice 5 kg × 2'],
+      orderId: 'or_abc',
+      lookupToken: 'token',
+      deadline: 1_700_000_360_000,
+      reference: 'cart-8812',
+      issuer: 'mtn',
+      paymentStatus: 'paid',
+      masked: '024 ••• 4567',
+      settledAt: 1_700_000_100_000,
+      state: { status: 'paid' },
+      alsoPaid: [
+        {
+          orderId: 'or_again',
+          amount: { currency: 'ghs', value: 4_500 },
+          currency: 'ghs',
+          masked: '020 ••• 1234',
+        },
+        { orderId: 'or_unpriced', currency: 'ghs', masked: '020 ••• 5678' },
+      ],
+    });
+    assert.equal(
+      firstFiring(settled, 'pay-paid'),
+      false,
+      'an event it fired before the release does not fire again',
+    );
+    const [open, ...more] = store.loadOthers();
+    assert.deepEqual(more, []);
+    assert.equal(open?.version, 3);
+    assert.equal(open?.orderId, 'or_open');
+    assert.equal(open?.localNumber, '0201234567', 'the same number again still takes it up');
+    assert.equal(open?.amount, undefined, 'no amount: the page gave none, and no answer had one');
+    // Saved again, it is today’s shape that storage holds.
+    if (settled) store.save(settled);
+    assert.equal(JSON.parse(storage.map.get('k') ?? '{}').version, 3);
+    // The amount as version 2 read it: in the element's currency when none was kept, none unless a whole number.
+    const { amount: _today, ...unpriced } = attempt;
+    const created = (fields: Record<string, unknown>) =>
+      JSON.stringify({ ...unpriced, version: 2, ...fields });
+    for (const [fields, amount] of [
+      [{ amount: 5000 }, { currency: 'ghs', value: 5000 }],
+      [
+        { amount: 5000, currency: 'usd' },
+        { currency: 'usd', value: 5000 },
+      ],
+      [{ amount: 12.5, currency: 'ghs' }, undefined],
+    ] as const) {
+      storage.map.set('k', created(fields));
+      assert.deepEqual(store.load()?.amount, amount, JSON.stringify(fields));
+    }
+    // Version 2's own checks still hold: a bad key is nothing, whatever the version.
+    storage.map.set('k', created({ idempotencyKey: 'short' }));
+    assert.equal(store.load(), undefined);
   });
 
   it('keeps two checkouts apart by create URL and element id', () => {

@@ -21,13 +21,21 @@ const normalise = (text: string) => text.replace(/\s/g, ' ');
 
 describe('element helpers', () => {
   it('formats minor units with the cedi sign: Pay GH₵ 50.00', () => {
-    assert.equal(normalise(formatAmount(5000, 'ghs', 'en')), 'GH₵ 50.00');
-    assert.equal(normalise(formatAmount(123456, 'ghs', 'en-GH')), 'GH₵ 1,234.56');
-    assert.equal(normalise(formatAmount(5000, 'ghs', 'fr')), '50,00 GH₵');
-    assert.equal(normalise(EN_STRINGS.pay(formatAmount(5000, 'ghs', 'en'))), 'Pay GH₵ 50.00');
-    assert.equal(formatAmount(5000, 'ghs', 'not a locale!'), formatAmount(5000, 'ghs', 'en'));
-    for (const bad of [undefined, -1, 1.5, Number.NaN]) assert.equal(formatAmount(bad, 'ghs', 'en'), '');
-    assert.equal(formatAmount(5000, 'not-a-currency', 'en'), '');
+    assert.equal(normalise(formatAmount({ currency: 'ghs', value: 5000 }, 'en')), 'GH₵ 50.00');
+    assert.equal(normalise(formatAmount({ currency: 'ghs', value: 123456 }, 'en-GH')), 'GH₵ 1,234.56');
+    assert.equal(normalise(formatAmount({ currency: 'ghs', value: 5000 }, 'fr')), '50,00 GH₵');
+    assert.equal(
+      normalise(EN_STRINGS.pay(formatAmount({ currency: 'ghs', value: 5000 }, 'en'))),
+      'Pay GH₵ 50.00',
+    );
+    assert.equal(
+      formatAmount({ currency: 'ghs', value: 5000 }, 'not a locale!'),
+      formatAmount({ currency: 'ghs', value: 5000 }, 'en'),
+    );
+    assert.equal(formatAmount(undefined, 'en'), '');
+    for (const bad of [-1, 1.5, Number.NaN])
+      assert.equal(formatAmount({ currency: 'ghs', value: bad }, 'en'), '');
+    assert.equal(formatAmount({ currency: 'not-a-currency', value: 5000 }, 'en'), '');
   });
 
   it('clamps poll-interval to 2–5 s (spec §8), 3 s by default', () => {
