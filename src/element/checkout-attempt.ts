@@ -197,17 +197,6 @@ export function isStoredAttempt(value: unknown): value is CheckoutAttempt {
 }
 
 /**
- * True the first time `name` fires for `attempt`, which then remembers it:
- * each contract event fires at most once per attempt, reloads included.
- * Always true with no attempt in hand.
- */
-export function firstFiring(attempt: AttemptBasics | undefined, name: PayCheckoutEventName): boolean {
-  if (attempt?.fired.includes(name)) return false;
-  attempt?.fired.push(name);
-  return true;
-}
-
-/**
  * A fresh idempotency key: a random UUID, or 128 random bits in hex where
  * `crypto.randomUUID` is missing (it needs a secure context; a phone testing
  * a shop over plain HTTP on the LAN has none).

@@ -25,7 +25,6 @@ import {
   checkoutIn,
   createdAttempt,
   draftAttempt,
-  firstFiring,
   type SettledAttempt,
   settledAttempt,
   withChargedAmount,
@@ -101,12 +100,8 @@ export class CheckoutSession {
           },
           order.amount,
         );
-        this.#fire(
-          'pay-created',
-          { orderId, status, paymentStatus: payment.status, ...chargeOf(created) },
-          created,
-        );
-        this.#reached(order, 'created', created);
+        const detail = { orderId, status, paymentStatus: payment.status, ...chargeOf(created) };
+        this.#reached(order, 'created', this.#fire('pay-created', detail, created));
       },
       onFieldRefused: (field, refusal) => {
         // Refused input created nothing: back to the form, which holds no attempt, and a new key next time.
@@ -255,11 +250,11 @@ export class CheckoutSession {
     }
     // Listeners get a copy of exactly the bytes that will be sent.
     this.#proposing = true;
-    const proceed = this.#fire('pay-submit', { intent: JSON.parse(draft.body) }, draft);
+    const submitted = this.#fire('pay-submit', { intent: JSON.parse(draft.body) }, draft);
     this.#proposing = false;
-    if (!proceed) return;
+    if (!submitted) return;
     // The draft in its state, and with it the key, is stored before the first byte leaves.
-    this.#move({ type: 'submit' }, draft);
+    this.#move({ type: 'submit' }, submitted);
     await this.#sendCreate(true);
   }
 
@@ -502,16 +497,26 @@ export class CheckoutSession {
     return true;
   }
 
-  /** Fires a contract event at most once per `attempt`, the current one or the next move's (`pay-state-change` aside). */
+  /**
+   * Fires a contract event at most once per `attempt`, the current one or
+   * the next move's (`pay-state-change` aside): the attempt as it is after,
+   * remembering it, or undefined when a listener cancelled it (`pay-submit`,
+   * the one event that can be) or there is no attempt.
+   */
   #fire<Name extends PayCheckoutEventName>(
     name: Name,
     detail: PayCheckoutEventDetails[Name],
     attempt: AttemptFacts | undefined = this.attempt,
-  ): boolean {
-    if (!firstFiring(attempt, name)) return true;
+  ): AttemptFacts | undefined {
+    if (attempt?.fired.includes(name)) return attempt;
+    // A copy that remembers it: an attempt in hand (a listener's, the view's) is never changed.
+    const fired = attempt && { ...attempt, fired: [...attempt.fired, name] };
     // Stored before listeners run: a reload they cause does not fire it again.
-    if (attempt === this.#checkout) this.#store.save(this.#checkout);
-    return this.#host.dispatch(name, detail);
+    if (attempt === this.#checkout) {
+      this.#checkout = fired as CheckoutAttempt;
+      this.#store.save(this.#checkout);
+    }
+    return this.#host.dispatch(name, detail) ? fired : undefined;
   }
 
   #deadline(): number {

@@ -34,6 +34,8 @@ describe('CheckoutSession', () => {
     const shop = checkout();
     await shop.submit();
     assert.equal(shop.session.state.status, 'requires_action');
+    const waiting = shop.session.attempt;
+    const firedWhileWaiting = structuredClone(waiting?.fired);
     assert.equal(shop.relay.creates.length, 1);
     assert.equal(shop.relay.lookups, 1, 'one lookup as soon as the order exists');
     assert.equal(shop.session.secondsLeft, 60);
@@ -43,6 +45,12 @@ describe('CheckoutSession', () => {
     await shop.clock.advance(3_000);
     assert.equal(shop.session.state.status, 'paid');
     assert.deepEqual(shop.fired, ['pay-submit', 'pay-created', 'pay-requires-action', 'pay-paid']);
+    assert.deepEqual(
+      waiting?.fired,
+      firedWhileWaiting,
+      'firing pay-paid left the attempt held before it as it was',
+    );
+    assert.deepEqual(shop.stored?.fired, ['pay-submit', 'pay-created', 'pay-requires-action', 'pay-paid']);
     assert.deepEqual(shop.states, ['submitting', 'requires_action', 'paid']);
     assert.equal(shop.clock.pending, 0, 'no timer left after paid');
     await shop.clock.advance(60_000);

@@ -4,7 +4,6 @@ import { type AttemptStorage, AttemptStore, attemptStorageKey } from '../../src/
 import {
   type CheckoutAttempt,
   type CreatedAttempt,
-  firstFiring,
   isStoredAttempt,
   newIdempotencyKey,
   settledAttempt,
@@ -80,11 +79,8 @@ describe('attempt store', () => {
   it('remembers which events an attempt fired, in storage too', () => {
     const storage = memoryStorage();
     const store = new AttemptStore(storage, () => 'k');
-    const firing = structuredClone({ ...attempt, fired: [] });
-    assert.equal(firstFiring(firing, 'pay-paid'), true);
-    assert.equal(firstFiring(firing, 'pay-paid'), false);
-    store.save(firing);
-    assert.deepEqual(new AttemptStore(storage, () => 'k').load()?.fired, ['pay-paid']);
+    store.save(structuredClone({ ...attempt, fired: ['pay-paid'] }));
+    assert.deepEqual(new AttemptStore(storage, () => 'k').load()?.fired, ['pay-paid'], 'a reload finds it');
   });
 
   it('keeps the checkout’s other open orders beside its attempt, with their numbers while open, and only those it can trust', () => {
@@ -164,9 +160,8 @@ describe('attempt store', () => {
         { orderId: 'or_unpriced', currency: 'ghs', masked: '020 ••• 5678' },
       ],
     });
-    assert.equal(
-      firstFiring(settled, 'pay-paid'),
-      false,
+    assert.ok(
+      settled?.fired.includes('pay-paid'),
       'an event it fired before the release does not fire again',
     );
     const [open, ...more] = store.loadOthers();
