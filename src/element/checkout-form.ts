@@ -2,7 +2,7 @@
  * The form's logic without the DOM: what the shopper typed, which field is
  * wrong and why, and the intent it becomes. The rules are those of
  * `checkoutIntentSchema` (src/shared/wire.ts), which the relay judges with;
- * test/node/element-checkout-form.test.ts holds the two to the same verdicts,
+ * test/node/element/checkout-form.test.ts holds the two to the same verdicts,
  * so the form never sends what the relay would refuse. (The schema itself
  * stays out of the browser bundle: zod/mini costs 4.5 KiB gzip of a 16 KiB budget.)
  */

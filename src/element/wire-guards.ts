@@ -1,7 +1,7 @@
 /**
  * Reads the relay's answers in the browser without zod. The shapes are those
  * of `src/shared/wire.ts` (contract §3), which stays the one definition: a
- * property test (test/node/element-wire-guards.test.ts) holds these guards to
+ * property test (test/node/element/wire-guards.test.ts) holds these guards to
  * the same verdicts as `createAnswerSchema`, `lookupAnswerSchema`,
  * `priceAnswerSchema` and `errorBodySchema` (they pass answers through with any extra fields, where
  * zod would strip them). Why not zod itself: zod/mini's core alone is 4.5 KiB

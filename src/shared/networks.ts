@@ -4,7 +4,7 @@
  * the sandbox accept, number detection, the element's names and USSD codes,
  * and the demo's names and phrases are all read from this table. Adding a
  * network is one entry here; the compiler then asks for its wallet name in the
- * demo, and test/node/networks.test.ts for its colour in the demo's styles and
+ * demo, and test/node/shared/networks.test.ts for its colour in the demo's styles and
  * for each page that lists the networks.
  *
  * Plain object literals: the browser bundles this table, so nothing here may

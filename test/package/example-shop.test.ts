@@ -15,7 +15,7 @@
  * journalled and not yet sent, one was created by the service and its answer
  * is held back from the shop, and one order's `onPaid` has written its
  * shipment and not returned. Restarted, the shop ships each paid order once,
- * with its own items. (test/node/docs.test.ts holds the README to the shop's
+ * with its own items. (test/node/project/docs.test.ts holds the README to the shop's
  * files, word for word.)
  *
  * Needs `npm run build` first (the `test` script runs it).

@@ -53,7 +53,7 @@ const MAX_LOOKUP_TOKEN_LENGTH = 256;
  * The order id of a lookup whose token matches it; a `400` for a bad id, a
  * `403` refusal (`lookup_denied`) for a bad token. The checks and messages
  * are `lookupRequestSchema`'s (shared/wire.ts), written out: on every lookup
- * they cost a fraction of the schema's parse (test/node/lookup-request-check.test.ts
+ * they cost a fraction of the schema's parse (test/node/relay/lookup-request-check.test.ts
  * holds them to it).
  */
 async function checkedOrderId(config: HandlerConfig, body: Record<string, unknown>): Promise<string> {

@@ -2,7 +2,7 @@
  * `orderLookupAnswerSchema` (service-schemas.ts) written out as a check, for
  * the relay's own lookups: on every browser lookup it costs a fraction of the
  * schema's parse, which also copies the whole order. It accepts exactly what
- * the schema accepts (test/node/order-answer-check.test.ts holds it to that);
+ * the schema accepts (test/node/service-client/order-answer-check.test.ts holds it to that);
  * what it turns down is parsed by the schema, for the schema's own message.
  */
 import { CURRENCY_PATTERN, SERVICE_ORDER_ID_PATTERN } from './service-schemas.js';
