@@ -1,5 +1,5 @@
 /**
- * What fulfilment (contract §6) costs the relay:
+ * What fulfilment costs the relay:
  *
  * - **create latency the journal adds** (bench/fulfilment-creates.ts):
  *   `relay.create` one after another against an in-process sandbox, without

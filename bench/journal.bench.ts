@@ -1,5 +1,5 @@
 /**
- * What the order journal costs the relay (contract §6), per store:
+ * What the order journal costs the relay, per store:
  *
  * - per create: `recordIntent` before the service call, with what the
  *   checkout is for (reference, metadata, line items, total) in the same

@@ -1,5 +1,5 @@
 /**
- * What the sweep for late payments costs the service (contract §6: an order
+ * What the sweep for late payments costs the service (an order
  * paid after `onExpired` is found by a sweep of `/orders/page`), counted at a
  * real sandbox in this process, its clock and the relay's moved by hand.
  *

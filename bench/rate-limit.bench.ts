@@ -1,5 +1,5 @@
 /**
- * What the shared Redis rate-limit store costs the relay (contract §7),
+ * What the shared Redis rate-limit store costs the relay,
  * against the in-memory store, in the same run:
  *
  * - the store alone, per create (a token from the client's bucket and a slot

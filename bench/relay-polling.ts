@@ -3,7 +3,7 @@
  * pending orders, each polled through the relay every 2 s (the element's
  * shortest interval) by 1 and by 5 tabs, while the relay's watcher watches
  * them on an SQLite journal, in real time. Reports what the service sees
- * (lookups per order per 2 s: at most 1, contract §7; every tab on its own
+ * (lookups per order per 2 s: at most 1; every tab on its own
  * would be 1 per tab, and the watcher 2/3 more) and the relay's CPU per
  * browser lookup, the watcher's work included.
  */

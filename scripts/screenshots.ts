@@ -15,7 +15,7 @@ import { launchChromium, newDemoContext } from '../test/e2e/helpers/browser.js';
 import { DemoPage } from '../test/e2e/helpers/demo-page.js';
 
 const OUTPUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
-/** The sandbox's payer who never answers (contract §4): the visitor answers on the phone. */
+/** The sandbox's payer who never answers: the visitor answers on the phone. */
 const SHOPPER = { name: 'Ama Mensah', number: '024 400 0003' };
 
 /** One screenshot: its file name, the page's query, and what to do before the shot. */

@@ -1,7 +1,7 @@
 /**
  * The one-file embed (`dist/pay-checkout.embed.js`): the element with Lit
- * bundled, nothing else to load, registered as soon as the script runs
- * (contract §1). French is in the bundle, registered as it loads, before
+ * bundled, nothing else to load, registered as soon as the script runs.
+ * French is in the bundle, registered as it loads, before
  * any checkout renders: with no other file to fetch, a French page draws
  * French from its first frame.
  */

@@ -1,8 +1,8 @@
 'use client';
 /**
  * `pay-checkout/react`: `<pay-checkout>` as a React component, made with
- * `@lit/react` (contract §1). Element properties are props (`createUrl`,
- * `amount`, `cart`…) and each event of contract §2 is an `onPay…` prop.
+ * `@lit/react`. Element properties are props (`createUrl`,
+ * `amount`, `cart`…) and each event of the element is an `onPay…` prop.
  * Importing it registers the tag and brings the JSX typings of
  * `pay-checkout/jsx`. `'use client'` because the component uses hooks: a
  * Next.js server component can render it, the element itself runs on the client.

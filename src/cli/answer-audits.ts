@@ -1,8 +1,8 @@
 /**
  * Checks that read every answer of a run at once: the error shape of every
  * error, no personal data in any body, and the headers every answer must
- * carry (contract §7: "every answer, errors included, carries the security
- * headers"). The headers are the ones the package's relay sets on all its
+ * carry (every answer, errors included, carries the security
+ * headers). The headers are the ones the package's relay sets on all its
  * JSON (src/http/json-response.ts): money answers are never cached and never
  * sniffed into anything but JSON.
  */

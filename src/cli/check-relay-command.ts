@@ -1,5 +1,5 @@
 /**
- * `pay-checkout check-relay <base-url> [--cart '<json>']` (contract §5): the
+ * `pay-checkout check-relay <base-url> [--cart '<json>']`: the
  * conformance check for a relay written in any language. Exit 0 when every
  * check conforms, 1 with each fault named, 2 for bad arguments.
  */
@@ -13,7 +13,7 @@ import { EXIT, integerOption, UsageError } from './usage-error.js';
 export const CHECK_RELAY_HELP = `Usage: pay-checkout check-relay <base-url> [--cart '<json>'] [--number <test number>]
 
 Drives your relay, in any language, through the wire <pay-checkout> speaks
-(contract §3 and §7): creates at <base-url>/orders, lookups at <base-url>/lookup.
+and the limits it keeps: creates at <base-url>/orders, lookups at <base-url>/lookup.
 Prints one line per check; exits 0 when every check conforms, 1 when one does
 not or could not run (each fault named by its check), 2 for bad arguments.
 

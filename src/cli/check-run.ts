@@ -82,7 +82,7 @@ function numberOf(body: unknown): string | undefined {
   return typeof number === 'string' ? number : undefined;
 }
 
-/** A fresh key of the element's form: one per checkout attempt (contract §3). */
+/** A fresh key of the element's form: one per checkout attempt. */
 export function newAttemptKey(): string {
   return crypto.randomUUID();
 }

@@ -1,7 +1,7 @@
 /**
  * Who `pay-checkout check-relay` pretends to be. It creates real orders
  * through the merchant's relay, so it pays only from the sandbox's test
- * numbers that never move money (contract §4): nobody's phone is prompted
+ * numbers that never move money: nobody's phone is prompted
  * and nothing is paid. Its name and numbers are also what the privacy check
  * looks for in every answer.
  */
@@ -15,7 +15,7 @@ export const OTHER_NAME = 'Kwesi Relaycheck';
 /**
  * The numbers the checker may pay from, in the order it tries them: the payer
  * who never answers first; the two who refuse when an earlier run within ten
- * minutes spent the first one's three prompts (contract §7).
+ * minutes spent the first one's three prompts.
  */
 export const CHECKER_NUMBERS: readonly string[] = [
   SANDBOX_TEST_NUMBERS.neverAnswers,
@@ -30,7 +30,7 @@ export const CHECKER_NUMBER_OUTCOMES: Readonly<Record<string, string>> = {
   [SANDBOX_TEST_NUMBERS.insufficientFunds]: 'insufficient funds',
 };
 
-/** The create body `<pay-checkout>` would send for `name` paying from `localNumber` (contract §3). */
+/** The create body `<pay-checkout>` would send for `name` paying from `localNumber`. */
 export function checkoutIntentFor(localNumber: string, cart: unknown, name = CHECKER_NAME) {
   return {
     customer_data: { name, phone_number: `+233${localNumber.slice(1)}` },

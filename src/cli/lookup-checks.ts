@@ -1,5 +1,5 @@
 /**
- * The lookup route (contract §3): the token of the order answers status
+ * The lookup route: the token of the order answers status
  * fields and nothing else; a forged token, another order's token or none at
  * all is `403`, whatever the order id.
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `pay-checkout`, the package's command (contract §5), for merchants whose
+ * `pay-checkout`, the package's command, for merchants whose
  * server is in any language: `sandbox` runs the payments service in test
  * mode on its own, `check-relay` checks a relay against the wire, `reconcile`
  * compares the service's orders with the relay's journal. No CLI

@@ -1,5 +1,5 @@
 /**
- * The payment-prompt limit (contract §7): at most 3 creates for one number in
+ * The payment-prompt limit: at most 3 creates for one number in
  * 10 minutes, whoever sends them; the 4th is `429 too_many_payment_requests`
  * with `param` naming the number and a `Retry-After`. The run's earlier orders
  * for the number count, so a relay that made extra orders (no idempotency)
@@ -11,7 +11,7 @@ import { checkoutIntentFor } from './checker-shopper.js';
 import { isPerClientLimit, type RelayAnswer } from './relay-probe.js';
 import { describeAnswer } from './wire-expectations.js';
 
-/** Prompts one number may get in the window (contract §7). */
+/** Prompts one number may get in the window. */
 const PROMPTS_PER_NUMBER = 3;
 const PROMPT_LIMIT = {
   status: 429,

@@ -1,6 +1,6 @@
 /**
  * `pay-checkout check-relay`'s checks: drives a merchant's relay, in any
- * language, through the wire of contract §3 and the limits of §7, the way
+ * language, through the wire and the limits of a relay, the way
  * `<pay-checkout>` and a hostile client would, and judges each answer.
  */
 import { RELAY_MAX_BODY_BYTES } from '../server/handlers/handler-config.js';

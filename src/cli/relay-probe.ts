@@ -1,6 +1,6 @@
 /**
  * The HTTP side of `pay-checkout check-relay`: sends one request to a
- * merchant's relay the way `<pay-checkout>` would (contract §3) and keeps the
+ * merchant's relay the way `<pay-checkout>` would and keeps the
  * whole answer, so every check can read it and the privacy and header checks
  * can read every answer afterwards. A per-client `429` is waited out when it
  * asks for a short wait: it is the relay's limit at work, not a fault.

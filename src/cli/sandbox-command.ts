@@ -1,5 +1,5 @@
 /**
- * `pay-checkout sandbox [--port N]` (contract §5): the payments service in
+ * `pay-checkout sandbox [--port N]`: the payments service in
  * test mode on its own, for a merchant whose server is in any language. It
  * runs until SIGINT or SIGTERM, then closes its server and exits 0.
  */

@@ -1,5 +1,5 @@
 /**
- * What contract §3 and §7 say an answer of the relay looks like, as problems
+ * What the relay's wire and limits say an answer of the relay looks like, as problems
  * in words: an empty list is a conforming answer. Written out by hand rather
  * than derived from the OpenAPI document, so that each fault names the field
  * a merchant must change.

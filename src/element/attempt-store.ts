@@ -1,6 +1,5 @@
 /**
- * Keeps the current checkout attempt in `sessionStorage` (contract §2,
- * `persist="session"`), so a reload resumes it with the same idempotency key
+ * Keeps the current checkout attempt in `sessionStorage` (`persist="session"`), so a reload resumes it with the same idempotency key
  * and never offers a fresh form after `paid`; beside it, the checkout's other
  * orders still open, so a reload keeps watching them. Storage that is
  * missing, full or forbidden (private modes, sandboxed frames) degrades to
@@ -59,7 +58,7 @@ export class AttemptStore {
     this.#write('');
   }
 
-  /** The checkout's other open orders a reload left behind (contract §2), each one storage can trust. */
+  /** The checkout's other open orders a reload left behind, each one storage can trust. */
   loadOthers(): CreatedAttempt[] {
     const stored = this.#read(OTHERS);
     return Array.isArray(stored)

@@ -1,5 +1,5 @@
 /**
- * A saved checkout belongs to the cart it was made for (contract §2): it
+ * A saved checkout belongs to the cart it was made for: it
  * keeps a short fingerprint of that cart, not the cart itself, which may be
  * large and is the page's business. Two carts that are equal as JSON values,
  * whatever the order of their keys, have the same fingerprint.

@@ -1,5 +1,5 @@
 /**
- * The element's side of the wire to the merchant relay (contract §3): plain
+ * The element's side of the wire to the merchant relay: plain
  * functions taking an `AbortSignal` and an injectable `fetch`, no DOM.
  * Creates retry by themselves, always with the same idempotency key, so a
  * flaky network costs a wait, never a second order.
@@ -199,7 +199,7 @@ function errorFromAnswer({ status, headers }: Response, json: unknown): Checkout
   );
 }
 
-/** `Retry-After` in milliseconds: the relay sends seconds (contract §3); an HTTP date counts as absent. */
+/** `Retry-After` in milliseconds: the relay sends seconds; an HTTP date counts as absent. */
 export function parseRetryAfter(value: string | null): number | undefined {
   return value && /^\s*\d+\s*$/.test(value) ? Number(value) * 1000 : undefined;
 }

@@ -29,7 +29,7 @@ import { readAmount } from './wire-guards.js';
 /** What every phase of an attempt keeps. */
 export interface AttemptBasics {
   version: 3;
-  /** One per attempt, made before the first create (contract §3). */
+  /** One per attempt, made before the first create. */
   idempotencyKey: string;
   /** When the shopper first submitted (ms since the epoch). */
   startedAt: number;

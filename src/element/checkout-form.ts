@@ -16,7 +16,7 @@ import { parseGhanaMobileNumber } from '../shared/ghana-mobile-money.js';
 import type { Issuer } from '../shared/service-contract.js';
 import type { CheckoutIntent } from '../shared/wire.js';
 
-/** The `name`s of the form controls (contract §2). */
+/** The `name`s of the form controls. */
 export type FieldName = 'customer_name' | 'number' | 'issuer';
 
 /** The fields in the order they appear: the first invalid one gets focus. */
@@ -86,7 +86,7 @@ export function createBody(intent: CheckoutIntent): string | undefined {
   }
 }
 
-/** The form field a relay `error.param` (contract §3) points at, if any. */
+/** The form field a relay `error.param` points at, if any. */
 export function fieldForParam(param: string | undefined): FieldName | undefined {
   switch (param) {
     case 'customer_data.name':
@@ -108,7 +108,7 @@ export interface FieldRefusal {
   waitMinutes?: number;
 }
 
-/** The relay's code for too many payment prompts to one number (contract §7). */
+/** The relay's code for too many payment prompts to one number. */
 export const TOO_MANY_PAYMENT_REQUESTS = 'too_many_payment_requests';
 
 /** `pay-error`'s code when the merchant's `priceCart` refused the cart (`400` with `param` `cart…`). */

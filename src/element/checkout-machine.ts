@@ -1,5 +1,5 @@
 /**
- * The checkout flow as a pure state machine (contract §2): no DOM, no
+ * The checkout flow as a pure state machine: no DOM, no
  * network, no clock. The session feeds it what happened and the view renders
  * what it answers. Each state carries what its screen needs (`error` says
  * whether a create or a lookup failed, or the page is set up wrongly), so no
@@ -73,7 +73,7 @@ export type CheckoutEvent =
   | { type: 'restart' }
   /**
    * Another order of the checkout, one the shopper moved on from, was paid
-   * first (contract §2, "One checkout, at most one payment"): its receipt.
+   * first (one checkout, at most one payment): its receipt.
    * Not while a create is in flight, whose order must be known first.
    */
   | { type: 'other_paid'; paymentStatus: string }

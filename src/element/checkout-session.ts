@@ -67,7 +67,7 @@ export class CheckoutSession {
   readonly #env: CheckoutEnvironment;
   readonly #create: CreateRun;
   readonly #poll: PollController;
-  /** The checkout's earlier orders still open, watched until they settle (contract §2). */
+  /** The checkout's earlier orders still open, watched until they settle. */
   readonly #others: OtherOrders;
   /** What the relay charged the checkout's last order, for the form again after it ("Try again", "Use another number"). */
   #charged: AttemptBasics | undefined;
@@ -206,7 +206,7 @@ export class CheckoutSession {
     this.#stopWork();
   }
 
-  /** Picks up the attempt a reload left behind (contract §2, `persist="session"`). No events: nothing new happened. */
+  /** Picks up the attempt a reload left behind (`persist="session"`). No events: nothing new happened. */
   restore(): void {
     this.#checkout = this.#store.load() ?? this.#checkout;
     for (const other of this.#store.loadOthers()) this.#others.add(other);
@@ -261,7 +261,7 @@ export class CheckoutSession {
   /**
    * A new attempt with a new key; the stored one is forgotten. In the same
    * checkout ("Use another number", "Try again" after `failed`), an order
-   * still waiting for its payer is watched on with the others (contract §2);
+   * still waiting for its payer is watched on with the others;
    * otherwise (`reset()`, a new cart) they are all forgotten. Out of a
    * refusal too: the page may have fixed its setup. False (nothing done)
    * while a create is in flight.
@@ -282,7 +282,7 @@ export class CheckoutSession {
   }
 
   /**
-   * The page set its cart (contract §2): a settled checkout made for another
+   * The page set its cart: a settled checkout made for another
    * cart is dropped, for a fresh form; one that may still be paid is kept.
    * True when dropped.
    */
@@ -425,7 +425,7 @@ export class CheckoutSession {
   }
 
   /**
-   * Another order of the checkout settled (contract §2): a failed one is
+   * Another order of the checkout settled: a failed one is
    * only forgotten; the first paid wins. Its receipt replaces the screen,
    * `pay-paid` fires once for it, and the order on screen, if still
    * waiting, is watched with the others, so the receipt tells the shopper

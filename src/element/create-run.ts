@@ -1,5 +1,5 @@
 /**
- * The create of a checkout attempt (contract §3), for a session: one run at
+ * The create of a checkout attempt, for a session: one run at
  * a time, as Lit's `Task` runs (its own `AbortController`, and only the
  * latest run reports), and what a failed create means for the attempt: a
  * field to fix, or an error to show and whether the attempt's idempotency key

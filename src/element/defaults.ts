@@ -10,7 +10,7 @@ export const DEFAULT_CURRENCY = 'ghs';
 /** How long the cart stays as the page set it before the element asks `price-url` to price it: a page setting it in bursts costs one request. */
 export const PRICE_DEBOUNCE_MS = 250;
 
-/** `poll-interval` when the attribute is missing or not a number (spec §8: every 2 to 5 seconds). */
+/** `poll-interval` when the attribute is missing or not a number (every 2 to 5 seconds, as the service asks). */
 export const POLL_INTERVAL_DEFAULT_MS = 3_000;
 
 /** `poll-timeout` when the attribute is missing or not a positive number: six minutes to approve. */

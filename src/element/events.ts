@@ -1,5 +1,5 @@
 /**
- * The element's events (contract §2): one typed definition each, all
+ * The element's events: one typed definition each, all
  * bubbling and composed so a page can listen on the element or any ancestor,
  * and typed for `addEventListener` through `HTMLElementEventMap`.
  */
@@ -104,7 +104,7 @@ export interface PayCheckoutEventDetails {
 export type PayCheckoutEventName = keyof PayCheckoutEventDetails;
 
 /**
- * Every event name, in the order of contract §2's table: for pages and tests
+ * Every event name, in a fixed order: for pages and tests
  * that listen to them all. The record makes a missing or extra name a type error.
  */
 export const PAY_CHECKOUT_EVENT_NAMES = Object.keys({

@@ -10,15 +10,15 @@ import type { PayCheckoutStrings } from './locale/strings.js';
 import type { PayCheckout } from './pay-checkout.component.js';
 
 /**
- * The attributes of contract §2 by their HTML names (they survive server
+ * The element's attributes by their HTML names (they survive server
  * rendering), plus the two object properties. Frameworks that set a name as a
  * property when the upgraded element has one (React 19, Preact, Vue, Svelte)
  * pass `amount` and `cart` as properties, the other names as attributes.
  */
 export interface PayCheckoutAttributes {
-  /** The relay's create endpoint (contract §3). Required for the element to work. */
+  /** The relay's create endpoint. Required for the element to work. */
   'create-url'?: string;
-  /** The relay's lookup endpoint (contract §3). Required for the element to work. */
+  /** The relay's lookup endpoint. Required for the element to work. */
   'lookup-url'?: string;
   /** The relay's price route: the Pay button shows the relay's amount for the cart, and the create sends it as `expected_amount`. */
   'price-url'?: string;

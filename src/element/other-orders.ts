@@ -1,6 +1,6 @@
 /**
- * The checkout's other orders still open (contract §2, "One checkout, at
- * most one payment"). "Use another number" starts a new attempt, but the
+ * The checkout's other orders still open (one checkout, at most
+ * one payment). "Use another number" starts a new attempt, but the
  * earlier order cannot be cancelled: the service has no cancel, and its
  * payer may still approve. So each is looked up at the checkout's interval,
  * by a `PollController` of its own (one lookup in flight per order, paused

@@ -34,7 +34,7 @@ function cartFromAttribute(text: string | null): unknown {
 /**
  * A mobile-money checkout: collects the payer's name, number and network,
  * creates the order once through the merchant's relay, waits for the payer to
- * approve on their phone, and shows every outcome (contract §2).
+ * approve on their phone, and shows every outcome.
  *
  * @summary Mobile-money checkout (MTN, Telecel, AT) for Ghana.
  *
@@ -113,9 +113,9 @@ export class PayCheckout extends LitElement {
     { ...systemClock, ...browserPage, storage: sessionStorageIfAvailable() },
   );
 
-  /** Where the relay's create endpoint is (contract §3). Required. */
+  /** Where the relay's create endpoint is. Required. */
   declare createUrl: string;
-  /** Where the relay's lookup endpoint is (contract §3). Required. */
+  /** Where the relay's lookup endpoint is. Required. */
   declare lookupUrl: string;
   /** Where the relay's price route is: the Pay button shows its price of the cart, and the create sends it as `expected_amount`. */
   declare priceUrl: string;
@@ -178,7 +178,7 @@ export class PayCheckout extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (!this.hasUpdated) this.#restore();
-    // A settled checkout belongs to its cart (contract §2): a new one gets a fresh form. No cart set, nothing dropped.
+    // A settled checkout belongs to its cart: a new one gets a fresh form. No cart set, nothing dropped.
     if (changed.has('cart') && this.cart != null) this.#session.cartSet(this.cart);
     // `state` is read-only: a write by the page is undone here (an equal value changes nothing).
     this.state = this.#session.state.status;

@@ -51,7 +51,7 @@ export function renderCheckout(view: CheckoutView): TemplateResult {
   const { session, text } = view;
   const { status } = session.state;
   // A note the shopper must act on is a part of its own: the offline note, and on the receipt, while
-  // another order of the checkout is open, to decline its prompt (contract §2).
+  // another order of the checkout is open, to decline its prompt.
   const note =
     status === 'requires_action' && session.connection === 'offline'
       ? text.offline
@@ -230,7 +230,7 @@ function renderStatusBody(view: CheckoutView): TemplateResult {
         ${renderOrder(view)}${renderButton(text.tryAgain, view.onTryAgain)}
       `;
     case 'timeout':
-      // Never a dead end (contract §2): check again, another number, or the network's USSD menu.
+      // Never a dead end: check again, another number, or the network's USSD menu.
       return html`
         <p>${messageOf(view)}</p>
         ${renderUssdFallback(view)}${renderOrder(view)}${renderButton(text.checkAgain, view.session.checkAgain)}

@@ -1,6 +1,6 @@
 /**
- * Polls one order's payment for a checkout session (spec §4 "Polling
- * pattern", contract §2): one lookup in flight at most, every
+ * Polls one order's payment for a checkout session (the service's polling
+ * pattern): one lookup in flight at most, every
  * `poll-interval` clamped to 2–5 s, backing off with jitter on errors that
  * a later lookup may not have, paused while the page is hidden or the
  * device offline and polling at once when they come back, stopped by a
@@ -16,9 +16,9 @@ import { asRequestError, CheckoutRequestError } from './checkout-api.js';
 import { POLL_INTERVAL_DEFAULT_MS } from './defaults.js';
 import type { PageSignals } from './page-signals.js';
 
-/** The shortest poll interval (spec §8: poll every 2 to 5 seconds). */
+/** The shortest poll interval (the service asks for a poll every 2 to 5 seconds). */
 export const POLL_INTERVAL_MIN_MS = 2_000;
-/** The longest poll interval (spec §8). */
+/** The longest poll interval. */
 export const POLL_INTERVAL_MAX_MS = 5_000;
 /** Longest wait between two lookups while they keep failing. */
 export const POLL_BACKOFF_MAX_MS = 30_000;

@@ -1,5 +1,5 @@
 /**
- * The element never takes a key (contract §2). A secret key pasted into an
+ * The element never takes a key. A secret key pasted into an
  * attribute, a property or the cart would be published to every visitor, so
  * the element refuses to work when it sees one.
  */

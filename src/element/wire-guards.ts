@@ -1,6 +1,6 @@
 /**
  * Reads the relay's answers in the browser without zod. The shapes are those
- * of `src/shared/wire.ts` (contract §3), which stays the one definition: a
+ * of `src/shared/wire.ts`, which stays the one definition: a
  * property test (test/node/element/wire-guards.test.ts) holds these guards to
  * the same verdicts as `createAnswerSchema`, `lookupAnswerSchema`,
  * `priceAnswerSchema` and `errorBodySchema` (they pass answers through with any extra fields, where

@@ -1,6 +1,6 @@
 /**
- * The one error a handler throws to answer with the service's error shape
- * (spec §7). Handlers never return an error `Response` half-way through their
+ * The one error a handler throws to answer with the service's error shape.
+ * Handlers never return an error `Response` half-way through their
  * work: they throw, and {@link answerErrors} turns the throw into the answer.
  */
 import { type ErrorBody, SERVICE_ERRORS, type ServiceErrorKind } from '../shared/service-contract.js';

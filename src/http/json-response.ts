@@ -3,7 +3,7 @@
  * none may be sniffed into anything but JSON.
  */
 
-/** The security headers of every answer, errors and preflights included (contract §7). */
+/** The security headers of every answer, errors and preflights included. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',

@@ -1,5 +1,5 @@
 /**
- * API keys, applications and sessions, as spec §5 describes them: every
+ * API keys, applications and sessions, as the service's interface describes them: every
  * request carries `Authorization: Bearer <key>`; the key links to an
  * application; a multi-use session of about 60 minutes is created on first
  * use, cached, and created anew once expired.
@@ -7,14 +7,14 @@
 import { ID_PREFIX, SESSION_LIFETIME_MS } from '../shared/service-contract.js';
 import { randomId } from './random-id.js';
 
-/** The sandbox's default keys (contract §4). */
+/** The sandbox's default keys. */
 export const SANDBOX_KEYS = {
   secret: 'sk_test_sandbox',
   publishable: 'pk_test_sandbox',
   readOnly: 'sk_test_readonly',
 } as const;
 
-/** Operations a key may be allowed (spec §5.3: "restricted permissions"; the names are ours). */
+/** Operations a key may be allowed ("restricted permissions"; the names are ours). */
 export const PERMISSIONS = ['orders:write', 'orders:read', 'otp:read', 'chimes:read'] as const;
 /** One operation a key may be allowed. */
 export type Permission = (typeof PERMISSIONS)[number];
@@ -24,7 +24,7 @@ const READ_PERMISSIONS: readonly Permission[] = ['orders:read', 'otp:read', 'chi
 /** The application record every default key links to. */
 export const SANDBOX_APPLICATION: ApplicationRecord = { id: 'app_sandbox', name: 'Sandbox Shop' };
 
-/** An application, as a key links to it (spec §5.4). */
+/** An application, as a key links to it. */
 export interface ApplicationRecord {
   id: string;
   name: string;
@@ -36,20 +36,20 @@ export interface ApiKeyInput {
   key: string;
   /** Default: the sandbox's own application, "Sandbox Shop". */
   application?: ApplicationRecord;
-  /** Default: every permission for a secret key. A publishable key never has any (spec §5.6). */
+  /** Default: every permission for a secret key. A publishable key never has any. */
   permissions?: readonly Permission[];
-  /** Clock time (ms) from which the key is expired (spec §5.5). */
+  /** Clock time (ms) from which the key is expired. */
   expiresAt?: number;
 }
 
-/** The application context a session holds (spec §5.4). */
+/** The application context a session holds. */
 export interface ApplicationContext {
   id: string;
   name: string;
   permissions: readonly Permission[];
 }
 
-/** A session created for a key on first use (spec §5.4). */
+/** A session created for a key on first use. */
 export interface Session {
   id: string;
   application: ApplicationContext;
@@ -71,7 +71,7 @@ interface ApiKeyRecord {
   expiresAt: number | undefined;
 }
 
-// Exactly "Bearer", one space, the key (spec §5.1); anything else is 401 (§5.5).
+// Exactly "Bearer", one space, the key; anything else is 401.
 const BEARER_PATTERN = /^Bearer ([^\s]+)$/;
 const LIVE_KEY_PATTERN = /^(?:sk|pk)_live_/;
 const TEST_KEY_PATTERN = /^(sk|pk)_test_[A-Za-z0-9_]+$/;
@@ -107,7 +107,7 @@ export class KeyRegistry {
     this.#sessions.delete(input.key);
   }
 
-  /** Deletes a key, as the dashboard does (spec §5.3); its next use is 401. True if it existed. */
+  /** Deletes a key, as the dashboard does; its next use is 401. True if it existed. */
   revoke(key: string): boolean {
     this.#sessions.delete(key);
     return this.#keys.delete(key);

@@ -1,5 +1,5 @@
 /**
- * The sandbox's own control surface (contract §4), outside the service's
+ * The sandbox's own control surface, outside the service's
  * paths: approve or decline a pending payment, or read the payer's prompt.
  * No key (test mode only), and no customer name or full number in any answer.
  */

@@ -1,5 +1,5 @@
 /**
- * `/orders/new` (spec §4) under contract §4's idempotency: the order record a
+ * `/orders/new` under the sandbox's idempotency: the order record a
  * creation input makes, and the endpoint that replays, refuses or creates.
  */
 import { HttpError } from '../http/http-error.js';

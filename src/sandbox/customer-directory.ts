@@ -1,6 +1,6 @@
 /**
  * Customer ids per application and phone number: the same phone in the same
- * application is the same customer (`py_…`, spec §2). Bounded: past the limit
+ * application is the same customer (`py_…`). Bounded: past the limit
  * the longest-unseen customer is forgotten and would get a new id.
  */
 import { ID_PREFIX } from '../shared/service-contract.js';

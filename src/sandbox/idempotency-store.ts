@@ -1,5 +1,5 @@
 /**
- * Idempotency records (spec §1.4, §4; contract §4). A key is scoped to the API
+ * Idempotency records. A key is scoped to the API
  * key that sent it. A record is created in flight, synchronously, in the same
  * turn of the event loop that read the body, so any number of concurrent
  * requests with one key start the work exactly once. Records expire after the

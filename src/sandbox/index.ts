@@ -1,7 +1,7 @@
 /**
  * `pay-checkout/sandbox` on Node (the `node` condition of the package's
  * exports, which Bun and Deno read too): the payments service in test mode,
- * offline (contract §4). `createSandbox` gives a web-standard handler for any
+ * offline. `createSandbox` gives a web-standard handler for any
  * runtime; `startSandbox` serves it on `node:http`. Web runtimes get web.ts,
  * the same names without `node:` imports. This module's declarations are the
  * package's one set of types for `pay-checkout/sandbox`.

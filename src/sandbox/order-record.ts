@@ -12,26 +12,26 @@ import {
 } from '../shared/service-contract.js';
 import { SANDBOX_TEST_NUMBERS } from './test-numbers.js';
 
-/** The money object of spec §2; `value` in minor units. */
+/** The service's money object; `value` in minor units. */
 export interface Money {
   currency: Currency;
   value: number;
 }
 
-/** A line item as sent and kept (spec §2). */
+/** A line item as sent and kept. */
 export interface LineItem {
   type: 'product';
   product: { name: string; price: Money; quantity: number };
 }
 
-/** The customer of an order (spec §2). */
+/** The customer of an order. */
 export interface Customer {
   id: string;
   name: string;
   phone_number: string;
 }
 
-/** A mobile-money payment method, as sent (spec §2). */
+/** A mobile-money payment method, as sent. */
 export interface MobileMoneyMethod {
   type: 'mobile_money';
   mobile_money: { issuer: Issuer; number: string };
@@ -62,14 +62,14 @@ export interface OrderRecord {
   readonly total: Money;
   readonly customer: Customer | undefined;
   readonly paymentMethod: MobileMoneyMethod | undefined;
-  /** The OTP issued when the payment started (spec §1.6). */
+  /** The OTP issued when the payment started. */
   readonly otpId: string | undefined;
   /** The chime that records the payment once it is paid. */
   readonly chimeId: string | undefined;
   payment: PaymentState;
 }
 
-/** How the simulated payer answers a prompt sent to `localNumber` (contract §4 test numbers). */
+/** How the simulated payer answers a prompt sent to `localNumber` (the sandbox's test numbers). */
 export function payerResponseFor(localNumber: string): PayerResponse {
   switch (localNumber) {
     case SANDBOX_TEST_NUMBERS.declines:
@@ -123,7 +123,7 @@ function settledPayment(settledAt: string, failureCode: PaymentFailureCode | und
     : { status: PAYMENT_STATUS.failed, settledAt, failureCode };
 }
 
-/** ISO 8601 in UTC with milliseconds and `Z` (spec §2 allows an offset or `Z`). */
+/** ISO 8601 in UTC with milliseconds and `Z` (the service allows an offset or `Z`). */
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }

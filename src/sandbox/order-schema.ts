@@ -1,6 +1,6 @@
 /**
  * Validation of every request body the sandbox accepts, with `zod/mini`.
- * Spec §2 leaves the rules open; these are ours (limits in
+ * The service's interface leaves the rules open; these are ours (limits in
  * `ORDER_INPUT_LIMITS`). The first problem becomes a `400` with a dotted `param`.
  */
 import * as z from 'zod/mini';
@@ -99,7 +99,7 @@ const paymentMethodDataSchema = z.object(
   'payment_method_data must be an object { type, mobile_money }.',
 );
 
-/** The order creation input of spec §2, as the sandbox accepts it. Unknown fields are dropped. */
+/** The service's order creation input, as the sandbox accepts it. Unknown fields are dropped. */
 export const orderCreationSchema = z
   .object({
     execute_payment: z.optional(z.boolean('execute_payment must be true or false.')),
@@ -124,7 +124,7 @@ export const orderLookupSchema = z.object({
     .check(z.regex(ORDER_ID_PATTERN, 'order_id must be an order identifier, or_….')),
 });
 
-/** `/orders/page`'s body (spec §4, §8; contract §4: 1–256, more is 400). */
+/** `/orders/page`'s body (1–256, more is 400). */
 export const orderPageSchema = z.object({
   page_number: z
     .int('page_number must be a whole number.')
@@ -137,14 +137,14 @@ export const orderPageSchema = z.object({
     ),
 });
 
-/** `/otp/lookup`'s body (ours: spec §4 shows none). */
+/** `/otp/lookup`'s body (ours: the service's interface shows none). */
 export const otpLookupSchema = z.object({
   otp_id: z
     .string('otp_id must be a string.')
     .check(z.regex(idPattern(ID_PREFIX.otp), `otp_id must be an OTP identifier, ${ID_PREFIX.otp}….`)),
 });
 
-/** `/chimes/lookup`'s body (ours: spec §4 shows none). */
+/** `/chimes/lookup`'s body (ours: the service's interface shows none). */
 export const chimeLookupSchema = z.object({
   chime_id: z
     .string('chime_id must be a string.')

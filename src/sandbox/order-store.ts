@@ -79,7 +79,7 @@ export class OrderStore {
     const orders = this.#byApplication.get(applicationId);
     if (!orders) return [];
     const skip = (pageNumber - 1) * pageSize;
-    // A page past the end is empty: the paging rule then stops (spec §4).
+    // A page past the end is empty: the paging rule then stops.
     if (skip >= orders.length) return [];
     return orders.newestFirst(skip, pageSize);
   }

@@ -16,8 +16,8 @@ import {
 import type { Customer, LineItem, MobileMoneyMethod, Money, OrderRecord } from './order-record.js';
 
 /**
- * The order of `/orders/new` and `/orders/lookup` (spec §2, plus the fields
- * marked ours): a page's order with its line items and the whole payment.
+ * The order of `/orders/new` and `/orders/lookup` (the service's fields,
+ * plus those marked ours): a page's order with its line items and the whole payment.
  */
 export interface OrderJson extends OrderPageItemJson {
   /** Ours: the line items as validated (names trimmed). */
@@ -25,7 +25,7 @@ export interface OrderJson extends OrderPageItemJson {
   payment: PaymentJson;
 }
 
-/** The payment nested in an order (spec §2 shows `status`; the rest is ours). */
+/** The payment nested in an order (the service shows `status`; the rest is ours). */
 export interface PaymentJson {
   status: string;
   method?: MobileMoneyMethod;
@@ -39,7 +39,7 @@ export interface PaymentJson {
   failure_code?: PaymentFailureCode;
 }
 
-/** An order inside a `/orders/page` answer: spec §2's page fields and the payment status. */
+/** An order inside a `/orders/page` answer: the service's page fields and the payment status. */
 export interface OrderPageItemJson {
   id: string;
   status: string;
@@ -69,12 +69,12 @@ export interface PaymentPromptJson {
   merchant_name: string;
 }
 
-/** An OTP record (`/otp/lookup`; spec §2 shows no fields, these are ours). */
+/** An OTP record (`/otp/lookup`; the service shows no fields, these are ours). */
 export interface OtpJson {
   id: string;
   order_id: string;
   status: string;
-  /** Test mode only: the fixed code of spec §1.6. */
+  /** Test mode only: the service's fixed code. */
   code: string;
   created_at: string;
 }
@@ -169,7 +169,7 @@ function orderStatus(order: OrderRecord): string {
   return order.payment.status === PAYMENT_STATUS.paid ? ORDER_STATUS.completed : ORDER_STATUS.requiresPayment;
 }
 
-// Spec §2: `completed_at` is present on a completed order and absent otherwise.
+// `completed_at` is present on a completed order and absent otherwise.
 function completedAtField(order: OrderRecord): { completed_at?: string } {
   return order.payment.status === PAYMENT_STATUS.paid ? { completed_at: order.payment.settledAt } : {};
 }

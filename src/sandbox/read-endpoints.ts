@@ -1,5 +1,5 @@
 /**
- * The service's read endpoints (spec §4): order lookup, order pages, OTP and
+ * The service's read endpoints: order lookup, order pages, OTP and
  * chime lookups, each for the caller's application only. Payments are
  * settled by the clock as they are read.
  */

@@ -1,5 +1,5 @@
 /**
- * The body of a service request as the sandbox accepts it (spec §7, §8): a
+ * The body of a service request as the sandbox accepts it: a
  * JSON object within the size and depth limits, or the error the service
  * answers with.
  */

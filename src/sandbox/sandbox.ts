@@ -1,8 +1,8 @@
 /**
- * The payments service in test mode, offline (contract §4): every endpoint of
+ * The payments service in test mode, offline: every endpoint of
  * the service specification behind one web-standard handler, with its
- * authentication (spec §5), error shape (§7), paging (§4) and idempotency
- * (§1.4; contract §4), plus a small control surface of its own to approve or
+ * authentication, error shape, paging and idempotency,
+ * plus a small control surface of its own to approve or
  * decline a payment. Here the routes are assembled; the endpoints live in
  * create-order.ts, read-endpoints.ts and control-surface.ts. Web-only on
  * purpose: no `node:` import in this module's graph, so it runs on edge
@@ -45,7 +45,7 @@ export interface SandboxOptions extends SandboxLedgerOptions {
 /** Why the payer declined, for {@link Sandbox.decline}. */
 export type DeclineReason = PaymentFailureCode;
 
-/** The keys of a sandbox: add or delete test keys, and see their sessions (spec §5.3, §5.4). */
+/** The keys of a sandbox: add or delete test keys, and see their sessions. */
 export interface SandboxKeys {
   /** Adds (or replaces) a test-mode key; throws for a live key. */
   add(input: ApiKeyInput): void;
@@ -140,7 +140,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 }
 
-/** Routes by path: a service endpoint (key checked before the body is read, spec §5) or the control surface. */
+/** Routes by path: a service endpoint (key checked before the body is read) or the control surface. */
 async function route(ledger: SandboxLedger, mount: SandboxMount, request: Request): Promise<Response> {
   const path = pathnameOf(request.url);
   const { basePath } = mount;

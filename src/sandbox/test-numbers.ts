@@ -1,5 +1,5 @@
 /**
- * The sandbox's test numbers (contract §4): each makes the simulated payer
+ * The sandbox's test numbers: each makes the simulated payer
  * answer in one way, on any network. Every other valid number approves.
  */
 export const SANDBOX_TEST_NUMBERS = {

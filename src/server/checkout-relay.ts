@@ -45,7 +45,7 @@ export interface CheckoutRelayOn<Listener> {
   /** The watcher and delivery, when a journal was given; `tick()` runs a pass now. */
   fulfilment: FulfilmentRunner | undefined;
   /**
-   * The journal's orders (contract §6), for a thank-you page or a support
+   * The journal's orders, for a thank-you page or a support
    * desk: `get(orderId)` and `byReference(reference)`. Without a journal
    * both reject with an error that names the `journal` option.
    */
@@ -139,7 +139,7 @@ export function assembleCheckoutRelay<Listener>(
   return { create, lookup, price, handle, node, fulfilment: runner, orders, close };
 }
 
-/** The answer of a relay whose `close()` began: try again shortly (contract §3: a 5xx the element retries). */
+/** The answer of a relay whose `close()` began: try again shortly (a 5xx the element retries). */
 function relayClosing(): HttpError {
   return new HttpError('relayClosing', 'The checkout is restarting. Try again in a moment.', {
     headers: { [RETRY_AFTER_HEADER]: '2' },

@@ -1,5 +1,5 @@
 /**
- * CORS for an element served from another origin than the relay (contract §3):
+ * CORS for an element served from another origin than the relay:
  * only the listed origins, only POST, only the two headers the element sends.
  * Nothing by default: same-origin needs no CORS.
  */

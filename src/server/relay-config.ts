@@ -56,7 +56,7 @@ export interface CheckoutRelayOptions extends FulfilmentOptions {
   /** Limits per client address and per mobile-money number; `false` turns them all off. */
   rateLimit?: CheckoutRelayRateLimitOptions | false;
   /**
-   * The proxies in front of the relay (contract §7): a hop count (`1` behind
+   * The proxies in front of the relay: a hop count (`1` behind
    * one nginx), or their addresses and ranges (`['10.0.0.0/8']`). The client
    * is then the rightmost `X-Forwarded-For` address none of them is. Unset:
    * the peer is the client and forwarding headers are ignored.

@@ -1,5 +1,5 @@
 /**
- * What a customer name may be (contract §7), for the relay's schema and the
+ * What a customer name may be, for the relay's schema and the
  * element's form alike, so both give the same verdict. A name reaches the
  * merchant's orders, e-mails and back office: it must show as typed, so no
  * control characters, no bidirectional overrides that reorder what follows

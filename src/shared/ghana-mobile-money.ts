@@ -31,12 +31,12 @@ function localDigits(input: string): string {
   return input.replace(/[\s\-.()]/g, '').replace(/^(?:\+233|233)/, '0');
 }
 
-/** A customer's `phone_number` in international form, `+233XXXXXXXXX` (spec §2). */
+/** A customer's `phone_number` in international form, `+233XXXXXXXXX`. */
 export const INTERNATIONAL_PHONE_PATTERN = /^\+233\d{9}$/;
 
 /**
  * True for a mobile-money `number` exactly as the service takes it: local
- * form, `0XXXXXXXXX`, of a known network prefix (spec §2).
+ * form, `0XXXXXXXXX`, of a known network prefix.
  */
 export function isLocalMobileNumber(number: string): boolean {
   return /^0\d{9}$/.test(number) && parseGhanaMobileNumber(number) !== null;

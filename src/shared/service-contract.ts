@@ -6,22 +6,22 @@
  * Pure constants: safe to import from the browser and from the server.
  */
 
-/** Header that carries an idempotency key on every write (spec §4 leaves the name open). */
+/** Header that carries an idempotency key on every write (the service's interface leaves the name open). */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 /** Header set on an answer replayed from an earlier request with the same key. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** How long the service keeps an idempotency key (contract §4). */
+/** How long the service keeps an idempotency key. */
 export const IDEMPOTENCY_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-/** Idempotency keys accepted on the wire: 16–255 characters of `[A-Za-z0-9_-]` (contract §3). */
+/** Idempotency keys accepted on the wire: 16–255 characters of `[A-Za-z0-9_-]`. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,255}$/;
 
-/** Money `value` is an integer count of minor units (pesewas for `ghs`); spec §2 leaves the unit open. */
+/** Money `value` is an integer count of minor units (pesewas for `ghs`); the service's interface leaves the unit open. */
 export const MONEY_VALUE_UNIT = 'minor';
 
-/** Currencies the service accepts (lowercase, spec §2). */
+/** Currencies the service accepts (lowercase). */
 export const CURRENCIES = ['ghs'] as const;
 /** One of the accepted currencies. */
 export type Currency = (typeof CURRENCIES)[number];
@@ -29,15 +29,15 @@ export type Currency = (typeof CURRENCIES)[number];
 /** The service's `issuer` codes and their type, kept where the wire's other rules are: the keys of the network table. */
 export { ISSUERS, type Issuer } from './networks.js';
 
-/** Smallest page size every `/page` endpoint accepts (spec §4, §8; contract §4). */
+/** Smallest page size every `/page` endpoint accepts. */
 export const PAGE_SIZE_MIN = 1;
 /** Largest page size every `/page` endpoint accepts; more is `400`. */
 export const PAGE_SIZE_MAX = 256;
 
-/** Session lifetime after a key is checked (spec §5.4). */
+/** Session lifetime after a key is checked. */
 export const SESSION_LIFETIME_MS = 60 * 60 * 1000;
 
-/** Order statuses (spec §3). */
+/** Order statuses. */
 export const ORDER_STATUS = {
   requiresPayment: 'requires_payment',
   completed: 'completed',
@@ -45,7 +45,7 @@ export const ORDER_STATUS = {
 
 /**
  * Payment statuses. `paid` is success; `failed`, `cancelled` and `expired` are
- * terminal failures; any other value, known or not, is still pending (contract §3).
+ * terminal failures; any other value, known or not, is still pending.
  * `not_started` is the payment of an order created with `execute_payment: false`.
  */
 export const PAYMENT_STATUS = {
@@ -80,7 +80,7 @@ export function classifyPaymentStatus(status: string): PaymentOutcome {
   return 'pending';
 }
 
-/** Error codes, types and HTTP statuses (spec §7 and contract §3/§4 for those the spec leaves open). */
+/** Error codes, types and HTTP statuses (the service's, and ours for those its interface leaves open). */
 export const SERVICE_ERRORS = {
   authenticationFailed: { status: 401, code: 'authentication_failed', type: 'authentication_error' },
   permissionDenied: { status: 403, code: 'permission_denied', type: 'authorization_error' },
@@ -102,7 +102,7 @@ export const SERVICE_ERRORS = {
   // The sandbox's control surface: approving or declining a payment that is already final.
   paymentNotPending: { status: 409, code: 'payment_not_pending', type: 'invalid_request_error' },
   rateLimited: { status: 429, code: 'rate_limited', type: 'rate_limit_error' },
-  // Contract §7: payment prompts to one mobile-money number, whoever sends them.
+  // The prompt limit: payment prompts to one mobile-money number, whoever sends them.
   tooManyPaymentRequests: { status: 429, code: 'too_many_payment_requests', type: 'rate_limit_error' },
   internalError: { status: 500, code: 'internal_error', type: 'api_error' },
   upstreamFailed: { status: 502, code: 'service_unavailable', type: 'api_error' },
@@ -115,13 +115,13 @@ export const SERVICE_ERRORS = {
 /** The name of one entry of SERVICE_ERRORS. */
 export type ServiceErrorKind = keyof typeof SERVICE_ERRORS;
 
-/** The error body every piece answers with (spec §7, plus `param` for invalid input). */
+/** The error body every piece answers with (the service's error shape, plus `param` for invalid input). */
 export interface ErrorBody {
   error: { code: string; message: string; type: string; param?: string };
 }
 
 /*
- * Service client choices (pay-checkout/server) where spec §4, §5 and §7 leave the wire open.
+ * Service client choices (pay-checkout/server) where the service's interface leaves the wire open.
  */
 
 /** Header a service answer may carry with its request identifier, quoted in errors for support. */
@@ -130,13 +130,13 @@ export const REQUEST_ID_HEADER = 'Request-Id';
 /** Header of a `429` answer: seconds (or an HTTP date) to wait before trying again. */
 export const RETRY_AFTER_HEADER = 'Retry-After';
 
-/** Secret key prefixes of spec §5.2: only these may call the service from a server. */
+/** Secret key prefixes: only these may call the service from a server. */
 export const SECRET_KEY_PREFIXES = ['sk_test_', 'sk_live_'] as const;
-/** Publishable key prefixes of spec §5.2: refused by the service client and the relay. */
+/** Publishable key prefixes: refused by the service client and the relay. */
 export const PUBLISHABLE_KEY_PREFIXES = ['pk_test_', 'pk_live_'] as const;
 
 /**
- * Bodies of the lookup endpoints: `/orders/lookup` takes `order_id` (spec §4);
+ * Bodies of the lookup endpoints: `/orders/lookup` takes `order_id`;
  * the OTP and chime bodies are not shown, so they follow the same pattern.
  */
 export const LOOKUP_ID_FIELDS = {
@@ -146,12 +146,12 @@ export const LOOKUP_ID_FIELDS = {
 } as const;
 
 /**
- * `/orders/new` answers the way `/orders/lookup` does (spec §4 does not show
- * the creation answer): `{ order }` with the nested `payment`.
+ * `/orders/new` answers the way `/orders/lookup` does (the service's interface
+ * does not show the creation answer): `{ order }` with the nested `payment`.
  */
 export const ORDER_CREATE_ANSWER_FIELD = 'order';
 
-/** Page size the service client's `orders.list()` uses unless told (spec §8 recommends 25 to 100). */
+/** Page size the service client's `orders.list()` uses unless told (the service recommends 25 to 100). */
 export const DEFAULT_LIST_PAGE_SIZE = 100;
 
 // ---------------------------------------------------------------------------
@@ -170,7 +170,7 @@ export const SERVICE_MAX_BODY_BYTES = 64 * 1024;
 export const SERVICE_MAX_JSON_DEPTH = 32;
 
 /**
- * Idempotency keys the service accepts (spec §4 leaves the form open): 1–255
+ * Idempotency keys the service accepts (its interface leaves the form open): 1–255
  * visible ASCII characters, so a relay may prefix the shopper's key with a scope.
  * Anything else is `400` with `param: "Idempotency-Key"`.
  */
@@ -183,7 +183,7 @@ export const SERVICE_IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
  */
 export const IDEMPOTENCY_STORES_ERROR_ANSWERS = false;
 
-/** Identifier prefixes (spec §2 shows `or_` and `py_`; OTPs and chimes are ours). */
+/** Identifier prefixes (the service's `or_` and `py_`; those of OTPs and chimes are ours). */
 export const ID_PREFIX = {
   order: 'or_',
   customer: 'py_',
@@ -197,7 +197,7 @@ export const ID_RANDOM_LENGTH = 24;
 
 /**
  * Order identifiers the element, the relay and the sandbox's lookup accept:
- * spec §2 shows the `or_` prefix; the characters and the length bound are ours.
+ * the service's `or_` prefix; the characters and the length bound are ours.
  */
 export const ORDER_ID_PATTERN = /^or_[A-Za-z0-9_-]{1,64}$/;
 
@@ -217,7 +217,7 @@ export const PRODUCTS_COUNT_COUNTS = 'units';
  */
 export const CUSTOMER_NAME_MAX_LENGTH = 120;
 
-/** Limits of the order creation input (spec §2 does not show them). */
+/** Limits of the order creation input (the service's interface does not show them). */
 export const ORDER_INPUT_LIMITS = {
   customerNameMaxLength: CUSTOMER_NAME_MAX_LENGTH,
   lineItemsMax: 100,
@@ -227,7 +227,7 @@ export const ORDER_INPUT_LIMITS = {
   priceValueMin: 1,
 } as const;
 
-/** Why a payment failed, in `order.payment.failure_code` (spec §3 shows no failure fields). */
+/** Why a payment failed, in `order.payment.failure_code` (ours: the service's interface shows no failure fields). */
 export const PAYMENT_FAILURE_CODE = {
   declined: 'declined',
   insufficientFunds: 'insufficient_funds',
@@ -242,7 +242,7 @@ export function paymentFailureCode(value: unknown): PaymentFailureCode | undefin
   return (PAYMENT_FAILURE_CODES as unknown[]).includes(value) ? (value as PaymentFailureCode) : undefined;
 }
 
-/** The one-time code of every test-mode OTP (spec §1.6, §5.7). */
+/** The one-time code of every test-mode OTP. */
 export const TEST_MODE_OTP_CODE = '000000';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The wire between `<pay-checkout>` and the merchant relay (contract §3).
+ * The wire between `<pay-checkout>` and the merchant relay.
  * One set of schemas: the element builds and reads with them, the relay
  * validates with them. `zod/mini` keeps the browser free of `eval`.
  */
@@ -38,7 +38,7 @@ const mobileMoneySchema = z.object({
     .check(z.refine(isLocalMobileNumber, 'Enter a Ghanaian mobile-money number, like 024 123 4567.')),
 });
 
-/** An amount in minor units: what the shopper is charged (contract §3 `order.amount`). */
+/** An amount in minor units: what the shopper is charged (`order.amount`). */
 export const orderAmountSchema = z.object({ currency: z.string(), value: z.int().check(z.nonnegative()) });
 /** An order amount as the relay answers it. */
 export type OrderAmount = z.infer<typeof orderAmountSchema>;
@@ -91,7 +91,7 @@ const paymentSummarySchema = z.object({
 /** A payment as the relay answers it. */
 export type PaymentSummary = z.infer<typeof paymentSummarySchema>;
 
-/** A merchant's reference for a checkout (contract §6): 1–64 characters of `[A-Za-z0-9_.:-]`. */
+/** A merchant's reference for a checkout: 1–64 characters of `[A-Za-z0-9_.:-]`. */
 export const REFERENCE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
@@ -104,14 +104,14 @@ const answeredAmountSchema = z.optional(z.catch(z.optional(orderAmountSchema), u
 /** The relay's answer to a create: status fields, the amount charged, the merchant's reference and the token that guards lookups. */
 export const createAnswerSchema = z.object({
   order: z.object({
-    // The id goes into storage and every lookup: only an id of the service's form (contract §3) is kept.
+    // The id goes into storage and every lookup: only an id of the service's form is kept.
     id: z.string().check(z.regex(ORDER_ID_PATTERN)),
     status: z.string(),
     amount: answeredAmountSchema,
     payment: paymentSummarySchema,
   }),
   lookup_token: z.string(),
-  /** The merchant's reference for the checkout (§6), `null` when it gave none; missing from an older relay. */
+  /** The merchant's reference for the checkout , `null` when it gave none; missing from an older relay. */
   reference: z.optional(z.catch(z.optional(z.nullable(z.string())), undefined)),
 });
 /** The relay's answer to a create, as read. */
@@ -140,7 +140,7 @@ export const lookupAnswerSchema = z.object({
 /** The relay's answer to a lookup, as read. */
 export type LookupAnswer = z.infer<typeof lookupAnswerSchema>;
 
-/** Error bodies from the relay and the service (spec §7, `param` for invalid input). */
+/** Error bodies from the relay and the service (the service's error shape, `param` for invalid input). */
 export const errorBodySchema = z.object({
   error: z.object({
     code: z.string(),

@@ -1,7 +1,7 @@
 /**
  * Who may reach the sandbox inside a Vite server. Its keys are published and
- * its control surface takes no key (contract §4), so, as in the demo
- * (contract §7), only this machine may call it: a loopback peer, no
+ * its control surface takes no key, so, as in the demo,
+ * only this machine may call it: a loopback peer, no
  * forwarding header (a proxy on this machine speaks for someone else), and a
  * `Host` that names loopback. The last one matters because Vite leaves out
  * its own host check with `server.https` or `allowedHosts: true` (Vite 8,

@@ -6,7 +6,7 @@
 import type { PriceCart } from '../server/pricing/priced-cart.js';
 import type { CheckoutRelayOptions } from '../server/relay-config.js';
 
-/** The embedded sandbox's settings (contract §4). */
+/** The embedded sandbox's settings. */
 export interface PayCheckoutSandboxOptions {
   /** Where the sandbox answers on the dev server. Default `/sandbox`. */
   path?: string;

@@ -70,7 +70,7 @@ export interface Faults {
 }
 
 /**
- * What a relay of contract §3 adds to its answers: `order.amount` on creates
+ * What a relay of today adds to its answers: `order.amount` on creates
  * and lookups, `reference` on creates. Set, the test server puts them into
  * the real relay's answers (over any it sent), so the element can be tested
  * with a relay that charges something else than the page says, and with
@@ -100,7 +100,7 @@ let server: Promise<TestServer> | undefined;
 
 /**
  * The relay's clock. The relay answers every lookup within 2 s of a read with
- * that read (contract §7); a test answers for the payer within milliseconds
+ * that read; a test answers for the payer within milliseconds
  * of the last poll, where a real payer takes seconds. So each act on the
  * sandbox's control surface moves the relay's clock past that window: no
  * lookup after the payer's answer is given a read from before it.
@@ -235,7 +235,7 @@ async function serveRelay(context: Context, state: TestServer): Promise<void> {
   if (record) record.status = response.status;
   if (record && faults.dropCreateAnswers > 0) {
     faults.dropCreateAnswers--;
-    // The relay acted and answered; the browser never hears it (contract §3: the retry must be safe).
+    // The relay acted and answered; the browser never hears it (the retry must be safe).
     record.dropped = true;
     context.status = 200;
     context.respond = false;

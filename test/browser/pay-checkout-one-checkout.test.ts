@@ -1,6 +1,6 @@
 /**
- * `<pay-checkout>` against the real relay and sandbox, for what contract §2
- * asks of one checkout: the amount the shopper sees is the relay's from the
+ * `<pay-checkout>` against the real relay and sandbox, for what the element
+ * promises of one checkout: the amount the shopper sees is the relay's from the
  * create on; "Use another number" never lets two orders both end in a
  * receipt; the timeout screen is never a dead end; a saved checkout belongs
  * to its cart. The payers never answer on their own: the tests answer for
@@ -59,7 +59,7 @@ async function mount(
   return { el, harness: new PayCheckoutHarness(el), log };
 }
 
-/** The relay's answers from now on carry this amount and reference (contract §3); null: as the relay sends them. */
+/** The relay's answers from now on carry this amount and reference; null: as the relay sends them. */
 async function relayCharges(charged: Charged | 'none' | null): Promise<void> {
   const response = await realFetch('/test-server/charged', { method: 'POST', body: JSON.stringify(charged) });
   if (!response.ok) throw new Error(`The test server answered ${response.status}.`);
@@ -137,7 +137,7 @@ afterEach(async () => {
   await resetFaults();
 });
 
-describe('<pay-checkout>: the amount the shopper sees (contract §2)', () => {
+describe('<pay-checkout>: the amount the shopper sees', () => {
   it('shows the relay’s amount on the waiting screen and the receipt when the page says another, and after a reload', async () => {
     await relayCharges(CHARGED);
     const checkout = await mount();
@@ -242,7 +242,7 @@ describe('<pay-checkout>: the amount the shopper sees (contract §2)', () => {
   });
 });
 
-describe('<pay-checkout>: one checkout, at most one payment (contract §2)', () => {
+describe('<pay-checkout>: one checkout, at most one payment', () => {
   it('shows the first number’s receipt when it is paid first: one pay-paid, the second screen stops, decline the other prompt', async () => {
     const time = timeMover(sinon.useFakeTimers(FAKED));
     const checkout = await mount();
@@ -333,7 +333,7 @@ describe('<pay-checkout>: one checkout, at most one payment (contract §2)', () 
   });
 });
 
-describe('<pay-checkout>: the timeout screen (contract §2)', () => {
+describe('<pay-checkout>: the timeout screen', () => {
   it('is accessible and offers "Check again", "Use another number" and the network’s USSD menu', async () => {
     const time = timeMover(sinon.useFakeTimers(FAKED));
     const checkout = await mount({ 'poll-timeout': '10000' });
@@ -398,7 +398,7 @@ describe('<pay-checkout>: the timeout screen (contract §2)', () => {
   });
 });
 
-describe('<pay-checkout>: one prompt per number, and "Use another number" asks first (contract §2)', () => {
+describe('<pay-checkout>: one prompt per number, and "Use another number" asks first', () => {
   it('takes the open order up again when the same number is given again: three tries, one create at the relay', async () => {
     const checkout = await mount();
     const { el, harness, log } = checkout;
@@ -451,7 +451,7 @@ describe('<pay-checkout>: one prompt per number, and "Use another number" asks f
   });
 });
 
-describe('<pay-checkout>: a saved checkout belongs to its cart (contract §2)', () => {
+describe('<pay-checkout>: a saved checkout belongs to its cart', () => {
   const CART = { items: [{ product_id: 'kente-tote', quantity: 1 }], gift: false };
   const SAME_CART = { gift: false, items: [{ quantity: 1, product_id: 'kente-tote' }] };
   const NEW_CART = { items: [{ product_id: 'kente-tote', quantity: 2 }], gift: false };

@@ -1,6 +1,6 @@
 /**
  * The price before the prompt, in a real browser against the real relay
- * (contract §2, "The amount the shopper sees"): with `price-url`, the Pay
+ * (the amount the shopper sees): with `price-url`, the Pay
  * button shows the relay's amount, not the page's placeholder; the receipt
  * lists the items the relay priced; and a create whose amount the relay now
  * prices otherwise is refused before any prompt, the button showing the new

@@ -1,5 +1,5 @@
 /**
- * Contract §7, the demo on a public host, over real HTTP: the embedded
+ * The demo on a public host, over real HTTP: the embedded
  * sandbox (published keys, a keyless control surface) answers only loopback
  * clients that come through no proxy; the phone mock-up acts on the visitor's
  * own order only; beyond loopback the relay's key is not the published one;

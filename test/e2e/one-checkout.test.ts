@@ -1,5 +1,5 @@
 /**
- * Contract §2 on the demo, in real Chromium, through the server `npm start`
+ * One checkout on the demo, in real Chromium, through the server `npm start`
  * runs: the amount the shopper sees is the one the relay charges; one
  * checkout is at most one payment, whichever number is paid first and across
  * a reload; the timeout screen is never a dead end; a saved checkout belongs
@@ -98,7 +98,7 @@ async function twoOrdersWaiting(demo: DemoPage): Promise<[string, string]> {
   return [first, second];
 }
 
-describe('the demo, one checkout at most one payment (contract §2)', () => {
+describe('the demo, one checkout at most one payment', () => {
   it('paid with the first of two numbers: one receipt, one pay-paid, and the shopper told to decline the other prompt', async (t) => {
     const { server, demo } = await openDemo(t);
     const [first, second] = await twoOrdersWaiting(demo);
@@ -170,7 +170,7 @@ describe('the demo, one checkout at most one payment (contract §2)', () => {
   });
 });
 
-describe('the demo, the timeout screen (contract §2)', () => {
+describe('the demo, the timeout screen', () => {
   it('offers "Check again", "Use another number" and the network’s USSD menu', async (t) => {
     const { demo } = await openDemo(t, '?poll-interval=2000&poll-timeout=4000');
     await demo.pay({ name: 'Yaw Asante', number: '0244000003' });
@@ -191,7 +191,7 @@ describe('the demo, the timeout screen (contract §2)', () => {
   });
 });
 
-describe('the demo, a saved checkout belongs to its cart (contract §2)', () => {
+describe('the demo, a saved checkout belongs to its cart', () => {
   it('keeps the receipt for the same cart after a reload, and gives a fresh form for a new cart', async (t) => {
     const { server, demo } = await openDemo(t);
     await demo.pay(SHOPPER);
@@ -219,7 +219,7 @@ describe('the demo, a saved checkout belongs to its cart (contract §2)', () => 
   });
 });
 
-describe('the demo, the amount the shopper sees (contract §2)', () => {
+describe('the demo, the amount the shopper sees', () => {
   it('shows the server’s amount on the waiting screen and the receipt when the page’s amount disagrees', async (t) => {
     const { server, demo } = await openDemo(t);
     // The page's estimate says GH₵ 1.00; the server prices the cart at GH₵ 50.00.

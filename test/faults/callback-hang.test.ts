@@ -1,5 +1,5 @@
 /**
- * A callback that hangs or throws holds up no other order (contract §6). A
+ * A callback that hangs or throws holds up no other order. A
  * relay process on an SQLite journal creates 30 orders against the sandbox
  * (served by this process); one order's `onPaid` never returns and another's
  * always throws. Every other order is delivered, once; the throwing one is

@@ -1,5 +1,5 @@
 /**
- * A fleet member whose clock is wrong (contract §6: leases are compared on
+ * A fleet member whose clock is wrong (leases are compared on
  * the journal's clock, never the calling process's). Relay processes share
  * one PostgreSQL journal; one process's clock runs ahead through the
  * watcher's clock option.

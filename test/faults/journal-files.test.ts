@@ -1,6 +1,6 @@
 /**
  * No customer name or number in any of the journal's files once the order is
- * known (contract §6, SQLite's write-ahead log included). A relay process on
+ * known (SQLite's write-ahead log included). A relay process on
  * an SQLite journal takes five orders to delivery and is killed with SIGKILL,
  * so nothing is folded in on the way out; then the bytes of the file, its
  * write-ahead log and its shared-memory index are read as they lie on disk.

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL dies while a shopper's tab polls (contract §7: lookups are
+ * PostgreSQL dies while a shopper's tab polls (lookups are
  * shared through the journal, and a journal that fails makes them go to the
  * service as without one). A relay with a PostgreSQL journal answers a tab's
  * lookups while the postmaster is killed with SIGKILL: each one from the

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL dies while callbacks return (contract §6: once a callback has
+ * PostgreSQL dies while callbacks return (once a callback has
  * returned, it is never called again, whatever happens to the journal's
  * connection). Two relay processes share one PostgreSQL journal; every
  * `onPaid` does its work and waits at a gate. With every order's callback

@@ -1,5 +1,5 @@
 /**
- * Every callback gets the customer to ship to (contract §6): the name and
+ * Every callback gets the customer to ship to: the name and
  * number the service's order holds, read at delivery, never kept by the
  * journal. Against the real sandbox with hand-moved clocks; the journal's
  * SQLite file and its write-ahead log are read as they lie on disk after

@@ -1,5 +1,5 @@
 /**
- * Delivery that never stalls and never doubles (contract §6), in one process
+ * Delivery that never stalls and never doubles, in one process
  * against the sandbox, with the watcher's clock and the sandbox's moved by
  * hand and the watcher's timers run by hand: a hung callback holds up no
  * tick and no other order, a journal that does not answer after a callback

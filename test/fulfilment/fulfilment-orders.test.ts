@@ -1,5 +1,5 @@
 /**
- * What was paid for, and for whom (contract §6), as the merchant's server
+ * What was paid for, and for whom, as the merchant's server
  * hears it: every callback gets the frozen `FulfilledOrder` (reference,
  * metadata, line items, amount, failure code, other paid orders of the
  * reference), `relay.orders` reads the same by id and by reference, and an
@@ -61,7 +61,7 @@ function assertFrozen(order: FulfilledOrder): void {
 
 for (const store of ['memory:', 'sqlite:'] as const) {
   describe(`what was paid for, on a ${store} journal`, () => {
-    it('hands onPaid, onFailed and onExpired the whole order of contract §6, frozen', async () => {
+    it('hands onPaid, onFailed and onExpired the whole fulfilled order, frozen', async () => {
       const stack = await fulfilmentStack(store, { priceCart: priceWithReference });
       const paid = await stack.checkout(cartIntent('cart-1'));
       const declined = await stack.checkout(cartIntent('cart-2', SANDBOX_TEST_NUMBERS.declines));

@@ -1,5 +1,5 @@
 /**
- * The merchant's server hears of every payment (contract §6): against the
+ * The merchant's server hears of every payment: against the
  * sandbox, with the watcher's clock and the sandbox's moved by hand, on a
  * journal in memory and on a real SQLite file.
  */

@@ -1,5 +1,5 @@
 /**
- * Upgrading in place (contract §6): a journal written by the previous schema
+ * Upgrading in place: a journal written by the previous schema
  * (version 1, made here with that migration's own SQL and rows as that
  * version's relay wrote them) holding an unanswered create, a pending order,
  * two settled orders whose callbacks are still owed and one delivered, is

@@ -1,5 +1,5 @@
 /**
- * One service lookup per order, whoever asks (contract §7), counted where it
+ * One service lookup per order, whoever asks, counted where it
  * matters: at a real sandbox served over loopback HTTP, which the relays call
  * with their default transport. Tabs and watcher passes run on a clock the
  * test moves, so half a minute of polling takes no waiting: concurrent

@@ -1,5 +1,5 @@
 /**
- * The watcher's rhythm (spec §8) and its options, as pure functions: every
+ * The watcher's rhythm and its options, as pure functions: every
  * 2–5 s while the payer can approve, backing off after, bounded in total;
  * callbacks and outages back off too, each within a cap.
  */

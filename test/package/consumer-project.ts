@@ -17,7 +17,7 @@ export const CONSUMER_DEV_DEPENDENCIES = ['vite', '@types/node'] as const;
 /** Keeps Chromium from asking for `/favicon.ico`, whose 404 would read as a page error. */
 export const NO_FAVICON = '<link rel="icon" href="data:," />';
 
-/** Where the browser check looks for the element's form (contract §2 names). */
+/** Where the browser check looks for the element's form (its controls' names). */
 export const CHECKOUT_MARKUP =
   '<pay-checkout create-url="/api/checkout/orders" lookup-url="/api/checkout/lookup" amount="5000"></pay-checkout>';
 

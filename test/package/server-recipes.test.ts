@@ -257,7 +257,7 @@ async function checkRecipe(url: string, platformHeaders: Record<string, string>)
   // The sandbox under /sandbox: its control surface pays, and the relay reads the order from it.
   const approved = await post(`${url}/sandbox/_sandbox/payments/approve`, { order_id: orderId });
   assert.equal(approved.status, 200, JSON.stringify(approved.body));
-  // Polled as a tab polls: a read begun within the last second answers (contract §7), then the next one.
+  // Polled as a tab polls: a read begun within the last second answers, then the next one.
   await eventually(
     'the recipe to answer the order paid',
     async () => (await lookup(token)).body.order?.payment.status === 'paid',

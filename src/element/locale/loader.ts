@@ -1,5 +1,5 @@
 /**
- * Which texts a checkout speaks (contract §2: `locale`, else the nearest
+ * Which texts a checkout speaks (`locale`, else the nearest
  * `lang`, else English). English ships with the element; other locales are
  * registered by the entry point, each in the way that suits it: the npm
  * entry (`src/index.ts`) registers French lazily, an `import()` that becomes

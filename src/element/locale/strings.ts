@@ -31,7 +31,7 @@ export interface PayCheckoutStrings {
   nameInvalid: string;
   numberRequired: string;
   numberInvalid: string;
-  /** The prompt limit (contract §7): the shopper can approve the prompt already sent, or wait. */
+  /** The prompt limit: the shopper can approve the prompt already sent, or wait. */
   numberTooManyPrompts: (minutes: number) => string;
   issuerRequired: string;
   /** Shown on the form after "Use another number": the earlier prompt is still open. */

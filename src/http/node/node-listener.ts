@@ -48,7 +48,7 @@ export interface NodeListenerOptions {
 /** The headers of the listener's own answer to `request`, whose body it has not read. */
 export type ErrorHeadersOf = (request: Request) => Readonly<Record<string, string>>;
 
-/** The relay's body limit (contract §3): a listener reads no more unless told. */
+/** The relay's body limit: a listener reads no more unless told. */
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024;
 /** A checkout's body is a few hundred bytes: on the slowest mobile network it arrives within seconds. */
 const DEFAULT_BODY_TIMEOUT_MS = 10_000;

@@ -78,7 +78,7 @@ const PLAIN_HOST =
 /** A request target with no dot segment, percent sign or other character `new URL` would rewrite. */
 const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_~-]+\/?)*(?:\?[A-Za-z0-9_~=&-]*)?$/;
 /**
- * A `Host` that names a host and nothing else (contract §7): a DNS name or
+ * A `Host` that names a host and nothing else: a DNS name or
  * IPv4 address, or a bracketed IPv6 address, and an optional port. No `/`,
  * `?`, `#`, `@`, `\\` or space can get into the URL and move the path away
  * from the request line.

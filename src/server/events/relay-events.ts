@@ -44,7 +44,7 @@ export type CheckoutRelayEvent =
       reference: string | null;
       /** The merchant's metadata; `{}` when none. */
       metadata: Readonly<Record<string, string>>;
-      /** What the shopper is charged (contract §3 `order.amount`). */
+      /** What the shopper is charged (`order.amount`). */
       amount: OrderAmount;
       /** `create` from a shopper's request; `watcher` from a resend after the relay lost the answer. */
       source: 'create' | 'watcher';

@@ -1,5 +1,5 @@
 /**
- * What `onPaid`, `onFailed` and `onExpired` receive (contract §6): the order
+ * What `onPaid`, `onFailed` and `onExpired` receive: the order
  * as the merchant's server needs it to ship, to cancel or to refund: what
  * was paid for (the priced line items and the amount charged), for which of
  * the merchant's checkouts (`reference`, `metadata`), and whether that
@@ -23,7 +23,7 @@ export interface FulfilledOrder {
   readonly metadata: Readonly<Record<string, string>>;
   /** The line items charged, as `priceCart` returned them. */
   readonly lineItems: readonly PricedLineItem[];
-  /** What the shopper is charged: the service's order total (contract §3 `order.amount`). */
+  /** What the shopper is charged: the service's order total (`order.amount`). */
   readonly amount: Readonly<OrderAmount>;
   /** The payment status last read (`paid`, `failed`, `cancelled`…); `null` if none was read. */
   readonly paymentStatus: string | null;

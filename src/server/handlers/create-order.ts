@@ -1,8 +1,8 @@
 /**
- * The relay's create handler (contract §3), top to bottom: checks the
+ * The relay's create handler, top to bottom: checks the
  * shopper's idempotency key and intent, prices the cart on the server,
  * records the create in the journal with what it is for (the line items,
- * the merchant's reference and metadata: contract §6) and a keyed digest of
+ * the merchant's reference and metadata) and a keyed digest of
  * what the attempt is (the cart, the name, the number, the network), creates
  * the order under a key bound to that digest, reports `order_created`, and
  * answers status fields, the amount charged, the merchant's reference and a
@@ -21,7 +21,7 @@
  * unanswered, and one of them may have created an order before the product
  * sold out: the shopper would see the cart error on every retry while the
  * payment prompt is live on their phone. With a journal the relay remembers
- * those tries (contract §6), so it answers the retry as the create would have:
+ * those tries, so it answers the retry as the create would have:
  * the known order, or the recorded create sent again (the service replays its
  * first answer, or creates it now: the very create the earlier try meant), to
  * the same attempt only. Without a journal the relay has no memory: the `400`
@@ -80,7 +80,7 @@ interface CreateContext {
   journal: RelayJournal;
   /** What the runtime knows of the connection: its `signal` says the shopper left. */
   connection: ConnectionInfo | undefined;
-  /** The merchant-scoped key (contract §3) the journal files the attempt under: the same on every try. */
+  /** The merchant-scoped key the journal files the attempt under: the same on every try. */
   idempotencyKey: string;
   /** The key the service is called with: the scoped key bound to the attempt's digest. */
   serviceKey: string;

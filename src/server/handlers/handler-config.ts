@@ -10,7 +10,7 @@ import type { AttemptDigests } from '../tokens/attempt-digest.js';
 import type { IdempotencyScope, ServiceKeyScope } from '../tokens/idempotency-scope.js';
 import type { LookupTokens } from '../tokens/lookup-token.js';
 
-/** Largest body the relay reads (contract §3: `413` above 16 KiB). */
+/** Largest body the relay reads (`413` above 16 KiB). */
 export const RELAY_MAX_BODY_BYTES = 16 * 1024;
 
 /** Everything the relay's handlers read, checked: the limits, the service client, the merchant's `priceCart`, the tokens. */

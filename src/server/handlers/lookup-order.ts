@@ -1,5 +1,5 @@
 /**
- * The relay's lookup handler (contract §3): checks the lookup token before
+ * The relay's lookup handler: checks the lookup token before
  * the service is called (without it an order id reads nothing) and answers
  * status fields and the amount charged only; no customer data leaves the
  * merchant's server.

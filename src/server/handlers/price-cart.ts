@@ -1,5 +1,5 @@
 /**
- * The relay's price route (contract §3): the browser sends `{ cart }`, the
+ * The relay's price route: the browser sends `{ cart }`, the
  * merchant's `priceCart` prices it exactly as a create would, and the answer
  * is the total, each line item's name, quantity and unit price, and the
  * merchant's reference. No service call, no journal, limited per client like

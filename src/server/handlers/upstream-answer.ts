@@ -1,6 +1,6 @@
 /**
- * What the browser hears when the service failed or refused the relay
- * (contract §3): the statuses the element acts on, generic messages, and
+ * What the browser hears when the service failed or refused the relay:
+ * the statuses the element acts on, generic messages, and
  * never an upstream detail or key. The details go to `onEvent` only, as
  * `upstream_error`, from the route that answers.
  */

@@ -1,5 +1,5 @@
 /**
- * What was paid for, and for whom (contract §6), as the journal keeps it:
+ * What was paid for, and for whom, as the journal keeps it:
  * the merchant's reference and metadata, the priced line items and the
  * amount charged, recorded with the intent and kept until the order is
  * pruned. None of it is personal data; the customer's name and number stay

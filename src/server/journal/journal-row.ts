@@ -57,7 +57,7 @@ export interface JournalRow {
 /** The longest failure description kept: enough to tell errors apart, too short to hold a record. */
 export const DELIVERY_ERROR_MAX_LENGTH = 200;
 
-/** The outcome a final payment status settles an order with, or `null` while it is pending (contract §3). */
+/** The outcome a final payment status settles an order with, or `null` while it is pending. */
 export function outcomeOfPaymentStatus(paymentStatus: string): Exclude<JournalOutcome, 'expired'> | null {
   const outcome = classifyPaymentStatus(paymentStatus);
   return outcome === 'pending' ? null : outcome;

@@ -1,5 +1,5 @@
 /**
- * The durable order journal (contract §6): one entry per checkout attempt,
+ * The durable order journal: one entry per checkout attempt,
  * keyed by the scoped idempotency key, written before the service is called so
  * that no order the service creates through the relay can be missed.
  *
@@ -36,7 +36,7 @@ export type CreateRequestBody = Readonly<Record<string, unknown>>;
 
 /** Fields every entry has, whatever its phase. */
 interface JournalEntryBase {
-  /** The scoped idempotency key (contract §3): the same key replays the same create. */
+  /** The scoped idempotency key: the same key replays the same create. */
   idempotencyKey: string;
   /** When the relay recorded the intent to create. */
   createdAt: number;
@@ -57,7 +57,7 @@ export interface CreatingEntry extends JournalEntryBase {
 export interface WatchingEntry extends JournalEntryBase {
   phase: 'watching';
   orderId: string;
-  /** The payment status last read (spec §3). */
+  /** The payment status last read. */
   paymentStatus: string;
   /** When the order is next looked up. */
   dueAt: number;

@@ -1,6 +1,6 @@
 /**
  * What the journal keeps of each order's latest lookup, so that a whole fleet
- * shares one service lookup per order (contract §7): the statuses read (the
+ * shares one service lookup per order: the statuses read (the
  * order's, the payment's, a failure code, a completion time, the amount
  * charged; never a name, a number or anything the shopper typed), when they
  * were read, and when the last lookup was claimed. A lookup that finds a

@@ -37,7 +37,7 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
     description: 'One journal row per checkout attempt, with leases for the fleet',
     statements: [
       // BIGINT times are epoch milliseconds in both databases. The last CHECK is
-      // the privacy promise (contract §6): only an unanswered create holds the
+      // the privacy promise: only an unanswered create holds the
       // customer's name and number.
       `CREATE TABLE pay_checkout_journal (
         idempotency_key TEXT PRIMARY KEY,
@@ -70,7 +70,7 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
     version: 2,
     description: 'What was paid for and for whom: reference, metadata, line items, amount, failure code',
     statements: [
-      // Not personal data (contract §6): kept, unlike the create body, until the row is pruned.
+      // Not personal data: kept, unlike the create body, until the row is pruned.
       'ALTER TABLE pay_checkout_journal ADD COLUMN reference TEXT',
       'ALTER TABLE pay_checkout_journal ADD COLUMN metadata TEXT',
       'ALTER TABLE pay_checkout_journal ADD COLUMN line_items TEXT',

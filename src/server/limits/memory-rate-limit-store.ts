@@ -1,6 +1,6 @@
 /**
  * The in-memory rate-limit store (one process), bounded without ever letting
- * traffic empty a limit before its time (contract §7).
+ * traffic empty a limit before its time.
  *
  * Each kind of limit (the key's prefix: `create:`, `lookup:`, `prompt:`) has
  * a room of its own, so a flood of one kind cannot crowd out another. An

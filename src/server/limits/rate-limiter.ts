@@ -1,5 +1,5 @@
 /**
- * Rate limits (contract §3, §7): token buckets per client address, and a
+ * Rate limits: token buckets per client address, and a
  * sliding window of payment prompts per mobile-money number. The math is
  * pure functions; where limits live is a {@link RateLimitStore}, so a
  * merchant running several instances keeps them in a shared store (Redis,

@@ -1,6 +1,6 @@
 /**
- * Rate limits kept in Redis, so every relay process of a fleet limits as one
- * (contract §7). Each decision is one Lua script run in Redis: read, refill,
+ * Rate limits kept in Redis, so every relay process of a fleet limits as one.
+ * Each decision is one Lua script run in Redis: read, refill,
  * take and write happen there atomically, and on Redis's own clock, so
  * processes whose clocks disagree still share one bucket. Keys expire once
  * idle long enough to be full (or empty) again.
@@ -150,7 +150,7 @@ function redisAvailability(client: RedisScriptClient, timers: Pick<Clock, 'setTi
   let failure: unknown;
   let lastClientError: unknown;
   let checking = false;
-  // Without a listener node-redis throws its connection errors out of the process (contract §7);
+  // Without a listener node-redis throws its connection errors out of the process;
   // each call that meets one fails too, and the relay warns through `onEvent`.
   client.on?.('error', (error) => {
     lastClientError = error;

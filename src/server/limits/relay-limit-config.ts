@@ -1,5 +1,5 @@
 /**
- * The relay's limits, checked once at startup (contract §7): per client
+ * The relay's limits, checked once at startup: per client
  * address for creates and lookups, per mobile-money number for payment
  * prompts, kept in the store the merchant chose.
  */

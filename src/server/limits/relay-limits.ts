@@ -1,5 +1,5 @@
 /**
- * The relay's limits at request time (contract §3, §7): one token per
+ * The relay's limits at request time: one token per
  * request from the client's bucket, one slot per payment prompt in the
  * number's window, a `429` with `Retry-After` when there is none. A failing
  * shared store must not stop sales, nor lift the limits: this process's
@@ -38,7 +38,7 @@ export function takeClientToken(
   if (!rule) return;
   const clientKey = config.clientKeyOf(request, connection);
   if (clientKey === undefined) {
-    // One bucket for every shopper would let ten shoppers close the shop (contract §7): this
+    // One bucket for every shopper would let ten shoppers close the shop: this
     // request goes unlimited per client; the per-number prompt limit still holds.
     config.reporter.warnOnce(
       'rate_limit_no_client_address',
@@ -128,7 +128,7 @@ function warnStoreFull(config: LimitsConfig): void {
   );
 }
 
-/** `429` with `Retry-After` in whole seconds, at least one (contract §3). */
+/** `429` with `Retry-After` in whole seconds, at least one. */
 export function rateLimited(retryAfterMs: number): HttpError {
   const seconds = retryAfterSeconds(retryAfterMs);
   return new HttpError('rateLimited', `Too many requests. Try again in ${seconds} s.`, {
@@ -136,7 +136,7 @@ export function rateLimited(retryAfterMs: number): HttpError {
   });
 }
 
-/** The prompt limit's `429`: what the shopper can do about it, in words (contract §7). */
+/** The prompt limit's `429`: what the shopper can do about it, in words. */
 export function tooManyPaymentRequests(retryAfterMs: number): HttpError {
   const seconds = retryAfterSeconds(retryAfterMs);
   const minutes = Math.ceil(seconds / 60);

@@ -4,7 +4,7 @@
  * host frozen, a network cut without a reset) counts as failed, and the
  * lookup calls the service as without one; and a claimed lookup whose call
  * is slow keeps its claim while the call lasts, so no other process of the
- * fleet calls the service for the same order meanwhile (contract §7).
+ * fleet calls the service for the same order meanwhile.
  */
 import { answeredWithin } from '../../shared/answered-within.js';
 import type { Clock } from '../../shared/clock.js';

@@ -1,5 +1,5 @@
 /**
- * One service lookup per order, whoever asks (contract §7): browser tabs and
+ * One service lookup per order, whoever asks: browser tabs and
  * the watcher share it. In a process, one call per order is in flight and
  * every lookup of that order meanwhile waits for it; a read within the last
  * 2 s answers without a call. With a journal, the fleet shares the same way:
@@ -207,7 +207,7 @@ function isFreshFor({ read, readAt }: RecentRead, askedAt: number, now: number):
   return recent || classifyPaymentStatus(read.payment.status) !== 'pending';
 }
 
-/** True when a read answers now: it began within the sharing window (not after now), or its payment is final (contract §3). */
+/** True when a read answers now: it began within the sharing window (not after now), or its payment is final. */
 function isStillTrue({ read, readAt }: RecentRead, now: number): boolean {
   const ageMs = now - readAt;
   return (

@@ -1,5 +1,5 @@
 /**
- * What a merchant's `priceCart` returns (contract §6): the line items, or
+ * What a merchant's `priceCart` returns: the line items, or
  * the line items with the merchant's own `reference` for the checkout and
  * `metadata` for their own use. Both are checked here before anything is
  * recorded or charged: a bad one is the merchant's bug, so the create is

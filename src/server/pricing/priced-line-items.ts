@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import { CURRENCIES, type Currency, ORDER_INPUT_LIMITS } from '../../shared/service-contract.js';
 import { issueParam } from '../../shared/wire.js';
 
-/** A line item as `priceCart` returns it (spec §2's product line; `value` in minor units). */
+/** A line item as `priceCart` returns it (the service's product line; `value` in minor units). */
 export interface PricedLineItem {
   type: 'product';
   product: { name: string; price: { currency: Currency; value: number }; quantity: number };

@@ -1,7 +1,7 @@
 /**
  * What a service answer means: the validated output for a `2xx` in the
- * documented shape, else the {@link ServiceError} spec §7 and the contract
- * assign to it. Messages never quote the key.
+ * documented shape, else the {@link ServiceError} the service's error
+ * statuses assign to it. Messages never quote the key.
  */
 import type * as z from 'zod/mini';
 import type { TransportAnswer } from '../../http/transport.js';

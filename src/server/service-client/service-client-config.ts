@@ -12,7 +12,7 @@ import { assertSecretKey, redactSecret } from '../tokens/secret-key.js';
 export interface ServiceClientOptions {
   /** The service's base URL (spec: `{base_url}`), such as the sandbox's. */
   baseUrl: string;
-  /** A secret key, `sk_test_…` or `sk_live_…` (spec §5.2). Publishable keys are refused. */
+  /** A secret key, `sk_test_…` or `sk_live_…`. Publishable keys are refused. */
   secretKey: string;
   /** The fetch to call; defaults to the global one. */
   fetch?: typeof fetch;

@@ -1,5 +1,5 @@
 /**
- * A typed, validated client for the payments service (spec §4, §5, §7). Each
+ * A typed, validated client for the payments service. Each
  * endpoint checks its input, then makes one call (service-call.ts: auth,
  * idempotency, time-outs, retries) whose answer is interpreted in
  * service-answer.ts. Web-standard only, so it runs on Node and edge runtimes.
@@ -58,7 +58,7 @@ export interface ServiceWriteOptions extends ServiceRequestOptions {
   idempotencyKey?: string;
 }
 
-/** Which page of orders to read (spec §4). */
+/** Which page of orders to read. */
 export interface OrderPageRequest {
   /** 1-based; page 1 holds the newest orders. */
   pageNumber: number;
@@ -68,7 +68,7 @@ export interface OrderPageRequest {
 
 /** Options of `orders.list()`. */
 export interface OrderListOptions extends ServiceRequestOptions {
-  /** Orders per page requested. Default 100 (spec §8 recommends 25 to 100). */
+  /** Orders per page requested. Default 100 (the service recommends 25 to 100). */
   pageSize?: number;
 }
 
@@ -82,18 +82,18 @@ export interface ServiceClient {
     /** `POST /orders/page`: one page of orders, newest first. */
     page(request: OrderPageRequest, options?: ServiceRequestOptions): Promise<OrderPageAnswer>;
     /**
-     * Every order, newest first, following the paging rule of spec §4: page
+     * Every order, newest first, following the service's paging rule: page
      * after page until one holds fewer than `pageSize`. Orders created while
      * iterating shift the pages, so an order may be seen twice.
      */
     list(options?: OrderListOptions): AsyncIterableIterator<Order>;
   };
   otp: {
-    /** `POST /otp/lookup`: the OTP record, whose fields spec §2 does not show. */
+    /** `POST /otp/lookup`: the OTP record, whose fields the service does not show. */
     lookup(otpId: string, options?: ServiceRequestOptions): Promise<UnshownRecordAnswer>;
   };
   chimes: {
-    /** `POST /chimes/lookup`: the chime record, whose fields spec §2 does not show. */
+    /** `POST /chimes/lookup`: the chime record, whose fields the service does not show. */
     lookup(chimeId: string, options?: ServiceRequestOptions): Promise<UnshownRecordAnswer>;
   };
 }
@@ -250,7 +250,7 @@ async function* listOrders(
   for (let pageNumber = 1; ; pageNumber++) {
     const answer = await page({ pageNumber, pageSize }, { signal: options.signal });
     yield* answer.page.orders;
-    // The paging rule of spec §4: a short page is the last one.
+    // The service's paging rule: a short page is the last one.
     if (answer.page.orders.length < pageSize) return;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The service client's one error. Every failure of a service call is a
- * {@link ServiceError}: the service's own error shape (spec §7: `code`,
+ * {@link ServiceError}: the service's own error shape (`code`,
  * `message`, `type`, plus `param` for invalid input) with the HTTP status, or
  * a client-side code when no answer came, and whether a retry with the same
  * idempotency key may cure it. None of them ever holds the key.
@@ -78,10 +78,10 @@ function isRetryableFailure(status: number): boolean {
   );
 }
 
-/** `401`: the key is missing, malformed, unknown, deleted, expired or of the wrong mode (spec §5.5). */
+/** `401`: the key is missing, malformed, unknown, deleted, expired or of the wrong mode. */
 export class ServiceAuthenticationError extends ServiceError {}
 
-/** `403`: the key is valid but may not do this (spec §5.6): publishable, restricted, read-only. */
+/** `403`: the key is valid but may not do this: publishable, restricted, read-only. */
 export class ServicePermissionError extends ServiceError {}
 
 /** `400` and other `4xx` about the request itself; `param` names the field. */
@@ -105,7 +105,7 @@ export class ServiceNetworkError extends ServiceError {}
 /** No complete answer within `timeoutMs`. */
 export class ServiceTimeoutError extends ServiceError {}
 
-/** The error class for an HTTP error status, as spec §7 and the contract assign them. */
+/** The error class for an HTTP error status, as the service and the relay assign them. */
 export function serviceErrorClassFor(status: number): typeof ServiceError {
   if (status === 401) return ServiceAuthenticationError;
   if (status === 403) return ServicePermissionError;

@@ -1,5 +1,5 @@
 /**
- * The payments service's shapes (spec §2, §4), as the service client checks
+ * The payments service's shapes, as the service client checks
  * them. Every object is loose: fields the specification does not show are
  * kept, not rejected, so a fuller service does not break the client. Which
  * creation fields are mandatory is not shown, so the client leaves that to the
@@ -8,12 +8,12 @@
 import * as z from 'zod/mini';
 import { PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../../shared/service-contract.js';
 
-/** A currency code as the service writes it (spec §2). */
+/** A currency code as the service writes it. */
 export const CURRENCY_PATTERN = /^[a-z]{3}$/;
 /** An order id as the service client takes and reads it. */
 export const SERVICE_ORDER_ID_PATTERN = /^or_.+$/;
 
-/** Money (spec §2): lowercase currency code and an integer value in minor units. */
+/** Money: lowercase currency code and an integer value in minor units. */
 export const moneySchema = z.looseObject({
   currency: z.string().check(z.regex(CURRENCY_PATTERN, 'Use a lowercase three-letter currency code.')),
   value: z.int('Give the value as an integer number of minor units.'),
@@ -21,7 +21,7 @@ export const moneySchema = z.looseObject({
 /** A money object as the service sends it. */
 export type Money = z.infer<typeof moneySchema>;
 
-/** A product line (spec §2: `type: 'product'` with an object named like the type). */
+/** A product line (`type: 'product'` with an object named like the type). */
 export const productLineItemSchema = z.looseObject({
   type: z.literal('product'),
   product: z.looseObject({
@@ -33,7 +33,7 @@ export const productLineItemSchema = z.looseObject({
 /** A product line as the service sends it. */
 export type ProductLineItem = z.infer<typeof productLineItemSchema>;
 
-/** Creation input (spec §2), every field typed, none required by the client. */
+/** Creation input, every field typed, none required by the client. */
 export const orderCreateInputSchema = z.looseObject({
   execute_payment: z.optional(z.boolean()),
   customer_data: z.optional(
@@ -72,10 +72,10 @@ export interface OrderCreateInput {
 
 const orderIdSchema = z.string().check(z.regex(SERVICE_ORDER_ID_PATTERN, 'An order id starts with or_.'));
 
-/** `/orders/lookup` body (spec §4). */
+/** `/orders/lookup` body. */
 export const orderLookupInputSchema = z.object({ order_id: orderIdSchema });
 
-/** `/orders/page` body (spec §4, §8: page 1 is the newest; at most 256 a page). */
+/** `/orders/page` body (page 1 is the newest; at most 256 a page). */
 export const orderPageInputSchema = z.object({
   page_number: z.int().check(z.gte(1, 'page_number starts at 1.')),
   page_size: z
@@ -86,10 +86,10 @@ export const orderPageInputSchema = z.object({
     ),
 });
 
-/** The nested payment of an order (spec §2: only `status` is shown). */
+/** The nested payment of an order (only `status` is shown). */
 export const paymentSchema = z.looseObject({ status: z.string() });
 
-/** An order as a page shows it (spec §2 table: the required fields are required). */
+/** An order as a page shows it (the fields the service requires are required). */
 export const orderSchema = z.looseObject({
   id: orderIdSchema,
   status: z.string(),
@@ -111,17 +111,17 @@ export const orderSchema = z.looseObject({
 /** An order as a page lists it. */
 export type Order = z.infer<typeof orderSchema>;
 
-/** An order read through lookup or creation: the same, with its `payment` (spec §4). */
+/** An order read through lookup or creation: the same, with its `payment`. */
 export const orderWithPaymentSchema = z.extend(orderSchema, { payment: paymentSchema });
 /** An order with its nested payment, as lookup and creation answer it. */
 export type OrderWithPayment = z.infer<typeof orderWithPaymentSchema>;
 
-/** `/orders/lookup` answer (spec §4). */
+/** `/orders/lookup` answer. */
 export const orderLookupAnswerSchema = z.looseObject({ order: orderWithPaymentSchema });
 /** What `orders.lookup()` resolves to. */
 export type OrderLookupAnswer = z.infer<typeof orderLookupAnswerSchema>;
 
-/** `/orders/new` answer (not shown in spec §4; see ORDER_CREATE_ANSWER_FIELD). */
+/** `/orders/new` answer (not shown by the service's interface; see ORDER_CREATE_ANSWER_FIELD). */
 export const orderCreateAnswerSchema = orderLookupAnswerSchema;
 /** The service's answer to `/orders/new`. */
 export type OrderCreateAnswer = z.infer<typeof orderCreateAnswerSchema>;
@@ -135,7 +135,7 @@ export type OrderCreateResult = OrderCreateAnswer & {
   replayed: boolean;
 };
 
-/** `/orders/page` answer (spec §4: the array is named after the resource). */
+/** `/orders/page` answer (the array is named after the resource). */
 export const orderPageAnswerSchema = z.looseObject({
   page: z.looseObject({
     page_number: z.int(),
@@ -151,12 +151,12 @@ export const otpLookupInputSchema = z.object({ otp_id: z.string().check(z.minLen
 /** `/chimes/lookup` body (not shown; see LOOKUP_ID_FIELDS). */
 export const chimeLookupInputSchema = z.object({ chime_id: z.string().check(z.minLength(1)) });
 
-/** OTP and chime records are not shown (spec §2): any JSON object is accepted and kept whole. */
+/** OTP and chime records are not shown: any JSON object is accepted and kept whole. */
 export const unshownRecordAnswerSchema = z.looseObject({});
 /** What `otp.lookup()` and `chimes.lookup()` resolve to: the record as the service sent it. */
 export type UnshownRecordAnswer = z.infer<typeof unshownRecordAnswerSchema>;
 
-/** The error body of spec §7, read leniently: a service may add fields. */
+/** The service's error body, read leniently: a service may add fields. */
 export const serviceErrorBodySchema = z.looseObject({
   error: z.looseObject({
     code: z.string(),

@@ -8,7 +8,7 @@
  *
  * The prompt key is the same kind of digest of a merchant's reference and a
  * mobile-money number: the journal finds an open order of one checkout to
- * one phone by it (one prompt per number per checkout, contract §3).
+ * one phone by it (one prompt per number per checkout).
  */
 import type { CheckoutIntent } from '../../shared/wire.js';
 import { base64UrlEncode } from './base64url.js';

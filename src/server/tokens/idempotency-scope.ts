@@ -1,6 +1,6 @@
 /**
  * Scopes a shopper's idempotency key to the merchant before it reaches the
- * service (contract §3). The journal files an attempt under
+ * service. The journal files an attempt under
  * `base64url(HMAC-SHA-256(scopeKey, 'idempotency:' + key))`, where `scopeKey`
  * is derived from the relay's secret key; the service sees that key bound to
  * the attempt's digest (attempt-digest.ts),

@@ -1,5 +1,5 @@
 /**
- * Lookup tokens (contract §3): the relay gives the browser, with a new order,
+ * Lookup tokens: the relay gives the browser, with a new order,
  * `base64url(HMAC-SHA-256(lookupSecret, order_id))`, and answers a lookup only
  * when the token matches the order id. Without the token an order id alone,
  * guessed or leaked, reads nothing.

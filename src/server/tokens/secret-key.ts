@@ -1,5 +1,5 @@
 /**
- * Checks a service key before anything is sent with it (spec §5.2), with
+ * Checks a service key before anything is sent with it, with
  * messages that never quote the key, and scrubs it from any text that could
  * reach an error or a log.
  */
@@ -24,7 +24,7 @@ export function assertSecretKey(key: unknown, owner: string): asserts key is str
   }
   if (PUBLISHABLE_KEY_PREFIXES.some((prefix) => key.startsWith(prefix))) {
     throw new TypeError(
-      `${owner}: secretKey is a publishable key (pk_…). Publishable keys cannot create orders (spec §5.6); give the secret key (sk_…), and keep it on the server.`,
+      `${owner}: secretKey is a publishable key (pk_…). Publishable keys cannot create orders; give the secret key (sk_…), and keep it on the server.`,
     );
   }
   if (!SECRET_KEY_PATTERN.test(key)) {

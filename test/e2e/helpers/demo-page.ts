@@ -2,7 +2,7 @@
  * A harness for the demo page, so the tests read like what a shopper does:
  * open the page, fill the checkout, pay, answer the phone, read the events.
  * Playwright's CSS locators pierce the element's open shadow root, and the
- * controls are found by the `name`s contract §2 fixes.
+ * controls are found by the `name`s the element fixes.
  */
 import type { ConsoleMessage, Locator, Page, Response } from 'playwright-core';
 

@@ -1,5 +1,5 @@
 /**
- * `pay-checkout check-relay` and `pay-checkout sandbox` (contract §5), run
+ * `pay-checkout check-relay` and `pay-checkout sandbox`, run
  * as a merchant runs them: child processes over real HTTP on 127.0.0.1.
  * Our own relay must conform in full; our relay with one deliberate fault
  * must be failed on exactly the checks that fault breaks, with exit 1.

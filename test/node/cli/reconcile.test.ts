@@ -11,7 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'libsql';
-import { createSandbox, SANDBOX_KEYS, SANDBOX_TEST_NUMBERS, type Sandbox } from '../../../src/sandbox/index.js';
+import {
+  createSandbox,
+  SANDBOX_KEYS,
+  SANDBOX_TEST_NUMBERS,
+  type Sandbox,
+} from '../../../src/sandbox/index.js';
 import { type Journal, openJournal } from '../../../src/server/index.js';
 import {
   CREATE_MIGRATIONS_TABLE,

@@ -92,7 +92,7 @@ describe('checkout form', () => {
     assert.deepEqual(FIELD_ORDER, ['customer_name', 'number', 'issuer']);
   });
 
-  it('maps the relay’s error.param to the field it names (contract §3)', () => {
+  it('maps the relay’s error.param to the field it names', () => {
     assert.equal(fieldForParam('customer_data.name'), 'customer_name');
     assert.equal(fieldForParam('customer_data.phone_number'), 'number');
     assert.equal(fieldForParam('payment_method_data.mobile_money.number'), 'number');

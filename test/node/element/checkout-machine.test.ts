@@ -46,7 +46,7 @@ describe('checkout machine', () => {
     }
   });
 
-  it('keeps waiting on pending and unknown payment statuses (contract §3), as the very same state', () => {
+  it('keeps waiting on pending and unknown payment statuses, as the very same state', () => {
     const waiting = at('requires_action');
     for (const status of ['requires_action', 'not_started', 'processing', 'something_new', '']) {
       assert.equal(transition(waiting, { type: 'polled', paymentStatus: status }), waiting);
@@ -147,7 +147,7 @@ describe('checkout machine', () => {
     }
   });
 
-  it('shows the receipt of another order of the checkout paid first, from every state but submitting (contract §2)', () => {
+  it('shows the receipt of another order of the checkout paid first, from every state but submitting', () => {
     const otherPaid: CheckoutEvent = { type: 'other_paid', paymentStatus: 'paid' };
     for (const status of ALL_STATES) {
       // A create in flight answers first: its order must be known before the screen changes.

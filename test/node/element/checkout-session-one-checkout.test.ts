@@ -1,5 +1,5 @@
 /**
- * What contract §2 asks of one checkout, on the session in Node: the amount
+ * What the element promises of one checkout, on the session in Node: the amount
  * the shopper sees is the relay's from the create on; "Use another number"
  * leaves the earlier order watched, and the first paid order wins; a saved
  * checkout belongs to its cart. The relay is scripted per order, the clock
@@ -41,7 +41,7 @@ async function twoOrdersWaiting(relay = new ScriptedRelay()) {
   return shop;
 }
 
-describe('CheckoutSession: the amount the shopper sees (contract §2)', () => {
+describe('CheckoutSession: the amount the shopper sees', () => {
   it('takes the relay’s order.amount and reference from the create on, in its events and in storage', async () => {
     const relay = new ScriptedRelay();
     relay.charged = { amount: CHARGED, reference: 'cart-8812' };
@@ -135,7 +135,7 @@ describe('CheckoutSession: the amount the shopper sees (contract §2)', () => {
   });
 });
 
-describe('CheckoutSession: one checkout, at most one payment (contract §2)', () => {
+describe('CheckoutSession: one checkout, at most one payment', () => {
   it('keeps looking up the earlier order after "Use another number", one lookup each per interval', async () => {
     const shop = await twoOrdersWaiting();
     assert.equal(shop.session.othersOpen, true);
@@ -354,7 +354,7 @@ describe('CheckoutSession: one checkout, at most one payment (contract §2)', ()
   });
 });
 
-describe('CheckoutSession: one prompt per number, and two payments told (contract §2)', () => {
+describe('CheckoutSession: one prompt per number, and two payments told', () => {
   it('takes the open order up again when the same number is given again: one create for three tries, no event again', async () => {
     const shop = checkout();
     await shop.submit();
@@ -434,7 +434,7 @@ describe('CheckoutSession: one prompt per number, and two payments told (contrac
   });
 });
 
-describe('CheckoutSession: the timeout screen checks by itself (contract §2)', () => {
+describe('CheckoutSession: the timeout screen checks by itself', () => {
   it('looks the order up at the poll interval on the timeout screen, and reaches paid without a click', async () => {
     const shop = checkout();
     await shop.submit();
@@ -465,7 +465,7 @@ describe('CheckoutSession: the timeout screen checks by itself (contract §2)', 
   });
 });
 
-describe('CheckoutSession: a saved checkout belongs to its cart (contract §2)', () => {
+describe('CheckoutSession: a saved checkout belongs to its cart', () => {
   const cart = { items: [{ product_id: 'kente-tote', quantity: 1 }], note: 'gift' };
   const sameCartOtherOrder = { note: 'gift', items: [{ quantity: 1, product_id: 'kente-tote' }] };
   const newCart = { items: [{ product_id: 'kente-tote', quantity: 2 }], note: 'gift' };

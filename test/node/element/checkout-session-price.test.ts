@@ -1,6 +1,6 @@
 /**
- * The price before the prompt, in the session (contract §2, "The amount the
- * shopper sees"): with `price-url`, the relay's price of the page's cart is
+ * The price before the prompt, in the session (the amount the
+ * shopper sees): with `price-url`, the relay's price of the page's cart is
  * what the button shows and what the create sends as `expected_amount`; a
  * relay that prices otherwise answers `409 amount_changed` before any prompt,
  * and the shopper sees the new amount and pays again. A price request that

@@ -1,7 +1,7 @@
 /**
  * CheckoutSession in Node, without a DOM: a scripted relay behind an injected
  * `fetch`, storage in a map and a clock the test moves. Each test reads as
- * one shopper's attempt; the event log is the contract's (§2).
+ * one shopper's attempt; the event log is the element's events.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -70,7 +70,7 @@ describe('CheckoutSession', () => {
     assert.equal(JSON.stringify(shop.stored).includes('Ama Mensah'), false, 'the body is gone');
   });
 
-  it('keeps the shopper’s number in sessionStorage only while the payer decides, not after paid (contract §2)', async () => {
+  it('keeps the shopper’s number in sessionStorage only while the payer decides, not after paid', async () => {
     const shop = checkout();
     await shop.submit();
     const national = LOCAL_NUMBER.slice(1);
@@ -102,7 +102,7 @@ describe('CheckoutSession', () => {
     assert.equal(JSON.stringify(shop.stored).includes('admin'), false);
   });
 
-  it('shows the prompt limit on the number field: approve the prompt sent, or wait (contract §7)', async () => {
+  it('shows the prompt limit on the number field: approve the prompt sent, or wait', async () => {
     const relay = new ScriptedRelay();
     relay.createAnswers = [
       {
@@ -210,7 +210,7 @@ describe('CheckoutSession', () => {
         retryable: true,
         message: 'The blue tote is sold out.',
       });
-      // pay-error fires once per attempt (contract §2): this attempt's was the 503's.
+      // pay-error fires once per attempt: this attempt's was the 503's.
       const errors = shop.events.filter((event) => event.name === 'pay-error').map((event) => event.detail);
       assert.deepEqual(errors, [
         { code: 'service_unavailable', message: 'The relay says service_unavailable.', retryable: true },

@@ -127,12 +127,12 @@ describe('CreateRun', () => {
   describe('when the relay refuses a field', () => {
     it('sends the shopper back to that field, with no error to show', async () => {
       const { run, reports } = createRun();
-      // A line break in the name: the relay's checks are the contract's (§7), whatever the form let through.
+      // A line break in the name: the relay's checks hold, whatever the form let through.
       await run.start(draft(customerPayingFrom('0241234567', 'Ama\nMensah')), true);
       assert.deepEqual(reports, [{ field: 'customer_name', refusal: undefined }]);
     });
 
-    it('names the number and the wait when it had too many prompts (contract §7)', async () => {
+    it('names the number and the wait when it had too many prompts', async () => {
       const relay = relayWith({ rateLimit: { promptsPerNumber: { limit: 1, windowMinutes: 10 } } });
       const { run, reports } = createRun({ relay });
       const number = customerPayingFrom('0209876555');

@@ -38,7 +38,7 @@ describe('element helpers', () => {
     assert.equal(formatAmount({ currency: 'not-a-currency', value: 5000 }, 'en'), '');
   });
 
-  it('clamps poll-interval to 2–5 s (spec §8), 3 s by default', () => {
+  it('clamps poll-interval to 2–5 s, 3 s by default', () => {
     assert.equal(clampPollInterval(undefined), 3000);
     assert.equal(clampPollInterval(Number.NaN), 3000);
     assert.equal(clampPollInterval(100), 2000);

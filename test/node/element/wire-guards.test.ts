@@ -27,7 +27,7 @@ const payment = fc.oneof(
   fc.string(),
   fc.constant(undefined),
 );
-// `order.amount` (contract §3): whole minor units, and what an older or broken relay might send instead.
+// `order.amount`: whole minor units, and what an older or broken relay might send instead.
 const value = fc.oneof(fc.nat(), fc.integer(), fc.double(), fc.constant(2 ** 53), text);
 const amount = fc.oneof(
   fc.record({ currency: text, value, extra: fc.string() }, { requiredKeys: ['currency', 'value'] }),

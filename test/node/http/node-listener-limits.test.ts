@@ -11,7 +11,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { jsonResponse, type WebHandler } from '../../../src/http/index.js';
-import { listen, type NodeListener, type RunningServer, toNodeListener } from '../../../src/http/node/index.js';
+import {
+  listen,
+  type NodeListener,
+  type RunningServer,
+  toNodeListener,
+} from '../../../src/http/node/index.js';
 import { openRaw, parseAnswer } from '../../fixtures/raw-http.js';
 
 /** A security header a handler's answers carry beyond the JSON ones, as the demo's do. */

@@ -1,5 +1,5 @@
 /**
- * What every journal promises the shared lookups (contract §7), on each real
+ * What every journal promises the shared lookups, on each real
  * store: memory, an SQLite file, and PostgreSQL where installed. A fresh
  * status answers; a stale one is claimed by one lookup, which moves the
  * watcher's next check; the watcher's lease counts as a lookup in flight; a

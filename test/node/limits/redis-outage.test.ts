@@ -1,5 +1,5 @@
 /**
- * Contract §7, Fleets: a Redis outage never stops or crashes a relay process.
+ * In a fleet: a Redis outage never stops or crashes a relay process.
  * Limits fall back to process memory with one warning and go back to Redis
  * when it returns, without a restart, whether or not the merchant attached an
  * `error` listener to the client. Against a real redis-server, crashed

@@ -1,5 +1,5 @@
 /**
- * Contract §7, Fleets: `createRedisRateLimitStore(client)` keeps the relay's
+ * In a fleet: `createRedisRateLimitStore(client)` keeps the relay's
  * limits in Redis, each decision one atomic script, so many relay processes
  * limit as one. Against a real redis-server the tests start on a free
  * loopback port and stop, whatever happens.

@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { type Lockfile, missingOptionalEntries } from '../../../scripts/lockfile-platforms.mjs';
 
-const LOCK: Lockfile = JSON.parse(readFileSync(new URL('../../../package-lock.json', import.meta.url), 'utf8'));
+const LOCK: Lockfile = JSON.parse(
+  readFileSync(new URL('../../../package-lock.json', import.meta.url), 'utf8'),
+);
 
 function lockWithout(...locations: string[]): Lockfile {
   const copy: Lockfile = structuredClone(LOCK);

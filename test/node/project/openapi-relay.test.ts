@@ -20,7 +20,14 @@ import {
 } from '../../../src/shared/service-contract.js';
 import { REFERENCE_PATTERN } from '../../../src/shared/wire.js';
 import { customerPayingFrom, lineItems } from '../../fixtures/checkout-data.js';
-import { CLIENT, createRequest, intent, lookupRequest, priceRequest, relayStack } from '../../fixtures/relay.js';
+import {
+  CLIENT,
+  createRequest,
+  intent,
+  lookupRequest,
+  priceRequest,
+  relayStack,
+} from '../../fixtures/relay.js';
 import { clockAhead } from '../../fixtures/relay-clock.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON.

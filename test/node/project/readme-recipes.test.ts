@@ -1,5 +1,5 @@
 /**
- * The client-address recipes of docs/security.md (contract §7) are these
+ * The client-address recipes of docs/security.md are these
  * files, word for word (but for the package's import path), and each one
  * keeps shoppers apart the way it says: a flood from one shopper is limited
  * at the default 10 creates, another shopper is not, and what the client

@@ -15,7 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'libsql';
-import { CartError, type Journal, listen, openJournal, type PricedLineItem } from '../../../src/server/index.js';
+import {
+  CartError,
+  type Journal,
+  listen,
+  openJournal,
+  type PricedLineItem,
+} from '../../../src/server/index.js';
 import { createAnswerSchema } from '../../../src/shared/wire.js';
 import { customerPayingFrom } from '../../fixtures/checkout-data.js';
 import { freshJournal } from '../../fixtures/fulfilment.js';

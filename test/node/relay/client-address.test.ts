@@ -1,5 +1,5 @@
 /**
- * Contract §7, Client address: the peer by default; behind the proxies the
+ * The client address: the peer by default; behind the proxies the
  * merchant names (`trustProxy`), the rightmost forwarded address none of them
  * is. Forged entries never move a shopper's bucket, and with no address at
  * all no two shoppers share one.
@@ -87,7 +87,7 @@ describe('the client address of the relay’s limits', () => {
     assert.equal(await chargedKey(options, undefined, headers), '198.51.100.7');
   });
 
-  it('with a hop count and no peer from the runtime, is the entry the hops appended (contract §7)', async () => {
+  it('with a hop count and no peer from the runtime, is the entry the hops appended', async () => {
     // relay.handle(request) with no connection: the nearest proxy is the unknown peer, trusted as hop one.
     const headers = { 'x-forwarded-for': '203.0.113.50, 192.0.2.99, 198.51.100.7' };
     assert.equal(await chargedKey({ trustProxy: 1 }, undefined, headers), '198.51.100.7');

@@ -77,7 +77,7 @@ describe('createCheckoutRelay', () => {
         },
       });
       sandbox.approve(created.order.id);
-      // Past the sharing window (contract §7): a lookup within it is answered the status just read.
+      // Past the sharing window: a lookup within it is answered the status just read.
       time.now += LOOKUP_SHARING_MS;
       const paid = await ask();
       const paidText = await paid.text();

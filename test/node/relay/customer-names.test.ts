@@ -1,5 +1,5 @@
 /**
- * Contract §7, Names: a customer name is NFC-normalised, must contain a
+ * Customer names: a customer name is NFC-normalised, must contain a
  * visible character, and may not contain control or bidirectional-override
  * characters or lone surrogates: `400` with `param` `customer_data.name`.
  * The element's form gives the same verdicts (element-checkout-form.test.ts).

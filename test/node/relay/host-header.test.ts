@@ -1,5 +1,5 @@
 /**
- * Contract §7, Requests: the Node listener routes by the request line only,
+ * Requests on the open internet: the Node listener routes by the request line only,
  * and a `Host` that is not a plain host name gets `400` through the
  * handler's own error path (so with the headers every answer carries), never
  * a `500`, never an answer from another route. Over real HTTP, with the

@@ -1,5 +1,5 @@
 /**
- * Contract §7, "Limits that cannot be churned away": no traffic, from any
+ * Limits that cannot be churned away: no traffic, from any
  * number of addresses, empties a number's prompt window or a client's bucket
  * before its time. The flood is the one an attacker can afford: lookups with
  * a body of `{}` (each a `400`, no service call) from 10,000 /64s of one

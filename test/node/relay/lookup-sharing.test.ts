@@ -1,6 +1,6 @@
 /**
- * A relay without a journal shares its lookups in its own process (contract
- * §7): one service call per order in flight; a read begun within the last
+ * A relay without a journal shares its lookups in its own process:
+ * one service call per order in flight; a read begun within the last
  * second answers without a call, an older one waits for the next read, 2 s
  * after it; from a memory that stays bounded. Counted at a real
  * sandbox served over loopback HTTP, on a clock the test moves.

@@ -1,5 +1,5 @@
 /**
- * Contract §7, Limits: at most 3 payment prompts to one mobile-money number
+ * The prompt limit: at most 3 payment prompts to one mobile-money number
  * in 10 minutes, whoever sends them, so the checkout is never a tool for
  * flooding a stranger's phone with approval prompts. The number itself is
  * never a key: stores see an HMAC of it.

@@ -50,7 +50,7 @@ import { createTestRelay, LOOKUP_SECRET } from '../../fixtures/relay.js';
 import { clockAhead } from '../../fixtures/relay-clock.js';
 import { shopperIntent } from '../../fixtures/simulated-shopper.js';
 
-/** The Node adapter's own cap in front of the relay: the relay's (contract §3, 16 KiB). */
+/** The Node adapter's own cap in front of the relay: the relay's (16 KiB). */
 const ADAPTER_MAX_BODY_BYTES = RELAY_MAX_BODY_BYTES;
 
 /**
@@ -157,7 +157,7 @@ function percentEncoded(text: string): string {
   );
 }
 
-/** The status contract §3 gives a create, in the order the relay checks (adapter cap, key, type, size, JSON, intent). */
+/** The status the relay's wire gives a create, in the order the relay checks (adapter cap, key, type, size, JSON, intent). */
 function expectedCreateStatus(
   body: HostileBody,
   key: string | undefined,
@@ -223,7 +223,7 @@ describe('relay parsers under random and hostile input', () => {
         fc.boolean(),
         async (body, type, overHttp) => {
           const asked = upstreamLookups.count;
-          // Past the sharing window of the last lookup (contract §7), so a genuine one is asked of the service.
+          // Past the sharing window of the last lookup, so a genuine one is asked of the service.
           relayTime.pastSharedReads();
           const answer = await send('lookup', body, { 'content-type': type }, overHttp);
           assertSafe(answer);

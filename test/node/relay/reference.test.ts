@@ -1,5 +1,5 @@
 /**
- * The merchant's reference and metadata (contract §6): `priceCart` may return
+ * The merchant's reference and metadata: `priceCart` may return
  * `{ lineItems, reference, metadata }`; the relay checks both before anything
  * is recorded or charged, answers the reference with the order (and the
  * amount charged), and a bad one is the merchant's bug: a bare `500`, an

@@ -1,6 +1,6 @@
 /**
- * Conformance of the sandbox to spec §5 (authentication), §7 (errors) and
- * §8 (limits). Every call goes to `sandbox.handle` with a real `Request`, in
+ * Conformance of the sandbox to the service's authentication, errors and
+ * limits. Every call goes to `sandbox.handle` with a real `Request`, in
  * process (test/fixtures/sandbox.ts); sandbox-node-adapter.test.ts covers the
  * Node listener over real HTTP. Idempotency and memory bounds have their own
  * file, sandbox-idempotency.test.ts.
@@ -20,21 +20,18 @@ import {
   sharedSandbox,
 } from '../../fixtures/sandbox.js';
 
-describe('spec §5: authentication', () => {
+describe("the service's authentication", () => {
   const unauthenticated: [string, CallOptions][] = [
-    ['§5.5 a missing Authorization header', { key: null }],
-    [
-      '§5.5 a header not in Bearer form (lowercase bearer)',
-      { authorization: `bearer ${SANDBOX_KEYS.secret}` },
-    ],
-    ['§5.5 a header with two spaces', { authorization: `Bearer  ${SANDBOX_KEYS.secret}` }],
-    ['§5.5 a header with no key', { authorization: 'Bearer' }],
-    ['§5.5 a Basic header', { authorization: `Basic ${btoa(`${SANDBOX_KEYS.secret}:`)}` }],
-    ['§5.5 a header with words after the key', { authorization: `Bearer ${SANDBOX_KEYS.secret} extra` }],
-    ['§5.5 the bare key with no scheme', { authorization: SANDBOX_KEYS.secret }],
-    ['§5.5 an invalid key', { key: 'sk_test_nobody' }],
-    ['§5.5 a key of the wrong mode (sk_live_)', { key: 'sk_live_sandbox' }],
-    ['§5.5 a key of the wrong mode (pk_live_)', { key: 'pk_live_sandbox' }],
+    ['a missing Authorization header', { key: null }],
+    ['a header not in Bearer form (lowercase bearer)', { authorization: `bearer ${SANDBOX_KEYS.secret}` }],
+    ['a header with two spaces', { authorization: `Bearer  ${SANDBOX_KEYS.secret}` }],
+    ['a header with no key', { authorization: 'Bearer' }],
+    ['a Basic header', { authorization: `Basic ${btoa(`${SANDBOX_KEYS.secret}:`)}` }],
+    ['a header with words after the key', { authorization: `Bearer ${SANDBOX_KEYS.secret} extra` }],
+    ['the bare key with no scheme', { authorization: SANDBOX_KEYS.secret }],
+    ['an invalid key', { key: 'sk_test_nobody' }],
+    ['a key of the wrong mode (sk_live_)', { key: 'sk_live_sandbox' }],
+    ['a key of the wrong mode (pk_live_)', { key: 'pk_live_sandbox' }],
   ];
   for (const [name, options] of unauthenticated) {
     it(`${name} is 401 authentication_failed on every endpoint`, async () => {
@@ -47,7 +44,7 @@ describe('spec §5: authentication', () => {
     });
   }
 
-  it('§5.5 the key is checked before the body: 401 even for a body that is not JSON', async () => {
+  it('the key is checked before the body: 401 even for a body that is not JSON', async () => {
     const { url } = await sharedSandbox();
     const answer = await call(url, '/orders/new', undefined, {
       key: null,
@@ -57,7 +54,7 @@ describe('spec §5: authentication', () => {
     assertError(answer, 401, 'authentication_failed', 'authentication_error');
   });
 
-  it('§5.3 §5.5 a deleted key is 401 from then on', async () => {
+  it('a deleted key is 401 from then on', async () => {
     const { url, sandbox } = await sandboxWithClock();
     sandbox.keys.add({ key: 'sk_test_to_delete' });
     assert.equal(
@@ -77,7 +74,7 @@ describe('spec §5: authentication', () => {
     assert.equal(answer.body.error.message.includes('sk_test_to_delete'), false);
   });
 
-  it('§5.5 an expired key is 401 once the clock reaches its expiry', async () => {
+  it('an expired key is 401 once the clock reaches its expiry', async () => {
     const { url, sandbox, clock } = await sandboxWithClock();
     sandbox.keys.add({ key: 'sk_test_expiring', expiresAt: START + 1000 });
     const page = { page_number: 1, page_size: 1 };
@@ -91,7 +88,7 @@ describe('spec §5: authentication', () => {
     );
   });
 
-  it('§5.6 the publishable key is 403 permission_denied on every endpoint (no server-side operation)', async () => {
+  it('the publishable key is 403 permission_denied on every endpoint (no server-side operation)', async () => {
     const { url } = await sharedSandbox();
     for (const path of ENDPOINTS) {
       const answer = await call(url, path, { order_id: 'or_x' }, { key: SANDBOX_KEYS.publishable });
@@ -99,7 +96,7 @@ describe('spec §5: authentication', () => {
     }
   });
 
-  it('§5.6 the read-only key is 403 on writes and allowed on every lookup and page', async () => {
+  it('the read-only key is 403 on writes and allowed on every lookup and page', async () => {
     const { url, sandbox } = await sandboxWithClock();
     const readOnly = { key: SANDBOX_KEYS.readOnly };
     assertError(
@@ -121,7 +118,7 @@ describe('spec §5: authentication', () => {
     );
   });
 
-  it('§5.6 a key restricted to some permissions is 403 outside them', async () => {
+  it('a key restricted to some permissions is 403 outside them', async () => {
     const { url, sandbox } = await sandboxWithClock();
     sandbox.keys.add({ key: 'sk_test_orders_only', permissions: ['orders:read'] });
     const restricted = { key: 'sk_test_orders_only' };
@@ -131,14 +128,14 @@ describe('spec §5: authentication', () => {
     assert.equal(otp.body.error.message.includes('otp:read'), true);
   });
 
-  it('§5.2 the sandbox refuses to hold live keys and malformed keys', () => {
+  it('the sandbox refuses to hold live keys and malformed keys', () => {
     const sandbox = createSandbox();
     assert.throws(() => sandbox.keys.add({ key: 'sk_live_real' }), TypeError);
     assert.throws(() => sandbox.keys.add({ key: 'pk_live_real' }), TypeError);
     assert.throws(() => sandbox.keys.add({ key: 'secret' }), TypeError);
   });
 
-  it('§5.4 a multi-use session of about 60 minutes is created on first use, cached, then created anew', async () => {
+  it('a multi-use session of about 60 minutes is created on first use, cached, then created anew', async () => {
     const { url, sandbox, clock } = await sandboxWithClock();
     const page = { page_number: 1, page_size: 1 };
     assert.equal(sandbox.keys.sessionFor(SANDBOX_KEYS.secret), undefined, 'no session before first use');
@@ -171,7 +168,7 @@ describe('spec §5: authentication', () => {
   });
 });
 
-describe('spec §7: errors', () => {
+describe("the service's errors", () => {
   it('every error answer has error.code, error.message and error.type, as JSON with no-store', async () => {
     const { url } = await sharedSandbox();
     const answers = [
@@ -214,7 +211,7 @@ describe('spec §7: errors', () => {
   });
 });
 
-describe('spec §8: limits', () => {
+describe("the service's limits", () => {
   it('page_size is at most 256 and the session lasts about 60 minutes', () => {
     assert.equal(PAGE_SIZE_MAX, 256);
     assert.equal(SESSION_LIFETIME_MS, 60 * 60 * 1000);

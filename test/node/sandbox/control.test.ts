@@ -1,5 +1,5 @@
 /**
- * The sandbox's own control surface (contract §4), and its handler called
+ * The sandbox's own control surface, and its handler called
  * on its own (no module of node: in its graph, for edge runtimes). Every call goes to `sandbox.handle` with a real `Request`, in
  * process (test/fixtures/sandbox.ts); sandbox-node-adapter.test.ts covers the
  * Node listener over real HTTP. Idempotency and memory bounds have their own
@@ -19,7 +19,7 @@ import {
   sharedSandbox,
 } from '../../fixtures/sandbox.js';
 
-describe('contract §4: the control surface', () => {
+describe('the control surface', () => {
   it('approve: 200 { order } with status fields only; then lookup shows paid; a second approve is 409', async () => {
     const { url, clock } = await sandboxWithClock();
     const { order } = (await call(url, '/orders/new', orderInput())).body;

@@ -1,5 +1,5 @@
 /**
- * Conformance of the sandbox to spec §4: its endpoints, paging and base path. Every call goes to `sandbox.handle` with a real `Request`, in
+ * Conformance of the sandbox to the service's endpoints, paging and base path. Every call goes to `sandbox.handle` with a real `Request`, in
  * process (test/fixtures/sandbox.ts); sandbox-node-adapter.test.ts covers the
  * Node listener over real HTTP. Idempotency and memory bounds have their own
  * file, sandbox-idempotency.test.ts.
@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { PAGE_SIZE_MAX } from '../../../src/shared/service-contract.js';
 import { assertError, call, ENDPOINTS, orderInput, sandboxWithClock } from '../../fixtures/sandbox.js';
 
-describe('spec §4: endpoints', () => {
+describe("the service's endpoints", () => {
   it('every endpoint answers only POST: other methods get 405 with Allow: POST, in the error shape', async () => {
     const { url } = await sandboxWithClock();
     for (const path of [...ENDPOINTS, '/_sandbox/payments/approve', '/_sandbox/payments/prompt']) {
@@ -105,7 +105,7 @@ describe('spec §4: endpoints', () => {
         const orders = answer.body.page.orders as { id: string }[];
         sizes.push(orders.length);
         seen.push(...orders.map((order) => order.id));
-        // The paging rule of spec §4: stop at the first page holding fewer than page_size.
+        // The service's paging rule: stop at the first page holding fewer than page_size.
         if (orders.length < pageSize) return { seen, sizes };
       }
       throw new Error('the paging rule did not stop');
@@ -134,7 +134,7 @@ describe('spec §4: endpoints', () => {
       });
     }
 
-    it('page items carry the spec §2 page fields and the payment status, not the line items', async () => {
+    it("page items carry the service's page fields and the payment status, not the line items", async () => {
       const { url, sandbox } = await sandboxWithOrders(2);
       const [, newest] = sandbox.seedOrders(
         2,

@@ -1,6 +1,6 @@
 /**
- * Conformance of the sandbox to spec §1 (general rules) and §2 (resources
- * and their fields). Every call goes to `sandbox.handle` with a real `Request`, in
+ * Conformance of the sandbox to the service's general rules and its
+ * resources and their fields. Every call goes to `sandbox.handle` with a real `Request`, in
  * process (test/fixtures/sandbox.ts); sandbox-node-adapter.test.ts covers the
  * Node listener over real HTTP. Idempotency and memory bounds have their own
  * file, sandbox-idempotency.test.ts.
@@ -39,8 +39,8 @@ describe('the sandbox’s options', () => {
   });
 });
 
-describe('spec §1: general rules', () => {
-  it('§1.1 every call carries a JSON body: non-JSON is 415, malformed or empty JSON is 400, a non-object is 400', async () => {
+describe("the service's general rules", () => {
+  it('every call carries a JSON body: non-JSON is 415, malformed or empty JSON is 400, a non-object is 400', async () => {
     const { url } = await sandboxWithClock();
     for (const path of ENDPOINTS) {
       assertError(
@@ -66,7 +66,7 @@ describe('spec §1: general rules', () => {
     }
   });
 
-  it('§1.2 creation answers the authoritative state: 200 { order } with the nested payment', async () => {
+  it('creation answers the authoritative state: 200 { order } with the nested payment', async () => {
     const { url } = await sandboxWithClock();
     const created = await call(url, '/orders/new', orderInput());
     assert.equal(created.status, 200);
@@ -76,7 +76,7 @@ describe('spec §1: general rules', () => {
     assert.deepEqual(looked.body.order, created.body.order);
   });
 
-  it('§1.3 every resource has a lookup: order, OTP and chime, each 404 when unknown', async () => {
+  it('every resource has a lookup: order, OTP and chime, each 404 when unknown', async () => {
     const { url, sandbox } = await sandboxWithClock();
     const { order } = (await call(url, '/orders/new', orderInput())).body;
     sandbox.approve(order.id);
@@ -97,7 +97,7 @@ describe('spec §1: general rules', () => {
     }
   });
 
-  it('§1.6 test mode: the OTP of every payment is 000000', async () => {
+  it('test mode: the OTP of every payment is 000000', async () => {
     const { url } = await sandboxWithClock();
     const { order } = (await call(url, '/orders/new', orderInput())).body;
     const otp = (await call(url, '/otp/lookup', { otp_id: order.payment.otp_id })).body.otp;
@@ -106,7 +106,7 @@ describe('spec §1: general rules', () => {
   });
 });
 
-describe('spec §2: resources and their fields', () => {
+describe("the service's resources and their fields", () => {
   it('gives orders or_ + 24 base62 characters and customers py_ + 24', async () => {
     const { url } = await sandboxWithClock();
     const ids = new Set<string>();

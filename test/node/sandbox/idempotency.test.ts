@@ -1,5 +1,5 @@
 /**
- * The sandbox's idempotency (spec §1.4, §4; contract §4) and its memory
+ * The sandbox's idempotency and its memory
  * bounds, each call handed to `sandbox.handle` in process (test/fixtures/sandbox.ts).
  */
 import assert from 'node:assert/strict';
@@ -79,7 +79,7 @@ function newKey(): string {
   return `test-idempotency-key-${String(keyCounter).padStart(4, '0')}`;
 }
 
-describe('contract §4: idempotency on /orders/new', () => {
+describe('idempotency on /orders/new', () => {
   it('the same key and body replays the first answer (status and body) with Idempotent-Replayed: true', async () => {
     const { url, sandbox, clock } = await sandboxWithClock({ approveAfterMs: 1000 });
     const key = newKey();

@@ -1,5 +1,5 @@
 /**
- * Conformance of the sandbox to spec §3: states and transitions, settled
+ * Conformance of the sandbox to the service's states and transitions, settled
  * lazily by the sandbox's clock. Every call goes to `sandbox.handle` with a real `Request`, in
  * process (test/fixtures/sandbox.ts); sandbox-node-adapter.test.ts covers the
  * Node listener over real HTTP. Idempotency and memory bounds have their own
@@ -23,7 +23,7 @@ async function _sharedSandbox() {
   return shared;
 }
 
-describe('spec §3: states and transitions, settled lazily by the clock', () => {
+describe("the service's states and transitions, settled lazily by the clock", () => {
   it('an order created without execute_payment requires payment, its payment not_started, for ever', async () => {
     const { url, clock } = await sandboxWithClock();
     const { order } = (await call(url, '/orders/new', orderInput({ execute_payment: false }))).body;

@@ -14,7 +14,10 @@ import { createUndiciTransport } from '../../../src/http/node/undici-transport.j
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { createServiceClient, ServiceNotFoundError } from '../../../src/server/index.js';
 import { parseRetryAfter } from '../../../src/server/service-client/retry-after.js';
-import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS } from '../../../src/server/service-client/service-call.js';
+import {
+  RETRY_BACKOFF_BASE_MS,
+  RETRY_BACKOFF_CAP_MS,
+} from '../../../src/server/service-client/service-call.js';
 import { fullJitterDelay } from '../../../src/shared/backoff.js';
 import { startFaultProxy } from '../../fixtures/fault-proxy.js';
 import { loopbackSandbox, orderInput, overEachTransport, SECRET } from '../../fixtures/service-client.js';
@@ -77,7 +80,7 @@ describe('createServiceClient', () => {
           total: { currency: 'ghs', value: 10_000 },
         });
         assert.match(order.initiated_at, /\.\d+(?:Z|[+-]\d\d:\d\d)$/);
-        // Not in spec §2: kept, not stripped.
+        // Not a field of the service's: kept, not stripped.
         assert.ok(Array.isArray(order.line_items));
         assert.equal(typeof order.payment.otp_id, 'string');
       });

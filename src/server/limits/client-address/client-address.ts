@@ -1,6 +1,6 @@
 /**
- * The client address the relay's per-client limits are keyed by (contract
- * §7): the peer the runtime saw, or, behind proxies the merchant named
+ * The client address the relay's per-client limits are keyed by:
+ * the peer the runtime saw, or, behind proxies the merchant named
  * (`trustProxy`), the rightmost address of the forwarding header that none of
  * them is. Everything left of that address was written by the client and is
  * never believed: a forged `X-Forwarded-For` neither escapes a limit nor

@@ -1,6 +1,6 @@
 /**
- * Which peers the relay believes about the client behind them (`trustProxy`,
- * contract §7): a hop count, or addresses and ranges. Checked once at
+ * Which peers the relay believes about the client behind them (`trustProxy`):
+ * a hop count, or addresses and ranges. Checked once at
  * startup, so a typo is a TypeError then, not a silently trusted internet.
  */
 import { type IpAddress, inPrefix, parseIpAddress, unmapIpv4 } from './ip-address.js';
