@@ -4,7 +4,7 @@
  * journal needs to run them (its clock, its placeholders, the integer type a
  * bound time is cast to, the migration steps its SQL writes its own way).
  * Each database is one object of this type (sqlite.ts, postgres.ts); the
- * compiler refuses one that lacks a statement, and journal-dialects.test.ts
+ * compiler refuses one that lacks a statement, and test/node/journal/dialects.test.ts
  * names any that an object built otherwise lacks.
  */
 
