@@ -1,10 +1,14 @@
 /**
  * `npm run test:package`: packs the package once (`npm pack` of the built
- * `dist`), then runs the package test files given, one after the other, each
- * installing that same tarball into its projects. Packing once instead of once
- * per file saves a pack of the whole repository per file; a file run alone
- * (`npx tsx --test test/package/cli.test.ts`) packs for itself
- * (test/package/packed-package.ts).
+ * `dist`), then runs the package test files given, each installing that same
+ * tarball into its projects. Packing once instead of once per file saves a
+ * pack of the whole repository per file; a file run alone (`npx tsx --test
+ * test/package/cli.test.ts`) packs for itself (test/package/packed-package.ts).
+ *
+ * Two files run at a time: they spend most of their time waiting (on npm's
+ * installs, on the processes they start, on a watcher's real-time grace)
+ * rather than computing, and each works in a temp folder of its own with
+ * servers on free ports, so neither sees the other.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,7 +54,7 @@ try {
     writeFileSync(described, JSON.stringify({ tarball: join(folder, report.filename), report }));
     ({ code } = await run(
       process.execPath,
-      [TSX, '--test', '--test-concurrency=1', ...files],
+      [TSX, '--test', '--test-concurrency=2', ...files],
       { ...process.env, [PACKED_ENV]: described },
       'inherit',
     ));
