@@ -53,6 +53,12 @@ const LOOKUP_SECRET = 'example-shop-lookup-secret';
 const NEVER_ANSWERS = '0244000003';
 const TOTE = { name: 'Kente tote', pesewas: 12_500 };
 const SCARF = { name: 'Adinkra scarf', pesewas: 4_000 };
+/**
+ * The crash test's create grace and lease: shorter than the defaults (60 s, 30 s) so the
+ * restarted shop recovers sooner; the first life's resends are held by the proxy like its creates.
+ */
+const CRASH_CREATE_GRACE_MS = 15_000;
+const CRASH_LEASE_MS = 10_000;
 
 /** Creates an order at `shop` as the page of `browser` does, sending `cart`, paid from `number`. */
 function create(shop: RunningShop, browser: ShopperBrowser, cart: unknown, number: string) {
@@ -326,11 +332,17 @@ export const hangAfter = (ship) => async (order) => {
   await new Promise(() => {});
 };\n`,
     );
+    // And its watcher resends an unanswered create after 15 s instead of a minute, and passes on a
+    // dead process's claim after 10 s instead of 30: the same recovery, sooner.
     const server = await readFile(join(crashShop, 'server.js'), 'utf8');
     assert.ok(server.includes('  onPaid: shipOnce,\n'));
+    assert.ok(!server.includes('watch:'), 'the shop sets no watch timing of its own');
     await writeFile(
       join(crashShop, 'server.js'),
-      `import { hangAfter } from './hang-in-onpaid.js';\n${server.replace('  onPaid: shipOnce,\n', '  onPaid: hangAfter(shipOnce),\n')}`,
+      `import { hangAfter } from './hang-in-onpaid.js';\n${server.replace(
+        '  onPaid: shipOnce,\n',
+        `  onPaid: hangAfter(shipOnce),\n  watch: { createGraceMs: ${CRASH_CREATE_GRACE_MS}, leaseMs: ${CRASH_LEASE_MS} },\n`,
+      )}`,
     );
 
     const sandbox = createSandbox({ approveAfterMs: 1_000 });
@@ -405,7 +417,7 @@ export const hangAfter = (ship) => async (order) => {
       );
 
       second = await startShop(crashShop, env);
-      // The watcher resends the two creates once their grace has passed (a minute after them).
+      // The watcher resends the two creates once their grace has passed (15 s after them).
       for (const cart of [carts.journalled, carts.answered]) {
         await second.line(
           (line) => line.startsWith('Shipment recorded') && line.endsWith(`cart ${cart.reference}`),

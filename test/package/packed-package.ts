@@ -5,7 +5,7 @@
  * cache).
  */
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { npmChildEnvironment, runCommand } from './run-command.js';
@@ -20,8 +20,24 @@ export interface PackReport {
   files: { path: string }[];
 }
 
-/** Packs this repository (its `dist` as built) into `directory`. */
+/**
+ * What scripts/test-package.mjs packed once for the whole suite: the JSON file
+ * this variable names holds the tarball's path and npm's report of it.
+ */
+const PACKED_ENV = 'PAY_CHECKOUT_PACKED';
+
+/**
+ * Packs this repository (its `dist` as built) into `directory`; under `npm run
+ * test:package`, copies there the tarball the suite packed once instead.
+ */
 export async function packRepository(directory: string): Promise<{ tarball: string; report: PackReport }> {
+  const described = process.env[PACKED_ENV];
+  if (described) {
+    const packed = JSON.parse(await readFile(described, 'utf8')) as { tarball: string; report: PackReport };
+    const tarball = join(directory, packed.report.filename);
+    await copyFile(packed.tarball, tarball);
+    return { tarball, report: packed.report };
+  }
   const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', directory], {
     cwd: repositoryRoot,
     env: npmChildEnvironment(),

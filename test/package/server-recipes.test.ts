@@ -362,8 +362,10 @@ describe('the server recipes of docs/relay.md, installed from the packed tarball
     }
   });
 
+  // Three recipes at a time: each is its own process on a free port, and its check mostly waits
+  // (the process starting, the lookup a tab polls).
   for (const { major } of NODE_VERSIONS) {
-    describe(`on Node ${major}`, () => {
+    describe(`on Node ${major}`, { concurrency: 3 }, () => {
       for (const recipe of RECIPES) {
         const title = `${recipe.name}: create, replay, 422, lookup, forged token, the sandbox under /sandbox`;
         it(title, { timeout: 60_000 }, async (t) => {
