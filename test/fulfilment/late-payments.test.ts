@@ -20,6 +20,7 @@ import { type PostgresCluster, postgresSkipReason, startPostgres } from '../fixt
 import { createTestRelay } from '../fixtures/relay.js';
 import { clockReading } from '../fixtures/relay-clock.js';
 import { call, sandboxFetch } from '../fixtures/sandbox.js';
+import { eventually } from '../fixtures/wait.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-late-payments-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -70,6 +71,11 @@ for (const { name, skip, store } of stores) {
       const seen = await stack.browserLookup(orderId, lookupToken);
       assert.equal(seen.order.payment.status, 'paid');
       await stack.fulfilment.deliverNow();
+      // The lookup's journal write may outlast its answer (the lookup waits on the journal only so
+      // long), and its delivery starts in the background: the write and the delivery are awaited.
+      await eventually('onPaid for the late payment the browser saw', () => stack.delivered.paid.length > 0, {
+        timeoutMs: 30_000,
+      });
       assert.deepEqual(
         stack.delivered.paid.map((paid) => [paid.id, paid.outcome, paid.previousOutcome, paid.attempt]),
         [[orderId, 'paid', 'expired', 1]],
