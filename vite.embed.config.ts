@@ -69,7 +69,10 @@ function minifyElementTemplates(): Plugin {
  * raw-text elements and comments, templates compiled ahead of time, what
  * parts are told as the element comes and goes (only async directives
  * listen), and the property options the element never sets (`useDefault`,
- * `hasChanged`, `noAccessor`, `state`, object converters): about 500 B more. Each is matched
+ * `hasChanged`, `noAccessor`, `state`, object converters): about 500 B more. Then
+ * the render options the element never gives (`creationScope`, `renderBefore`),
+ * the ShadyCSS polyfill's switch and what stays of the parts above once they
+ * are gone (accessor look-ups, directive resolution): 147 B more. Each is matched
  * exactly in Lit's production build: a Lit upgrade that changes one fails the
  * build here rather than ship a broken element.
  */
@@ -93,7 +96,11 @@ function dropUnusedLitParts(): Plugin {
       'case Object:case Array:try{i=JSON.parse(t)}catch(t){i=null}',
       // A property over an accessor the class defines itself ("wrapped"): the element declares none.
       'this.prototype.hasOwnProperty(t)&&((s=Object.create(s)).wrapped=!0),',
-      'h(this.prototype,t)??',
+      // So each property's accessor reads and writes its own storage, with nothing to look up or call through.
+      [
+        'const{get:e,set:r}=h(this.prototype,t)??{get(){return this[s]},set(t){this[s]=t}};return{get:e,set(s){const h=e?.call(this);r?.call(this,s),this.requestUpdate(t,h,i)}',
+        'return{get(){return this[s]},set(r){const h=this[s];this[s]=r,this.requestUpdate(t,h,i)}',
+      ],
       'const t=this.constructor.elementProperties;if(t.size>0)for(const[s,i]of t){const{wrapped:t}=i,e=this[s];!0!==t||this._$AL.has(s)||void 0===e||this.C(s,void 0,i,e)}',
       // A property's default kept apart from its attribute (`useDefault`): the element declares none.
       '||i.useDefault&&i.reflect&&h===this._$Ej?.get(t)&&!this.hasAttribute(r._$Eu(t,i))',
@@ -103,6 +110,13 @@ function dropUnusedLitParts(): Plugin {
       // as property names: the element's properties are all public, named by strings, compared with `!==`, and
       // its one converter (`cart-json`) is a function.
       's.state&&(s.attribute=!1),',
+      // Lit lists the symbol-named properties and looks up accessors only for what the lines above blank.
+      ['s=[...r(t),...o(t)]', 's=r(t)'],
+      'getOwnPropertySymbols:o,',
+      'getOwnPropertyDescriptor:h,',
+      // What stays of `useDefault` and `wrapped` once their code above is blanked.
+      ['C(t,s,{useDefault:i,reflect:e,wrapped:h},r)', 'C(t,s,{reflect:e})'],
+      ['this.hasUpdated||i||(s=void 0)', 'this.hasUpdated||(s=void 0)'],
       ['!s.noAccessor', '1'],
       ['(void 0!==i.converter?.toAttribute?i.converter:u)', 'u'],
       [
@@ -124,6 +138,10 @@ function dropUnusedLitParts(): Plugin {
     // the conversion of a `CSSStyleSheet` given as `static styles` (the element gives none).
     'css-tag.js': [
       'const s=this.t;',
+      // The ShadyCSS polyfill, for browsers without Shadow DOM, whose Lit support is dropped above: with native
+      // Shadow DOM the stylesheet is adopted as on any page. What is adopted is always the element's `CSSResult`.
+      ['(void 0===t.ShadyCSS||t.ShadyCSS.nativeShadow)&&', ''],
+      ['o.map(t=>t instanceof CSSStyleSheet?t:t.styleSheet)', 'o.map(t=>t.styleSheet)'],
       // A stylesheet as text: Lit adopts it, and the element never prints it.
       'toString(){return this.cssText}',
       [
@@ -137,6 +155,13 @@ function dropUnusedLitParts(): Plugin {
     ],
     // Element bindings (`<div ${ref}>`), directives and SVG or MathML templates: the element's templates have none.
     'lit-html.js': [
+      // Render options the element never gives (`creationScope`, `renderBefore`): it renders with `{ host }`.
+      ['(t?.creationScope??l).importNode', 'l.importNode'],
+      ['const e=s?.renderBefore??i;', 'const e=i;'],
+      ['const t=s?.renderBefore??null;', 'const t=null;'],
+      // Resolving a value's directive, which returns the value itself once directives are blanked below.
+      ['t=M(this,t,i),a(t)', 'a(t)'],
+      ['(t=M(this,t,i,0)??A)===E', '(t??=A)===E'],
       ['6===r.type&&(i=new Z(h,this,t))', '0'],
       'else t.startsWith(o)&&(d.push({type:6,index:l}),r.removeAttribute(t))',
       [
@@ -166,7 +191,7 @@ function dropUnusedLitParts(): Plugin {
       ],
       [
         'const h=this.strings;let o=!1;if(void 0===h)t=M(this,t,i,0),o=!a(t)||t!==this._$AH&&t!==E,o&&(this._$AH=t);else{const e=t;let n,r;for(t=h[0],n=0;n<h.length-1;n++)r=M(this,e[s+n],i,n),r===E&&(r=this._$AH[n]),o||=!a(r)||r!==this._$AH[n],r===A?t=A:t!==A&&(t+=(r??"")+h[n+1]),this._$AH[n]=r}',
-        'let o;t=M(this,t,i,0),o=!a(t)||t!==this._$AH&&t!==E,o&&(this._$AH=t);',
+        'let o;o=!a(t)||t!==this._$AH&&t!==E,o&&(this._$AH=t);',
       ],
       ['void 0!==s.strings?(s._$AI(t,s,i),i+=s.strings.length-2):s._$AI(t[i])', 's._$AI(t[i])'],
       // Bindings inside raw text elements (`<textarea>`, `<title>`, `<style>`, `<script>`) and inside comments: none in the templates.
@@ -185,7 +210,8 @@ function dropUnusedLitParts(): Plugin {
       ['e=t===A&&s!==A||t.capture!==s.capture||t.once!==s.once||t.passive!==s.passive', 'e=t===A&&s!==A'],
       [
         '"function"==typeof this._$AH?this._$AH.call(this.options?.host??this.element,t):this._$AH.handleEvent(t)',
-        'this._$AH.call(this.options?.host??this.element,t)',
+        // The host is always given: the element renders with `{ host: this }`.
+        'this._$AH.call(this.options.host,t)',
       ],
     ],
   };
