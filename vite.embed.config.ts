@@ -72,7 +72,8 @@ function minifyElementTemplates(): Plugin {
  * `hasChanged`, `noAccessor`, `state`, object converters): about 500 B more. Then
  * the render options the element never gives (`creationScope`, `renderBefore`),
  * the ShadyCSS polyfill's switch and what stays of the parts above once they
- * are gone (accessor look-ups, directive resolution): 147 B more. Each is matched
+ * are gone (accessor look-ups, directive resolution, a part's parent, the
+ * defaults of blanked options): 213 B more. Each is matched
  * exactly in Lit's production build: a Lit upgrade that changes one fails the
  * build here rather than ship a broken element.
  */
@@ -110,6 +111,13 @@ function dropUnusedLitParts(): Plugin {
       // as property names: the element's properties are all public, named by strings, compared with `!==`, and
       // its one converter (`cart-json`) is a function.
       's.state&&(s.attribute=!1),',
+      // The defaults of the two options blanked above, and the renaming hint for Google's Closure Compiler.
+      ',useDefault:!1,hasChanged:f',
+      ['d("elementProperties")', '"elementProperties"'],
+      ['d("elementProperties")', '"elementProperties"'],
+      ['d("finalized")', '"finalized"'],
+      ['d("finalized")', '"finalized"'],
+      ['d("properties")', '"properties"'],
       // Lit lists the symbol-named properties and looks up accessors only for what the lines above blank.
       ['s=[...r(t),...o(t)]', 's=r(t)'],
       'getOwnPropertySymbols:o,',
@@ -129,7 +137,10 @@ function dropUnusedLitParts(): Plugin {
     // Also what server-rendered content (render before it) and async directives (whether connected) need.
     'lit-element.js': [
       ',s.litElementHydrateSupport?.({LitElement:i})',
-      'this.renderOptions.renderBefore??=t.firstChild,',
+      'createRenderRoot(){const t=super.createRenderRoot();return this.renderOptions.renderBefore??=t.firstChild,t}',
+      // The rendered part is kept only to tell it of `setConnected` (blanked below).
+      ',this._$Do=void 0',
+      ['this._$Do=e(r,this.renderRoot,this.renderOptions)', 'e(r,this.renderRoot,this.renderOptions)'],
       'this.hasUpdated||(this.renderOptions.isConnected=this.isConnected),',
       // Telling the rendered parts the element came or went: only async directives listen (`setConnected` is blanked below).
       'connectedCallback(){super.connectedCallback(),this._$Do?.setConnected(!0)}disconnectedCallback(){super.disconnectedCallback(),this._$Do?.setConnected(!1)}',
@@ -179,6 +190,16 @@ function dropUnusedLitParts(): Plugin {
       // Whether a part is connected, which only async directives ask.
       ['this._$AP?.(!1,!0,s);', ';'],
       'setConnected(t){void 0===this._$AM&&(this._$Cv=t,this._$AP?.(t))}',
+      // A part's parent and its disconnectable children, which only directives and the getters above read.
+      ['this._$AV=[],this._$AN=void 0,this._$AD=t,this._$AM=i', 'this._$AV=[],this._$AD=t'],
+      [
+        'this.type=2,this._$AH=A,this._$AN=void 0,this._$AA=t,this._$AB=i,this._$AM=s,',
+        'this.type=2,this._$AH=A,this._$AA=t,this._$AB=i,',
+      ],
+      [
+        'this.type=1,this._$AH=A,this._$AN=void 0,this.element=t,this.name=i,this._$AM=e,',
+        'this.type=1,this._$AH=A,this.element=t,this.name=i,',
+      ],
       'get _$AU(){return this._$AM._$AU}',
       'get _$AU(){return this._$AM._$AU}',
       'get _$AU(){return this._$AM._$AU}',
@@ -187,12 +208,16 @@ function dropUnusedLitParts(): Plugin {
       // Attributes built from several values (`class="a ${b}"`): the templates give each attribute one whole value.
       [
         's.length>2||""!==s[0]||""!==s[1]?(this._$AH=Array(s.length-1).fill(new String),this.strings=s):this._$AH=A',
-        'this._$AH=A',
+        // Set already at the start of the constructor.
+        '0',
       ],
       [
         'const h=this.strings;let o=!1;if(void 0===h)t=M(this,t,i,0),o=!a(t)||t!==this._$AH&&t!==E,o&&(this._$AH=t);else{const e=t;let n,r;for(t=h[0],n=0;n<h.length-1;n++)r=M(this,e[s+n],i,n),r===E&&(r=this._$AH[n]),o||=!a(r)||r!==this._$AH[n],r===A?t=A:t!==A&&(t+=(r??"")+h[n+1]),this._$AH[n]=r}',
-        'let o;o=!a(t)||t!==this._$AH&&t!==E,o&&(this._$AH=t);',
+        '(!a(t)||t!==this._$AH&&t!==E)&&(this._$AH=t,this.j(t));',
       ],
+      // What stays of the above: one value, set at once (`noCommit` was for attributes of several values).
+      ['_$AI(t,i=this,s,e){', '_$AI(t){'],
+      ['o&&!e&&this.j(t)}', '}'],
       ['void 0!==s.strings?(s._$AI(t,s,i),i+=s.strings.length-2):s._$AI(t[i])', 's._$AI(t[i])'],
       // Bindings inside raw text elements (`<textarea>`, `<title>`, `<style>`, `<script>`) and inside comments: none in the templates.
       'y.test(u[2])&&(n=RegExp("</"+u[2],"g")),',
