@@ -145,7 +145,7 @@ export async function loadBaseline(): Promise<Baseline | undefined> {
         fetch: sandboxFixtures.sandboxFetch,
         rateLimit: false,
         onEvent: () => undefined,
-        ...(journal ? { journal, onPaid: () => undefined, watch: { timers: false } } : {}),
+        ...(journal ? { journal, onPaid: () => undefined, watch: { ticks: false } } : {}),
       });
     },
     openJournal: async (url, clock) => inTodaysTerms(await openJournal(url), clock),
