@@ -3,7 +3,9 @@
  * journal runs, written in that database's own SQL, and the few facts the
  * journal needs to run them (its clock, its placeholders, the integer type a
  * bound time is cast to, the migration steps its SQL writes its own way).
- * Each database is one object of this type (sqlite.ts, postgres.ts); the
+ * Each database is one object of this type (sqlite.ts, postgres.ts), the
+ * statements SQLite and PostgreSQL write alike built for both from
+ * shared-statements.ts with each one's placeholders; the
  * compiler refuses one that lacks a statement, and test/node/journal/dialects.test.ts
  * names any that an object built otherwise lacks.
  */
