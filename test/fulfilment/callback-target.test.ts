@@ -24,7 +24,6 @@ describe('callbackTarget', () => {
         calls.push(`onFailed ${order.id}`);
       },
     });
-    assert.equal(target.name, 'callbacks');
     assert.deepEqual(
       (['paid', 'failed', 'expired'] as const).map((outcome) => target.receiverOf(outcome)),
       ['onPaid', 'onFailed', undefined],

@@ -29,7 +29,6 @@ export function callbackTarget(options: CallbackOptions): DeliveryTarget {
     expired: options.onExpired,
   });
   return Object.freeze({
-    name: 'callbacks',
     receiverOf: (outcome: JournalOutcome) => (callbacks[outcome] ? CALLBACK_NAMES[outcome] : undefined),
     deliver(order: FulfilledOrder) {
       const callback = callbacks[order.outcome];

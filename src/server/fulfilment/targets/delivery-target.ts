@@ -11,8 +11,6 @@ import type { FulfilledOrder } from '../fulfilled-order.js';
 
 /** A place of delivery for settled orders. */
 export interface DeliveryTarget {
-  /** The target's stable name (`callbacks`), the same in every process of the fleet. */
-  readonly name: string;
   /**
    * Who takes orders of `outcome` here, named in messages (`onPaid`);
    * `undefined` when no one does: such an order is marked delivered without
