@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { type RunningDemoServer, startDemoServer } from '../../demo/server/start-demo-server.js';
 import { EN_STRINGS } from '../../src/element/locale/en.js';
 import { SHOPPER } from '../fixtures/checkout-data.js';
@@ -33,6 +33,7 @@ after(() => browser.close());
 async function openDemo(
   t: TestContext,
   query = '?poll-interval=2000',
+  beforeOpen?: (context: BrowserContext) => Promise<unknown>,
 ): Promise<{ server: RunningDemoServer; demo: DemoPage }> {
   const server = await startDemoServer({ pageRoot: E2E_PAGE_ROOT, port: 0, sandboxApproveAfterMs: HELD_MS });
   const context = await newDemoContext(browser);
@@ -40,6 +41,7 @@ async function openDemo(
     await context.close();
     await server.close();
   });
+  await beforeOpen?.(context);
   const demo = await new DemoPage(await context.newPage()).watch();
   await demo.open(server.url, query);
   return { server, demo };
@@ -220,12 +222,25 @@ describe('the demo, a saved checkout belongs to its cart', () => {
 });
 
 describe('the demo, the amount the shopper sees', () => {
-  it('shows the server’s amount on the waiting screen and the receipt when the page’s amount disagrees', async (t) => {
-    const { server, demo } = await openDemo(t);
+  it('corrects the page’s amount before any prompt, and shows the server’s on the waiting screen and the receipt', async (t) => {
+    // The relay's price never reaches the page, so the button keeps the page's estimate whatever the timing.
+    let priceRequests = 0;
+    const { server, demo } = await openDemo(t, undefined, (context) =>
+      context.route('**/api/checkout/price', (route) => {
+        priceRequests += 1;
+        return route.abort();
+      }),
+    );
     // The page's estimate says GH₵ 1.00; the server prices the cart at GH₵ 50.00.
     await demo.checkout.evaluate((host) => host.setAttribute('amount', '100'));
     await demo.submitButton().getByText('GH₵\u00a01.00').waitFor();
     await demo.pay(SHOPPER);
+    // The create carried the button's amount: the relay refuses it before any prompt and says its own.
+    await demo.submitButton().getByText('GH₵\u00a050.00').waitFor();
+    assert.equal(await demo.state(), 'idle');
+    assert.equal(server.sandbox?.createdOrderCount, 0, 'no prompt for the wrong amount');
+    assert.ok(priceRequests > 0, 'the element asked the relay for its price');
+    await demo.submitButton().click();
     await demo.waitForState('requires_action');
     const amount = demo.checkout.locator('[part~="status"] [part~="amount"]');
     assert.equal(await amount.textContent(), 'GH₵\u00a050.00');
