@@ -12,9 +12,9 @@ import {
   type Issuer,
   type PaymentFailureCode,
 } from '../shared/service-contract.js';
-import type { CheckoutIntent, OrderAmount } from '../shared/wire.js';
+import type { OrderAmount } from '../shared/wire.js';
 import { cartFingerprint } from './cart-fingerprint.js';
-import { createBody, maskNumber } from './checkout-form.js';
+import { createBody, maskNumber, type SentIntent } from './checkout-form.js';
 import type {
   CHECKOUT_STATE,
   CheckoutState,
@@ -243,7 +243,7 @@ export function attemptBasics(now: number, page: PageAmount): AttemptBasics {
  * relay URLs, or a cart that is not JSON.
  */
 export function draftAttempt(
-  intent: CheckoutIntent,
+  intent: SentIntent,
   settings: PageAmount & { createUrl: string; lookupUrl: string },
   now: number,
 ): AttemptFacts<DraftAttempt> | 'missing_url' | 'invalid_cart' {
@@ -252,7 +252,9 @@ export function draftAttempt(
   if (body === undefined) return 'invalid_cart';
   const { issuer, number } = intent.payment_method_data.mobile_money;
   const basics = attemptBasics(now, settings);
-  return { ...basics, phase: 'draft', body, issuer, localNumber: number, cart: cartFingerprint(intent.cart) };
+  // The attempt belongs to its server-created checkout, else to its cart.
+  const cart = cartFingerprint(intent.checkout || intent.cart);
+  return { ...basics, phase: 'draft', body, issuer, localNumber: number, cart };
 }
 
 /** The attempt with the amount an answer says the shopper is charged (`order.amount`); as it was when the answer has none. */
