@@ -12,9 +12,9 @@ import {
   type Issuer,
   type PaymentFailureCode,
 } from '../shared/service-contract.js';
-import type { OrderAmount } from '../shared/wire.js';
+import type { CheckoutIntent, OrderAmount } from '../shared/wire.js';
 import { cartFingerprint } from './cart-fingerprint.js';
-import { createBody, maskNumber, type SentIntent } from './checkout-form.js';
+import { createBody, maskNumber } from './checkout-form.js';
 import type {
   CHECKOUT_STATE,
   CheckoutState,
@@ -243,7 +243,7 @@ export function attemptBasics(now: number, page: PageAmount): AttemptBasics {
  * relay URLs, or a cart that is not JSON.
  */
 export function draftAttempt(
-  intent: SentIntent,
+  intent: CheckoutIntent,
   settings: PageAmount & { createUrl: string; lookupUrl: string },
   now: number,
 ): AttemptFacts<DraftAttempt> | 'missing_url' | 'invalid_cart' {

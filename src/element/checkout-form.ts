@@ -77,9 +77,6 @@ export function checkForm(values: FormValues, allowedIssuers: readonly Issuer[],
   };
 }
 
-/** An intent as the create sends it: for a server-created checkout, its client secret in place of the cart. */
-export type SentIntent = CheckoutIntent & { checkout?: string };
-
 /** The create request's body for `intent`; undefined when its cart is not JSON (a cycle, a BigInt). */
 export function createBody(intent: CheckoutIntent): string | undefined {
   try {

@@ -29,7 +29,7 @@ import {
   settledAttempt,
   withChargedAmount,
 } from './checkout-attempt.js';
-import { createBody, type SentIntent } from './checkout-form.js';
+import { createBody } from './checkout-form.js';
 import { type CheckoutEvent, type MachineState, transition } from './checkout-machine.js';
 import { CreateRun } from './create-run.js';
 import { PRICE_DEBOUNCE_MS } from './defaults.js';
@@ -237,7 +237,7 @@ export class CheckoutSession {
     if (!read) return;
     const { checkout } = this.#settings;
     // A server-created checkout goes in place of the cart: the relay prices what it stored.
-    const intent: SentIntent = checkout ? { ...read, cart: undefined, checkout } : read;
+    const intent: CheckoutIntent = checkout ? { ...read, cart: undefined, checkout } : read;
     // The same number again while its earlier prompt may still be approved: that order again, no second prompt.
     const open = this.#others.withNumber(intent.payment_method_data.mobile_money.number);
     if (open) return this.#takeUp(open);
