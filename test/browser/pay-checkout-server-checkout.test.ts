@@ -27,13 +27,22 @@ const TOTAL = 'GH₵ 250.00';
 
 const mounted: HTMLElement[] = [];
 
-/** What the shop's server does before it renders the page: a checkout, and its client secret for the page. */
-async function checkoutCreatedByTheShop(expiresInSeconds?: number): Promise<string> {
+/**
+ * What the shop's server does before it renders the page: a checkout of
+ * `quantity` Kente totes (two by default), and its client secret for the page.
+ */
+async function checkoutCreatedByTheShop({
+  quantity = 2,
+  expiresInSeconds,
+}: {
+  quantity?: number;
+  expiresInSeconds?: number;
+} = {}): Promise<string> {
   const response = await fetch('/test-server/checkouts', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({
-      lineItems: [{ name: 'Kente tote', quantity: 2, unitPrice: { currency: 'ghs', value: 12_500 } }],
+      lineItems: [{ name: 'Kente tote', quantity, unitPrice: { currency: 'ghs', value: 12_500 } }],
       reference: `order-${crypto.randomUUID().slice(0, 8)}`,
       ...(expiresInSeconds && { expiresInSeconds }),
     }),
@@ -62,16 +71,22 @@ function buttonText(harness: PayCheckoutHarness): string {
   return (harness.submitButton.textContent ?? '').replace(/\s+/g, ' ').trim();
 }
 
-/** Pays `checkout` from a fresh number in a checkout of its own, the payer approving: the checkout is paid. */
-async function payInFull(checkout: string): Promise<void> {
+/** Pays `checkout` from a fresh number, the payer approving: the checkout is paid, its receipt on screen. */
+async function pay(checkout: string): Promise<PayCheckout> {
   const { el, harness } = await mount(checkout);
+  await eventually('the checkout’s amount on the button', () => buttonText(harness) === `Pay ${TOTAL}`);
   const number = freshNumber();
   await harness.fill(number);
   await harness.pay();
   await harness.waitForState('requires_action');
   await payerAnswers(String((await ordersFor(number))[0]), 'approve');
   await harness.waitForState('paid');
-  el.remove();
+  return el;
+}
+
+/** Pays `checkout` in a checkout of its own, which then goes with its saved attempt. */
+async function payInFull(checkout: string): Promise<void> {
+  (await pay(checkout)).remove();
   sessionStorage.clear();
 }
 
@@ -116,6 +131,19 @@ describe('<pay-checkout checkout>', () => {
     await expect(el).to.be.accessible();
   });
 
+  it('after a reload, keeps the receipt of the same checkout, and shows a fresh form for another', async () => {
+    const checkout = await checkoutCreatedByTheShop();
+    (await pay(checkout)).remove();
+    const again = await mount(checkout);
+    expect(again.el.state).to.equal('paid', 'the same client secret: its receipt');
+    expect(again.harness.text).to.contain('Kente tote × 2');
+    again.el.remove();
+    const { el, harness } = await mount(await checkoutCreatedByTheShop({ quantity: 1 }));
+    expect(el.state).to.equal('idle', 'another checkout: a fresh form');
+    await eventually('the other checkout’s amount', () => buttonText(harness) === 'Pay GH₵ 125.00');
+    expect(sessionStorage.length, 'the receipt of the paid checkout is forgotten').to.equal(0);
+  });
+
   it('a new attempt for a checkout already paid: the relay’s message, pay-error checkout_paid, sent once', async () => {
     const checkout = await checkoutCreatedByTheShop();
     await payInFull(checkout);
@@ -130,7 +158,7 @@ describe('<pay-checkout checkout>', () => {
   });
 
   it('a checkout that expired: the relay’s message, pay-error checkout_expired, sent once', async () => {
-    const checkout = await checkoutCreatedByTheShop(300);
+    const checkout = await checkoutCreatedByTheShop({ expiresInSeconds: 300 });
     const { harness } = await mount(checkout);
     await eventually('the checkout’s amount on the button', () => buttonText(harness) === `Pay ${TOTAL}`);
     mounted.pop()?.remove();
