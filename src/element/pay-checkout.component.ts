@@ -15,21 +15,7 @@ import { browserPage } from './page-signals.js';
 import { payCheckoutStyles } from './pay-checkout.styles.js';
 import { renderCheckout } from './pay-checkout.templates.js';
 import { containsSecretKey } from './secret-key-guard.js';
-
-/**
- * What `cart` holds after a `cart-json` attribute that is not JSON: the element
- * refuses to work (`pay-error` `invalid_cart`). No description: the embed's bytes are counted.
- */
-const CART_NOT_JSON = Symbol();
-
-/** The `cart-json` attribute's text as the value it holds; a removed attribute (`null`) parses as `null`, no cart. */
-function cartFromAttribute(text: string | null): unknown {
-  try {
-    return JSON.parse(text as string);
-  } catch {
-    return CART_NOT_JSON;
-  }
-}
+import { CART_NOT_JSON, cartFromAttribute } from './server-rendered-cart.js';
 
 /**
  * A mobile-money checkout: collects the payer's name, number and network,
@@ -124,9 +110,7 @@ export class PayCheckout extends LitElement {
    * A checkout the merchant's server created (`relay.checkouts.create`, or
    * `POST /v1/checkouts` of `pay-checkout serve`), by its client secret: the
    * relay prices it from what it stored, and the create sends it in place of
-   * `cart`. Without `price-url`, prices are asked at `price` beside
-   * `create-url`. One the relay no longer takes (unknown, paid, expired) is a
-   * final error (`pay-error` `checkout_not_found`, `checkout_paid`, `checkout_expired`).
+   * `cart`. Without `price-url`, prices are asked at `price` beside `create-url`.
    */
   declare checkout: string | undefined;
   /** Amount in minor units (5000 = GH₵ 50.00), for display only: the server decides what is charged. With `price-url`, the placeholder until the relay's price arrives. */

@@ -9,8 +9,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createOrder } from '../../../src/element/checkout-api.js';
+import { type AttemptFacts, type DraftAttempt, draftAttempt } from '../../../src/element/checkout-attempt.js';
+import { CreateRun } from '../../../src/element/create-run.js';
 import { PRICE_DEBOUNCE_MS } from '../../../src/element/defaults.js';
-import { type Answer, CREATE_URL, checkout, json, ScriptedRelay } from '../../fixtures/session-harness.js';
+import {
+  type Answer,
+  CREATE_URL,
+  checkout,
+  intent,
+  json,
+  LOOKUP_URL,
+  ScriptedRelay,
+} from '../../fixtures/session-harness.js';
 
 /** A client secret as the relay makes them: the checkout's id, `_secret_`, 43 characters. */
 const SECRET = `cs_${'A'.repeat(24)}_secret_${'b'.repeat(43)}`;
@@ -159,5 +169,37 @@ describe('createOrder for a server-created checkout', () => {
       await assert.rejects(refused, { code, retryable: false });
       assert.equal(sent, 1, code);
     }
+  });
+});
+
+describe('CreateRun for a server-created checkout', () => {
+  it('drops the key of a checkout refused after unanswered tries: the relay answers a recorded attempt its order, so none exists', async () => {
+    const answers = [
+      { status: 503, body: { error: { code: 'service_unavailable', message: 'Busy.', type: 'api_error' } } },
+      refusal(409, 'checkout_paid', 'This checkout is already paid.'),
+    ];
+    const reports: unknown[] = [];
+    const run = new CreateRun({
+      create: ({ body, idempotencyKey }, signal) =>
+        createOrder(CREATE_URL, body, idempotencyKey, {
+          retries: 1,
+          signal,
+          fetch: (async () => json(answers.shift() ?? { status: 500, body: {} })) as typeof fetch,
+        }),
+      onCreated: () => reports.push('created'),
+      onFieldRefused: () => reports.push('field'),
+      onAmountChanged: () => reports.push('amount'),
+      onFailed: (error, message, newKey) => reports.push({ error, message, newKey }),
+    });
+    const settings = { createUrl: CREATE_URL, lookupUrl: LOOKUP_URL, amount: undefined, currency: 'ghs' };
+    const draft = draftAttempt({ ...intent, cart: undefined, checkout: SECRET }, settings, 0);
+    await run.start(draft as AttemptFacts<DraftAttempt>, true);
+    assert.deepEqual(reports, [
+      {
+        error: { code: 'checkout_paid', message: 'This checkout is already paid.', retryable: false },
+        message: 'This checkout is already paid.',
+        newKey: true,
+      },
+    ]);
   });
 });
