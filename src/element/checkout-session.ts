@@ -534,8 +534,9 @@ export class CheckoutSession {
 
   /** Where prices are asked: `price-url`, else for a server-created checkout `price` beside `create-url` (`…/orders`, `…/price`). */
   get #priceUrl(): string | undefined {
-    const settings = this.#settings;
-    return settings.priceUrl || (settings.checkout && settings.createUrl.replace(/[^/?]*(\?.*)?$/, 'price'));
+    const { priceUrl, checkout, createUrl } = this.#settings;
+    // No create URL, no price: the checkout refuses to work on submit.
+    return priceUrl || (checkout && createUrl && createUrl.replace(/[^/?]*(\?.*)?$/, 'price'));
   }
 
   #deadline(): number {

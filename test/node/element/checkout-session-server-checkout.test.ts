@@ -80,7 +80,7 @@ describe('CheckoutSession with a server-created checkout', () => {
     assert.deepEqual(shown?.items, ['Kente tote × 2']);
   });
 
-  it('asks at price-url when the page gives one, and resolves price against a create-url with a query', async () => {
+  it('asks at price-url when the page gives one, resolves price against a create-url with a query, and asks nothing without create-url', async () => {
     const withPriceUrl = serverCheckout({ priceUrl: PRICE_URL });
     withPriceUrl.session.cartSet(null);
     await withPriceUrl.clock.advance(PRICE_DEBOUNCE_MS);
@@ -95,6 +95,10 @@ describe('CheckoutSession with a server-created checkout', () => {
       withQuery.prices.map(({ url }) => url),
       ['https://relay.example/checkout/price'],
     );
+    const withoutCreateUrl = serverCheckout({ createUrl: '' });
+    withoutCreateUrl.session.cartSet(null);
+    await withoutCreateUrl.clock.advance(PRICE_DEBOUNCE_MS);
+    assert.deepEqual(withoutCreateUrl.prices, [], 'no create-url, no price: the checkout refuses on submit');
   });
 
   it('sends the secret and no cart, with the amount shown as expected_amount; the receipt lists the items', async () => {
