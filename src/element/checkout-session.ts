@@ -536,7 +536,7 @@ export class CheckoutSession {
   get #priceUrl(): string | undefined {
     const { priceUrl, checkout, createUrl } = this.#settings;
     // No create URL, no price: the checkout refuses to work on submit.
-    return priceUrl || (checkout && createUrl && createUrl.replace(/[^/?]*(\?.*)?$/, 'price'));
+    return priceUrl || (checkout && createUrl ? createUrl.replace(/[^/?]*(\?.*)?$/, 'price') : undefined);
   }
 
   #deadline(): number {
