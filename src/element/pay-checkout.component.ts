@@ -284,6 +284,7 @@ export class PayCheckout extends LitElement {
       session: this.#session,
       form: this.#form,
       amount: formatAmount(known ? known.amount : pageAmount(this), locale),
+      items: known?.items,
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
       confirming: this.#confirming,

@@ -1,10 +1,10 @@
 /**
  * A checkout the shop's server created (`relay.checkouts.create`), paid in a
  * real browser by its client secret against the real relay, on a journal,
- * and the real sandbox: the page sends no cart and states no price. The Pay
- * button shows the checkout's amount before any prompt, the create carries
- * the secret, the receipt lists its items; a checkout already paid, expired
- * or unknown is a final error in the relay's words.
+ * and the real sandbox: the page sends no cart and states no price. The form
+ * shows the checkout's amount and items before any prompt, the create
+ * carries the secret, the receipt lists its items; a checkout already paid,
+ * expired or unknown is a final error in the relay's words.
  */
 import { expect } from '@open-wc/testing';
 import '../../src/index.js';
@@ -109,10 +109,11 @@ afterEach(() => {
 });
 
 describe('<pay-checkout checkout>', () => {
-  it('shows the checkout’s amount before any prompt, sends its client secret and no cart, and lists its items on the receipt', async () => {
+  it('shows the checkout’s amount and items before any prompt, sends its client secret and no cart, and lists its items on the receipt', async () => {
     const checkout = await checkoutCreatedByTheShop();
     const { el, harness, log } = await mount(checkout);
     await eventually('the checkout’s amount on the button', () => buttonText(harness) === `Pay ${TOTAL}`);
+    expect(harness.text, 'its items on the form').to.contain('Kente tote × 2');
     await expect(el).to.be.accessible();
     const number = freshNumber();
     await harness.fill(number);
