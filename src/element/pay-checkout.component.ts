@@ -284,7 +284,8 @@ export class PayCheckout extends LitElement {
       session: this.#session,
       form: this.#form,
       amount: formatAmount(known ? known.amount : pageAmount(this), locale),
-      items: known?.items,
+      // A page with a cart shows it; one with a server-created checkout may know nothing of its items.
+      items: this.checkout ? known?.items : undefined,
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
       confirming: this.#confirming,

@@ -28,7 +28,7 @@ export interface CheckoutView {
   form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onSubmit' | 'onInput' | 'onBlur'>;
   /** The amount the page shows now, formatted; '' when it gave none. */
   amount: string;
-  /** The items the relay priced for the form's amount, each `name × quantity`; none when it priced none. */
+  /** The items of a server-created checkout as the relay priced them, each `name × quantity`, for the form; none before. */
   items: string[] | undefined;
   /** The networks offered. */
   issuers: Issuer[];
@@ -132,7 +132,7 @@ function renderForm(view: CheckoutView): TemplateResult {
   const { text, amount, items, form } = view;
   const { values, errors } = form;
   const submitting = view.session.state.status === 'submitting';
-  // What the shopper pays for, before any prompt: the items the relay priced (a list from storage, checked).
+  // What the shopper pays for, before any prompt: a server-created checkout's items (a list from storage, checked).
   return html`
     <form part=form novalidate aria-labelledby=heading @submit=${form.onSubmit}>
       <h2 id=heading tabindex=-1>${text.formTitle}</h2>
