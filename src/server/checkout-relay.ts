@@ -1,7 +1,8 @@
 /**
  * The merchant relay: the part a merchant mounts on their own server between
  * `<pay-checkout>` and the payments service. Its options are checked in
- * relay-config.ts; its handlers (create, lookup, price) are in handlers/;
+ * relay-config.ts; its handlers (create, lookup, price, the checkout read)
+ * are in handlers/, and the checkouts the merchant's server creates in checkouts/;
  * relay-route.ts wraps each with CORS, the method check, and reports their
  * throws. Here they are routed by path. Web-standard handlers, so it runs on
  * Node and edge runtimes; the entries (web.ts, node.ts) give it the Node
