@@ -289,6 +289,7 @@ describe('the shape of test/', () => {
  * about an order; journal/ keeps it.
  */
 const SERVER_FOLDER_LEVELS: readonly (readonly string[])[] = [
+  ['merchant-api'],
   ['handlers', 'fulfilment'],
   ['lookups'],
   ['orders', 'limits'],
