@@ -99,7 +99,11 @@ const checkoutBodySchema = z.strictObject({
 /** The wire body checked into `relay.checkouts.create`'s input; throws a `400` naming the field. */
 export function checkoutInputOf(body: unknown, allowedOrigins: readonly string[]): MerchantCheckoutInput {
   const parsed = checkoutBodySchema.safeParse(body);
-  if (!parsed.success) throw invalidField(parsed.error.issues[0]);
+  if (!parsed.success) {
+    const { issues } = parsed.error;
+    // An unknown field first: `lineItems` explains the missing `line_items` better than its absence does.
+    throw invalidField(issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0]);
+  }
   const { line_items, reference, metadata, expires_in, origin } = parsed.data;
   if (origin !== undefined && !allowedOrigins.includes(origin)) {
     const allowed = allowedOrigins.length ? `one of: ${allowedOrigins.join(', ')}` : 'none is configured';

@@ -117,3 +117,10 @@ async function authenticate(
   if (await check(presented)) return;
   throw (await limit.failed(request, connection)) ?? invalidApiKey(API_KEY_MESSAGES.wrong);
 }
+
+export type {
+  MerchantCheckout,
+  MerchantCheckoutInput,
+  MerchantCheckoutLineItem,
+  MerchantCheckouts,
+} from './merchant-checkouts.js';
