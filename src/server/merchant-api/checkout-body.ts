@@ -9,8 +9,8 @@ import * as z from 'zod/mini';
 import { HttpError } from '../../http/http-error.js';
 import { CURRENCIES, ORDER_INPUT_LIMITS } from '../../shared/service-contract.js';
 import { issueParam, REFERENCE_PATTERN } from '../../shared/wire.js';
+import type { ServerCheckoutInput } from '../checkouts/server-checkout.js';
 import { METADATA_LIMITS } from '../pricing/priced-cart.js';
-import type { MerchantCheckoutInput } from './merchant-checkouts.js';
 
 /** Shortest and longest life of a checkout, in seconds (`expires_in`). */
 export const CHECKOUT_EXPIRES_IN = { min: 300, max: 86_400 } as const;
@@ -97,7 +97,7 @@ const checkoutBodySchema = z.strictObject({
 });
 
 /** The wire body checked into `relay.checkouts.create`'s input; throws a `400` naming the field. */
-export function checkoutInputOf(body: unknown, allowedOrigins: readonly string[]): MerchantCheckoutInput {
+export function checkoutInputOf(body: unknown, allowedOrigins: readonly string[]): ServerCheckoutInput {
   const parsed = checkoutBodySchema.safeParse(body);
   if (!parsed.success) {
     const { issues } = parsed.error;
