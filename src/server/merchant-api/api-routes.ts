@@ -12,7 +12,7 @@ import { REFERENCE_PATTERN } from '../../shared/wire.js';
 import type { ServerCheckouts } from '../checkouts/server-checkout.js';
 import type { CheckoutOrders } from '../fulfilment/order-records.js';
 import { checkoutOnWire, createdCheckoutOnWire, orderOnWire } from './api-wire.js';
-import { checkoutInputOf } from './checkout-body.js';
+import { checkoutInputOf, refusedCheckout } from './checkout-body.js';
 
 /** Largest body the merchant API reads: 16 KiB, as the relay's own routes. */
 export const MERCHANT_API_MAX_BODY_BYTES = 16 * 1024;
@@ -68,7 +68,7 @@ async function createCheckout(context: ApiRouteContext, request: Request): Promi
     created = await context.checkouts.create(input);
   } catch (error) {
     // The relay names what it refuses with a TypeError; the wire checks above catch all they know first.
-    if (error instanceof TypeError) throw new HttpError('invalidRequest', error.message, { cause: error });
+    if (error instanceof TypeError) throw refusedCheckout(error);
     throw error;
   }
   return jsonResponse(createdCheckoutOnWire(created), 201);
