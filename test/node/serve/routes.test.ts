@@ -59,7 +59,10 @@ describe('pay-checkout serve: its routes', () => {
   it('takes a paid order from cart to lookup, approved by the sandbox', async () => {
     const paid = await payThroughServe(url, '0241110001');
     assert.equal(paid.lookup.status, 200, JSON.stringify(paid.lookup.body));
-    assert.equal((paid.lookup.body?.order as { payment?: { status: string } } | undefined)?.payment?.status, 'paid');
+    assert.equal(
+      (paid.lookup.body?.order as { payment?: { status: string } } | undefined)?.payment?.status,
+      'paid',
+    );
     const order = await running.serve.relay.orders.get(paid.orderId);
     assert.deepEqual(order?.amount, { currency: 'ghs', value: 12_500 });
   });
