@@ -10,7 +10,7 @@ import { checkRelay, PLANNED_CREATES } from './relay-checks.js';
 import { EXIT, integerOption, UsageError } from './usage-error.js';
 
 /** `pay-checkout check-relay --help`. */
-export const CHECK_RELAY_HELP = `Usage: pay-checkout check-relay <base-url> [--cart '<json>'] [--sandbox <url>] [--number <test number>]
+export const CHECK_RELAY_HELP = `Usage: pay-checkout check-relay <base-url> [--cart '<json>' | --checkout <client secret>] [--sandbox <url>] [--number <test number>]
 
 Drives your relay, in any language, through the wire <pay-checkout> speaks
 and the limits it keeps: creates at <base-url>/orders, lookups at <base-url>/lookup,
@@ -55,6 +55,8 @@ X-Content-Type-Options: nosniff); advice: https.
 
 Options:
   --cart <json>       a cart your pricing accepts, with a reference (default null), e.g. '{"id":"cart-1042","items":[{"sku":"tote","quantity":1}]}'
+  --checkout <secret> instead of a cart, a checkout your backend created (serve's POST /v1/checkouts):
+                      its client_secret; its reference is what prompt-same-checkout needs
   --sandbox <url>     the sandbox your relay calls (npx pay-checkout sandbox, on this machine), e.g. http://127.0.0.1:4010
   --number <number>   pay only from this test number: ${CHECKER_NUMBERS.join(', ')}
   --timeout <ms>      how long one request may take (default 15000)
@@ -66,6 +68,7 @@ interface CheckRelayArguments {
   baseUrl: string;
   sandboxUrl: string | undefined;
   cart: unknown;
+  checkout: string | undefined;
   numbers: readonly string[];
   timeoutMs: number;
 }
@@ -77,6 +80,7 @@ function parseCheckRelayArguments(args: readonly string[]): CheckRelayArguments 
     allowPositionals: true,
     options: {
       cart: { type: 'string' },
+      checkout: { type: 'string' },
       sandbox: { type: 'string' },
       number: { type: 'string' },
       timeout: { type: 'string' },
@@ -93,6 +97,7 @@ function parseCheckRelayArguments(args: readonly string[]): CheckRelayArguments 
     baseUrl: checkedBaseUrl(positionals[0] as string),
     sandboxUrl: values.sandbox === undefined ? undefined : checkedBaseUrl(values.sandbox, '--sandbox'),
     cart: values.cart === undefined ? null : parsedCart(values.cart),
+    checkout: checkedCheckout(values.checkout, values.cart),
     numbers: values.number === undefined ? CHECKER_NUMBERS : [checkedNumber(values.number)],
     timeoutMs: integerOption('timeout', values.timeout, 15_000, 100, 600_000),
   };
@@ -124,6 +129,19 @@ function parsedCart(value: string): unknown {
   }
 }
 
+/** A server-created checkout's client secret, as serve's merchant API gives it: `cs_…_secret_…`. */
+const CLIENT_SECRET_PATTERN = /^cs_[A-Za-z0-9_-]+_secret_[A-Za-z0-9_-]+$/;
+
+function checkedCheckout(value: string | undefined, cart: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (cart !== undefined)
+    throw new UsageError('give --cart or --checkout, not both: a create pays for one of them.');
+  if (CLIENT_SECRET_PATTERN.test(value)) return value;
+  throw new UsageError(
+    `--checkout must be a checkout's client secret, cs_…_secret_…, as POST /v1/checkouts answers it; got ${JSON.stringify(value.slice(0, 12))}….`,
+  );
+}
+
 function checkedNumber(value: string): string {
   if (CHECKER_NUMBERS.includes(value)) return value;
   throw new UsageError(
@@ -152,6 +170,7 @@ export async function runCheckRelay(args: readonly string[], print: (line: strin
     baseUrl: parsed.baseUrl,
     ...(parsed.sandboxUrl === undefined ? {} : { sandboxUrl: parsed.sandboxUrl }),
     cart: parsed.cart,
+    ...(parsed.checkout === undefined ? {} : { checkout: parsed.checkout }),
     numbers: parsed.numbers,
     timeoutMs: parsed.timeoutMs,
     onResult: (result) => print(formatResult(result)),

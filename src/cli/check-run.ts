@@ -4,6 +4,7 @@
  * number (the prompt-limit check counts them).
  */
 import { type CheckResult, judged, skipped } from './check-result.js';
+import type { Purchase } from './checker-shopper.js';
 import { isPerClientLimit, type RelayAnswer, type RelayProbe } from './relay-probe.js';
 import type { SandboxView } from './sandbox-view.js';
 import {
@@ -36,7 +37,8 @@ export interface OrderAmountJson {
 /** The state of one run, shared by the checks. */
 export interface CheckRun {
   probe: RelayProbe;
-  cart: unknown;
+  /** What every create of the run pays for. */
+  purchase: Purchase;
   record(result: CheckResult): void;
   note(message: string): void;
   /** Creates with the given key and body, counting each accepted order against its number. */
@@ -65,10 +67,10 @@ export interface CreateProbe {
   contentType?: string;
 }
 
-/** A run over `probe`: results go to `record`, remarks to `note`. */
+/** A run over `probe` paying for `purchase`: results go to `record`, remarks to `note`. */
 export function startRun(
   probe: RelayProbe,
-  cart: unknown,
+  purchase: Purchase,
   note: (message: string) => void,
   record: (result: CheckResult) => void,
 ): CheckRun {
@@ -78,7 +80,7 @@ export function startRun(
   const run: CheckRun = {
     lookupTokens,
     probe,
-    cart,
+    purchase,
     record,
     note,
     sandbox: undefined,

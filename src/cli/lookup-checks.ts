@@ -64,7 +64,7 @@ export async function checkOtherOrdersToken(
     const number = numbers.find((other) => other !== first.number) ?? first.number;
     const second = await run.create({
       label: `a second create paying from ${number}`,
-      body: checkoutIntentFor(number, run.cart),
+      body: checkoutIntentFor(number, run.purchase),
       idempotencyKey: newAttemptKey(),
     });
     borrowedToken = [...run.lookupTokens].find(([orderId]) => orderId !== first.orderId)?.[1];

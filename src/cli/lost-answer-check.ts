@@ -31,7 +31,7 @@ export async function checkLostAnswer(run: CheckRun, first: CreatedOrder, timeou
   if (first.reference !== null) await run.freeNumber(first.number);
   const request = {
     label: 'the same create again after its answer was lost',
-    body: checkoutIntentFor(first.number, run.cart),
+    body: checkoutIntentFor(first.number, run.purchase),
     idempotencyKey: newAttemptKey(),
   };
   const mark = await sandbox.mark();

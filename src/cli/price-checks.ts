@@ -99,9 +99,9 @@ export interface RelayPrice {
 /** The price route: `POST <base>/price { cart }`; its amount (for `expected_amount`) and reference. */
 export async function checkPriceRoute(run: CheckRun): Promise<RelayPrice> {
   const answer = await run.probe.send({
-    label: 'price of the cart',
+    label: 'cart' in run.purchase ? 'price of the cart' : 'price of the checkout',
     route: 'price',
-    body: { cart: run.cart },
+    body: run.purchase,
   });
   run.record(judgePrice(answer));
   const json = answer.status === 200 && isObject(answer.json) ? answer.json : {};
@@ -160,7 +160,7 @@ export async function checkExpectedAmount(
   const mark = await run.sandbox?.mark();
   const answer = await run.create({
     label: `create with expected_amount ${formatAmount(expected)}, not the relay's ${formatAmount(amount)}`,
-    body: { ...checkoutIntentFor(first.number, run.cart), expected_amount: expected },
+    body: { ...checkoutIntentFor(first.number, run.purchase), expected_amount: expected },
     idempotencyKey: newAttemptKey(),
   });
   if (isPerClientLimit(answer)) return run.record(perClientSkip(id, answer));

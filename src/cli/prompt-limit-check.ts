@@ -43,7 +43,7 @@ export async function checkPromptLimit(run: CheckRun, first: CreatedOrder): Prom
     if (first.reference !== null) await run.freeNumber(first.number);
     answer = await run.create({
       label: `create no. ${accepted + 1} for ${first.number} within 10 minutes`,
-      body: checkoutIntentFor(first.number, run.cart),
+      body: checkoutIntentFor(first.number, run.purchase),
       idempotencyKey: newAttemptKey(),
     });
     if (answer.status !== 200) break;
@@ -99,7 +99,7 @@ export async function checkSameCheckout(run: CheckRun, first: CreatedOrder): Pro
   const mark = await run.sandbox?.mark();
   const answer = await run.create({
     label: `a second create for reference ${first.reference} and ${first.number}, under a new key`,
-    body: checkoutIntentFor(first.number, run.cart),
+    body: checkoutIntentFor(first.number, run.purchase),
     idempotencyKey: newAttemptKey(),
   });
   if (isPerClientLimit(answer)) return run.record(perClientSkip(SAME_CHECKOUT, answer));

@@ -55,6 +55,8 @@ export const PLANNED_CREATES = 15;
 export interface CheckRelayOptions extends Omit<RelayProbeOptions, 'notice'> {
   /** A cart the relay's pricing accepts (`null` by default). */
   cart?: unknown;
+  /** A server-created checkout's client secret, paid instead of `cart`. */
+  checkout?: string;
   /** The test numbers to pay from, tried in order; default {@link CHECKER_NUMBERS}. */
   numbers?: readonly string[];
   /** Told each result as soon as it is known. */
@@ -95,7 +97,9 @@ export async function checkRelay(options: CheckRelayOptions): Promise<CheckRelay
   const numbers = options.numbers ?? CHECKER_NUMBERS;
   const note = (message: string) => options.onNote?.(message);
   const probe = createRelayProbe({ ...options, notice: note });
-  const run = startRun(probe, options.cart ?? null, note, (result) => {
+  const purchase =
+    options.checkout === undefined ? { cart: options.cart ?? null } : { checkout: options.checkout };
+  const run = startRun(probe, purchase, note, (result) => {
     results.push(result);
     options.onResult?.(result);
   });
@@ -167,7 +171,7 @@ async function confirmSandbox(run: CheckRun, first: CreatedOrder, mark: number |
 
 /** The five creates the relay must refuse before doing anything. */
 async function checkRefusals(run: CheckRun, number: string): Promise<void> {
-  const intent = checkoutIntentFor(number, run.cart);
+  const intent = checkoutIntentFor(number, run.purchase);
   const invalid: ExpectedError = { status: 400, code: 'invalid_request' };
   const refusal = async (id: string, request: CreateProbe, expected: ExpectedError) => {
     try {
@@ -202,7 +206,7 @@ async function checkRefusals(run: CheckRun, number: string): Promise<void> {
     { label: `create of ${oversized.length} bytes`, body: oversized, idempotencyKey: newAttemptKey() },
     { status: 413, code: 'payload_too_large' },
   );
-  const withoutNumber = checkoutIntentFor(number, run.cart);
+  const withoutNumber = checkoutIntentFor(number, run.purchase);
   delete (withoutNumber.payment_method_data.mobile_money as { number?: string }).number;
   await refusal(
     'create-invalid-input',
@@ -222,7 +226,7 @@ async function createFirstOrder(
   pricedReference: string | null,
 ): Promise<CreatedOrder | undefined> {
   for (const number of numbers) {
-    const body = checkoutIntentFor(number, run.cart);
+    const body = checkoutIntentFor(number, run.purchase);
     const idempotencyKey = newAttemptKey();
     const outcome = CHECKER_NUMBER_OUTCOMES[number] ?? 'a test number';
     const answer = await run.create({
@@ -289,7 +293,7 @@ async function checkReplayAndReuse(run: CheckRun, first: CreatedOrder): Promise<
   }
   const reused = await run.create({
     label: 'the same key with another body',
-    body: checkoutIntentFor(first.number, run.cart, OTHER_NAME),
+    body: checkoutIntentFor(first.number, run.purchase, OTHER_NAME),
     idempotencyKey: first.idempotencyKey,
   });
   run.record(judgeRefusal('create-key-reused', reused, { status: 422, code: 'idempotency_key_reused' }));

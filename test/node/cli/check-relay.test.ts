@@ -393,6 +393,11 @@ describe('pay-checkout check-relay', { timeout: 480_000 }, () => {
         ['check-relay', 'http://127.0.0.1:1/api', '--sandbox', 'localhost:4010'],
         /--sandbox must be an http:\/\/ or https:\/\/ URL/,
       ],
+      [['check-relay', 'http://127.0.0.1:1/api', '--cart', '{}', '--checkout', 'cs_a_secret_b'], /not both/],
+      [
+        ['check-relay', 'http://127.0.0.1:1/api', '--checkout', 'order-1042'],
+        /--checkout must be a checkout's client secret/,
+      ],
       [['check-relay'], /give one <base-url>/],
       [['sandbox', '--port', '70000'], /--port must be a whole number from 0 to 65535/],
       [['sandbox', '--verbose'], /Unknown option '--verbose'/],
