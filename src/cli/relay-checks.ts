@@ -118,8 +118,11 @@ export async function checkRelay(options: CheckRelayOptions): Promise<CheckRelay
       for (const number of numbers) await run.freeNumber(number);
     }
   } catch (error) {
-    if (!(error instanceof RelayUnreachableError)) throw error;
-    run.record(failed('reachable', error.message));
+    // A sandbox that stops answering mid-run stops the run: what it would have shown is unknown.
+    if (error instanceof SandboxUnreadableError)
+      run.record(skipped('sandbox', `${error.message}: the run stopped there`));
+    else if (error instanceof RelayUnreachableError) run.record(failed('reachable', error.message));
+    else throw error;
   }
   // With no answer at all there is nothing to audit: `reachable` says why.
   if (probe.answers.length > 0) {

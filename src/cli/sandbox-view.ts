@@ -42,8 +42,8 @@ export function ordersCreatedIn(requests: readonly ReceivedRequest[]): string[] 
 
 /** A sandbox whose control surface did not answer as `pay-checkout sandbox` does. */
 export class SandboxUnreadableError extends Error {
-  constructor(url: string, reason: string) {
-    super(`the sandbox at ${url} did not answer GET ${SANDBOX_REQUESTS_PATH} (${reason})`);
+  constructor(url: string, reason: string, request = `GET ${SANDBOX_REQUESTS_PATH}`) {
+    super(`the sandbox at ${url} did not answer ${request} (${reason})`);
     this.name = 'SandboxUnreadableError';
   }
 }
@@ -90,13 +90,19 @@ export async function openSandboxView(url: string, timeoutMs: number): Promise<S
       }
     },
     async decline(orderId) {
-      const response = await fetch(`${base}${SANDBOX_CONTROL_PATH}/decline`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ order_id: orderId }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      await response.arrayBuffer();
+      let response: Response;
+      try {
+        response = await fetch(`${base}${SANDBOX_CONTROL_PATH}/decline`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ order_id: orderId }),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        await response.arrayBuffer();
+      } catch (error) {
+        const request = `POST ${SANDBOX_CONTROL_PATH}/decline`;
+        throw new SandboxUnreadableError(base, `no answer: ${(error as Error).message}`, request);
+      }
       return response.status === 200;
     },
   };

@@ -313,6 +313,28 @@ describe('pay-checkout check-relay', { timeout: 480_000 }, () => {
     }
   });
 
+  it('skips the sandbox checks, saying why, when nothing answers at --sandbox', async () => {
+    const relay = await serveRelayUnderCheck({ rateLimit: NO_CLIENT_LIMIT });
+    try {
+      const nowhere = `http://127.0.0.1:${await freePort()}`;
+      const result = await runCli(['check-relay', relay.url, '--cart', CHECK_CART, '--sandbox', nowhere]);
+      assert.equal(result.code, 1, result.transcript);
+      assert.deepEqual(idsMarked(result.stdout, 'FAIL'), [], result.transcript);
+      assert.match(
+        result.stdout,
+        /^info {2}the sandbox at http:\/\/127\.0\.0\.1:\d+ did not answer GET \/_sandbox\/requests \(no answer: .*ECONNREFUSED.*\): the checks that read it are skipped$/m,
+      );
+      for (const id of SANDBOX_CHECKS) {
+        assert.match(
+          result.stdout,
+          new RegExp(`^skip {2}${id} +the sandbox at http://127\\.0\\.0\\.1:\\d+ did not answer`, 'm'),
+        );
+      }
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('passes a relay from before answers carried order.amount and reference, exit 0', async () => {
     const relay = await serveRelayUnderCheck({ rateLimit: NO_CLIENT_LIMIT }, 'before-amounts');
     try {
