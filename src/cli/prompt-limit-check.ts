@@ -27,7 +27,9 @@ const PROMPT_LIMIT = {
  * Creates for the first order's number until the relay refuses one, then
  * judges the refusal. Bounded by creates sent, not only by orders counted: a
  * relay that answers a new attempt with an order it gave before never grows
- * the count, and the checker must not flood it.
+ * the count, and the checker must not flood it. With a reference, a
+ * conforming relay answers the number's open order, so each open order is
+ * declined through the sandbox first (skipped, with the reason, without one).
  */
 export async function checkPromptLimit(run: CheckRun, first: CreatedOrder): Promise<void> {
   if (first.reference !== null && run.sandbox === undefined) {
