@@ -55,7 +55,7 @@ const MARKS: Readonly<Record<Verdict, string>> = {
 };
 
 /** The report line of a result: `FAIL  create-replay  …`. */
-export function formatResult(result: CheckResult, idWidth = 26): string {
+export function formatResult(result: CheckResult, idWidth = 28): string {
   return `${MARKS[result.verdict].padEnd(5)} ${result.id.padEnd(idWidth)} ${result.detail}`;
 }
 

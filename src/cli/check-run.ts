@@ -4,7 +4,9 @@
  * number (the prompt-limit check counts them).
  */
 import { type CheckResult, judged, skipped } from './check-result.js';
+import type { Purchase } from './checker-shopper.js';
 import { isPerClientLimit, type RelayAnswer, type RelayProbe } from './relay-probe.js';
+import type { SandboxView } from './sandbox-view.js';
 import {
   describeAnswer,
   type ExpectedError,
@@ -20,12 +22,23 @@ export interface CreatedOrder {
   idempotencyKey: string;
   number: string;
   body: unknown;
+  /** The merchant's reference the relay answered for the cart; null when none. */
+  reference: string | null;
+  /** The amount the relay answered it charges, when it answered one. */
+  amount: OrderAmountJson | undefined;
+}
+
+/** `{ currency, value }` as the wire carries it. */
+export interface OrderAmountJson {
+  currency: string;
+  value: number;
 }
 
 /** The state of one run, shared by the checks. */
 export interface CheckRun {
   probe: RelayProbe;
-  cart: unknown;
+  /** What every create of the run pays for. */
+  purchase: Purchase;
   record(result: CheckResult): void;
   note(message: string): void;
   /** Creates with the given key and body, counting each accepted order against its number. */
@@ -34,6 +47,16 @@ export interface CheckRun {
   ordersOf(number: string): ReadonlySet<string>;
   /** The lookup token the relay gave with each order it accepted in this run. */
   readonly lookupTokens: ReadonlyMap<string, string>;
+  /** The sandbox the relay calls, when `--sandbox` named it and it answers. */
+  sandbox: SandboxView | undefined;
+  /** Why the checks that read the sandbox are skipped when {@link sandbox} is undefined. */
+  sandboxMissing: string;
+  /**
+   * Declines, through the sandbox, every order of the run for `number` still
+   * waiting for the payer: a relay that answers a number's open prompt with
+   * its order then sends the next create a prompt of its own.
+   */
+  freeNumber(number: string): Promise<void>;
 }
 
 /** One create of a run. */
@@ -44,21 +67,31 @@ export interface CreateProbe {
   contentType?: string;
 }
 
-/** A run over `probe`: results go to `record`, remarks to `note`. */
+/** A run over `probe` paying for `purchase`: results go to `record`, remarks to `note`. */
 export function startRun(
   probe: RelayProbe,
-  cart: unknown,
+  purchase: Purchase,
   note: (message: string) => void,
   record: (result: CheckResult) => void,
 ): CheckRun {
   const orders = new Map<string, Set<string>>();
   const lookupTokens = new Map<string, string>();
-  return {
+  const declined = new Set<string>();
+  const run: CheckRun = {
     lookupTokens,
     probe,
-    cart,
+    purchase,
     record,
     note,
+    sandbox: undefined,
+    sandboxMissing: 'needs --sandbox <url>, the sandbox your relay calls, to see what reaches the service',
+    async freeNumber(number) {
+      for (const orderId of run.ordersOf(number)) {
+        if (declined.has(orderId) || run.sandbox === undefined) continue;
+        declined.add(orderId);
+        await run.sandbox.decline(orderId);
+      }
+    },
     async create(request) {
       const answer = await probe.send({ ...request, route: 'create' });
       const orderId = answer.status === 200 ? orderIdOf(answer) : undefined;
@@ -74,6 +107,7 @@ export function startRun(
     },
     ordersOf: (number) => orders.get(number) ?? new Set(),
   };
+  return run;
 }
 
 function numberOf(body: unknown): string | undefined {

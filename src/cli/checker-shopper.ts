@@ -30,12 +30,18 @@ export const CHECKER_NUMBER_OUTCOMES: Readonly<Record<string, string>> = {
   [SANDBOX_TEST_NUMBERS.insufficientFunds]: 'insufficient funds',
 };
 
-/** The create body `<pay-checkout>` would send for `name` paying from `localNumber`. */
-export function checkoutIntentFor(localNumber: string, cart: unknown, name = CHECKER_NAME) {
+/**
+ * What the shopper pays for: a cart the relay prices, or a checkout the
+ * shop's backend created, by its client secret. Also the price request's body.
+ */
+export type Purchase = { cart: unknown } | { checkout: string };
+
+/** The create body `<pay-checkout>` would send for `name` paying for `purchase` from `localNumber`. */
+export function checkoutIntentFor(localNumber: string, purchase: Purchase, name = CHECKER_NAME) {
   return {
     customer_data: { name, phone_number: `+233${localNumber.slice(1)}` },
     payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: localNumber } },
-    cart,
+    ...purchase,
   };
 }
 

@@ -12,6 +12,7 @@ import {
   type CreateProbe,
   judgeRefusal,
   newAttemptKey,
+  type OrderAmountJson,
   perClientSkip,
   startRun,
 } from './check-run.js';
@@ -21,14 +22,17 @@ import {
   checkoutIntentFor,
   OTHER_NAME,
 } from './checker-shopper.js';
-import { checkLookups, checkOtherOrdersToken } from './lookup-checks.js';
-import { checkPromptLimit } from './prompt-limit-check.js';
+import { checkForgedNotForwarded, checkLookups, checkOtherOrdersToken } from './lookup-checks.js';
+import { checkLostAnswer } from './lost-answer-check.js';
+import { checkExpectedAmount, checkPriceRoute, isAmount } from './price-checks.js';
+import { checkPromptLimit, checkSameCheckout } from './prompt-limit-check.js';
 import {
   createRelayProbe,
   isPerClientLimit,
   type RelayProbeOptions,
   RelayUnreachableError,
 } from './relay-probe.js';
+import { openSandboxView, SandboxUnreadableError } from './sandbox-view.js';
 import {
   createAnswerProblems,
   describeAnswer,
@@ -39,22 +43,28 @@ import {
 } from './wire-expectations.js';
 
 /**
- * Creates one run sends to a conforming relay: five refusals, the order, its
- * replay and its reuse, and three more prompts for the number. The relay's
- * per-client limit (10 at once by default) may so ask for one short wait.
+ * Creates one run sends to a conforming relay, with `--sandbox` and a cart
+ * with a reference: five refusals, the order, its lost answer and re-send,
+ * its replay and its reuse, one off its price, one more for its checkout,
+ * and the number's last prompt and the one refused. The relay's per-client
+ * limit (10 at once, then one every 6 s, by default) asks for a few short waits.
  */
-export const PLANNED_CREATES = 11;
+export const PLANNED_CREATES = 15;
 
 /** Options of {@link checkRelay}. */
 export interface CheckRelayOptions extends Omit<RelayProbeOptions, 'notice'> {
   /** A cart the relay's pricing accepts (`null` by default). */
   cart?: unknown;
+  /** A server-created checkout's client secret, paid instead of `cart`. */
+  checkout?: string;
   /** The test numbers to pay from, tried in order; default {@link CHECKER_NUMBERS}. */
   numbers?: readonly string[];
   /** Told each result as soon as it is known. */
   onResult?: (result: CheckResult) => void;
   /** Told what the run does besides checking: a wait, another number. */
   onNote?: (message: string) => void;
+  /** The base URL of the sandbox the relay calls, whose control surface shows what reached the service. */
+  sandboxUrl?: string;
 }
 
 /** What {@link checkRelay} found. */
@@ -68,13 +78,17 @@ export interface CheckRelayReport {
 
 /** The checks that need the first order; skipped, with the reason, when there is none. */
 const NEEDS_AN_ORDER = [
+  'create-lost-answer',
   'create-replay',
   'create-key-reused',
+  'create-expected-amount',
   'lookup-valid',
   'lookup-forged-token',
   'lookup-missing-token',
-  'lookup-other-order-token',
+  'lookup-forged-not-forwarded',
+  'prompt-same-checkout',
   'prompt-limit',
+  'lookup-other-order-token',
 ];
 
 /** Runs every check against the relay at `options.baseUrl`. */
@@ -83,24 +97,32 @@ export async function checkRelay(options: CheckRelayOptions): Promise<CheckRelay
   const numbers = options.numbers ?? CHECKER_NUMBERS;
   const note = (message: string) => options.onNote?.(message);
   const probe = createRelayProbe({ ...options, notice: note });
-  const run = startRun(probe, options.cart ?? null, note, (result) => {
+  const purchase =
+    options.checkout === undefined ? { cart: options.cart ?? null } : { checkout: options.checkout };
+  const run = startRun(probe, purchase, note, (result) => {
     results.push(result);
     options.onResult?.(result);
   });
   try {
     await checkRefusals(run, numbers[0] ?? (CHECKER_NUMBERS[0] as string));
-    const first = await createFirstOrder(run, numbers);
+    const priced = await checkPriceRoute(run);
+    const sandboxMark = await openSandbox(run, options);
+    const first = await createFirstOrder(run, numbers, priced.reference);
     if (first === undefined) {
       for (const id of NEEDS_AN_ORDER) run.record(skipped(id, 'needs the order of create-valid'));
     } else {
-      await checkReplayAndReuse(run, first);
-      await checkLookups(run, first);
-      await checkOtherOrdersToken(run, first);
-      await checkPromptLimit(run, first);
+      await confirmSandbox(run, first, sandboxMark);
+      await checkOrderFlows(run, first, priced.amount, options.timeoutMs ?? 15_000);
+      await checkOtherOrdersToken(run, first, numbers);
+      // Declined, the run's orders leave no open prompt for the next run to meet.
+      for (const number of numbers) await run.freeNumber(number);
     }
   } catch (error) {
-    if (!(error instanceof RelayUnreachableError)) throw error;
-    run.record(failed('reachable', error.message));
+    // A sandbox that stops answering mid-run stops the run: what it would have shown is unknown.
+    if (error instanceof SandboxUnreadableError)
+      run.record(skipped('sandbox', `${error.message}: the run stopped there`));
+    else if (error instanceof RelayUnreachableError) run.record(failed('reachable', error.message));
+    else throw error;
   }
   // With no answer at all there is nothing to audit: `reachable` says why.
   if (probe.answers.length > 0) {
@@ -109,9 +131,50 @@ export async function checkRelay(options: CheckRelayOptions): Promise<CheckRelay
   return { results, createsSent: probe.createsSent, conforms: allConform(results) };
 }
 
+/** The checks on the first order, in an order that keeps each one's premise: see each check's module. */
+async function checkOrderFlows(
+  run: CheckRun,
+  first: CreatedOrder,
+  priced: OrderAmountJson | undefined,
+  timeoutMs: number,
+): Promise<void> {
+  await checkLostAnswer(run, first, timeoutMs);
+  await checkReplayAndReuse(run, first);
+  await checkExpectedAmount(run, first, priced);
+  await checkLookups(run, first);
+  await checkForgedNotForwarded(run, first);
+  await checkSameCheckout(run, first);
+  await checkPromptLimit(run, first);
+}
+
+/** Connects to `--sandbox` when given; the mark create-valid's order is looked for after. A sandbox that does not answer is noted, its checks skipped. */
+async function openSandbox(run: CheckRun, options: CheckRelayOptions): Promise<number | undefined> {
+  if (options.sandboxUrl === undefined) return undefined;
+  try {
+    run.sandbox = await openSandboxView(options.sandboxUrl, options.timeoutMs ?? 15_000);
+    return await run.sandbox.mark();
+  } catch (error) {
+    if (!(error instanceof SandboxUnreadableError)) throw error;
+    run.sandboxMissing = error.message;
+    run.note(`${error.message}: the checks that read it are skipped`);
+    return undefined;
+  }
+}
+
+/** The sandbox is the relay's only when it made create-valid's order; else its checks are skipped, with the reason. */
+async function confirmSandbox(run: CheckRun, first: CreatedOrder, mark: number | undefined): Promise<void> {
+  const { sandbox } = run;
+  if (sandbox === undefined || mark === undefined) return;
+  const seen = (await sandbox.since(mark)).some((received) => received.order_id === first.orderId);
+  if (seen) return;
+  run.sandbox = undefined;
+  run.sandboxMissing = `the relay does not call the sandbox at ${sandbox.url}: create-valid's order ${first.orderId} is not in its log`;
+  run.note(`${run.sandboxMissing}; the checks that read it are skipped`);
+}
+
 /** The five creates the relay must refuse before doing anything. */
 async function checkRefusals(run: CheckRun, number: string): Promise<void> {
-  const intent = checkoutIntentFor(number, run.cart);
+  const intent = checkoutIntentFor(number, run.purchase);
   const invalid: ExpectedError = { status: 400, code: 'invalid_request' };
   const refusal = async (id: string, request: CreateProbe, expected: ExpectedError) => {
     try {
@@ -146,7 +209,7 @@ async function checkRefusals(run: CheckRun, number: string): Promise<void> {
     { label: `create of ${oversized.length} bytes`, body: oversized, idempotencyKey: newAttemptKey() },
     { status: 413, code: 'payload_too_large' },
   );
-  const withoutNumber = checkoutIntentFor(number, run.cart);
+  const withoutNumber = checkoutIntentFor(number, run.purchase);
   delete (withoutNumber.payment_method_data.mobile_money as { number?: string }).number;
   await refusal(
     'create-invalid-input',
@@ -163,9 +226,10 @@ async function checkRefusals(run: CheckRun, number: string): Promise<void> {
 async function createFirstOrder(
   run: CheckRun,
   numbers: readonly string[],
+  pricedReference: string | null,
 ): Promise<CreatedOrder | undefined> {
   for (const number of numbers) {
-    const body = checkoutIntentFor(number, run.cart);
+    const body = checkoutIntentFor(number, run.purchase);
     const idempotencyKey = newAttemptKey();
     const outcome = CHECKER_NUMBER_OUTCOMES[number] ?? 'a test number';
     const answer = await run.create({
@@ -195,7 +259,12 @@ async function createFirstOrder(
       judged('create-valid', problems, `${answer.label} → 200, order ${orderId}, payment ${String(payment)}`),
     );
     if (problems.length > 0 || orderId === undefined || lookupToken === undefined) return undefined;
-    return { orderId, lookupToken, idempotencyKey, number, body };
+    const json = answer.json as { reference?: unknown; order?: { amount?: unknown } };
+    // A relay from before creates answered the reference still keeps it: the price route's says which.
+    const reference =
+      'reference' in json ? (typeof json.reference === 'string' ? json.reference : null) : pricedReference;
+    const amount = isAmount(json.order?.amount) ? json.order.amount : undefined;
+    return { orderId, lookupToken, idempotencyKey, number, body, reference, amount };
   }
   run.record(
     skipped(
@@ -227,7 +296,7 @@ async function checkReplayAndReuse(run: CheckRun, first: CreatedOrder): Promise<
   }
   const reused = await run.create({
     label: 'the same key with another body',
-    body: checkoutIntentFor(first.number, run.cart, OTHER_NAME),
+    body: checkoutIntentFor(first.number, run.purchase, OTHER_NAME),
     idempotencyKey: first.idempotencyKey,
   });
   run.record(judgeRefusal('create-key-reused', reused, { status: 422, code: 'idempotency_key_reused' }));

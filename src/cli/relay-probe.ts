@@ -10,7 +10,7 @@
 export interface RelayAnswer {
   /** What was sent, for fault messages: `create without Idempotency-Key`. */
   label: string;
-  route: 'create' | 'lookup';
+  route: ProbeRoute;
   status: number;
   headers: Headers;
   /** The body as text. */
@@ -28,10 +28,19 @@ export class RelayUnreachableError extends Error {
   }
 }
 
+/** The relay's routes: `<base>/orders`, `<base>/lookup`, `<base>/price`. */
+export type ProbeRoute = 'create' | 'lookup' | 'price';
+
+const ROUTE_PATHS: Readonly<Record<ProbeRoute, string>> = {
+  create: 'orders',
+  lookup: 'lookup',
+  price: 'price',
+};
+
 /** One request to the relay. */
 export interface ProbeRequest {
   label: string;
-  route: 'create' | 'lookup';
+  route: ProbeRoute;
   /** The body as sent: an object is sent as JSON, a string as it is. */
   body: unknown;
   /** Default `application/json`. */
@@ -62,6 +71,10 @@ export interface RelayProbeOptions {
 /** Sends requests to one relay and keeps every answer. */
 export interface RelayProbe {
   send(request: ProbeRequest): Promise<RelayAnswer>;
+  /** Sends `request` whole, then closes the connection before any answer is read: an answer lost on the way. */
+  hangUp(request: ProbeRequest): Promise<void>;
+  /** Waits `ms`, as the probe waits out a `Retry-After`. */
+  pause(ms: number): Promise<void>;
   /** Every answer so far, in order. */
   readonly answers: readonly RelayAnswer[];
   /** Creates sent so far, retries after a wait included. */
@@ -81,16 +94,14 @@ export function createRelayProbe(options: RelayProbeOptions): RelayProbe {
   let createsSent = 0;
 
   async function once(request: ProbeRequest): Promise<RelayAnswer> {
-    const headers: Record<string, string> = { 'content-type': request.contentType ?? 'application/json' };
-    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     if (request.route === 'create') createsSent += 1;
     let response: Response;
     let text: string;
     try {
-      response = await send(`${base}/${request.route === 'create' ? 'orders' : 'lookup'}`, {
+      response = await send(`${base}/${ROUTE_PATHS[request.route]}`, {
         method: 'POST',
-        headers,
-        body: typeof request.body === 'string' ? request.body : JSON.stringify(request.body),
+        headers: headersOf(request),
+        body: bodyOf(request),
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -123,6 +134,15 @@ export function createRelayProbe(options: RelayProbeOptions): RelayProbe {
       answers.push(answer);
       return answer;
     },
+    async hangUp(request) {
+      if (request.route === 'create') createsSent += 1;
+      try {
+        await sendAndHangUp(`${base}/${ROUTE_PATHS[request.route]}`, headersOf(request), bodyOf(request));
+      } catch (error) {
+        throw new RelayUnreachableError(request.label, error);
+      }
+    },
+    pause: sleep,
     get answers() {
       return answers;
     },
@@ -130,6 +150,36 @@ export function createRelayProbe(options: RelayProbeOptions): RelayProbe {
       return createsSent;
     },
   };
+}
+
+function headersOf(request: ProbeRequest): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': request.contentType ?? 'application/json' };
+  if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+  return headers;
+}
+
+function bodyOf(request: ProbeRequest): string {
+  return typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+}
+
+/**
+ * POSTs `body` on a connection of its own and destroys it once the request
+ * is written, before any byte of the answer is read: what a shopper whose
+ * network drops mid-create leaves the relay with.
+ */
+async function sendAndHangUp(url: string, headers: Record<string, string>, body: string): Promise<void> {
+  const { request } = await import(url.startsWith('https:') ? 'node:https' : 'node:http');
+  await new Promise<void>((resolve, reject) => {
+    let written = false;
+    const outgoing = request(url, { method: 'POST', headers, agent: false });
+    // Destroying the request may report an error of its own: the hang-up was the point.
+    outgoing.on('error', (error: Error) => (written ? resolve() : reject(error)));
+    outgoing.end(body, () => {
+      written = true;
+      outgoing.destroy();
+      resolve();
+    });
+  });
 }
 
 /** The seconds a per-client `429 rate_limited` asks to wait; undefined for any other answer. */

@@ -8,6 +8,7 @@ import { KeyRegistry } from './authentication.js';
 import { CustomerDirectory } from './customer-directory.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { OrderStore } from './order-store.js';
+import { RequestLog } from './request-log.js';
 
 /** Options of a sandbox's ledger (the sandbox's own, minus its base path). */
 export interface SandboxLedgerOptions {
@@ -33,6 +34,8 @@ export interface SandboxLedger {
   readonly customers: CustomerDirectory;
   readonly idempotency: IdempotencyStore;
   readonly keys: KeyRegistry;
+  /** What reached the service endpoints, for the control surface's read-only log. */
+  readonly requests: RequestLog;
   readonly clock: Clock;
   readonly approveAfterMs: number;
   readonly processingDelayMs: number;
@@ -54,6 +57,7 @@ export function createLedger(options: SandboxLedgerOptions): SandboxLedger {
       IDEMPOTENCY_KEY_RETENTION_MS,
     ),
     keys: new KeyRegistry(() => clock.now()),
+    requests: new RequestLog(),
     clock,
     approveAfterMs: nonNegative('approveAfterMs', options.approveAfterMs ?? DEFAULT_APPROVE_AFTER_MS),
     processingDelayMs: nonNegative('processingDelayMs', options.processingDelayMs ?? 0),

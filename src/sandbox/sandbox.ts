@@ -9,10 +9,12 @@
  * runtimes as well as on Node.
  */
 import { answerFor } from '../http/answer-errors.js';
+import type { ConnectionInfo } from '../http/handler.js';
 import { HttpError } from '../http/http-error.js';
 import { type NodeListener, toNodeListener } from '../http/node/node-listener.js';
 import { pathnameOf } from '../http/pathname.js';
 import {
+  IDEMPOTENT_REPLAYED_HEADER,
   PAYMENT_FAILURE_CODE,
   type PaymentFailureCode,
   SERVICE_MAX_BODY_BYTES,
@@ -32,9 +34,11 @@ import { orderCreationSchema, parseBody } from './order-schema.js';
 import type { OrderStatusJson } from './order-views.js';
 import { lookupChime, lookupOrder, lookupOtp, pageOrders, type ReadEndpoint } from './read-endpoints.js';
 import { readServiceBody } from './read-service-body.js';
+import { answerRequestLog, SANDBOX_REQUESTS_PATH } from './request-log.js';
 import { createLedger, type SandboxLedger, type SandboxLedgerOptions } from './sandbox-ledger.js';
 
 export { SANDBOX_CONTROL_PATH } from './control-surface.js';
+export { type ReceivedRequest, SANDBOX_REQUESTS_PATH } from './request-log.js';
 
 /** Options of {@link createSandbox}. */
 export interface SandboxOptions extends SandboxLedgerOptions {
@@ -57,8 +61,12 @@ export interface SandboxKeys {
 
 /** A running sandbox: its handler, its controls and what it holds. */
 export interface Sandbox {
-  /** The web-standard handler of the service's endpoints and the control surface. */
-  handle(request: Request): Promise<Response>;
+  /**
+   * The web-standard handler of the service's endpoints and the control
+   * surface; `connection` (the Node listener gives it) lets the request log
+   * answer loopback callers.
+   */
+  handle(request: Request, connection?: ConnectionInfo): Promise<Response>;
   /**
    * `handle` as a `node:http` listener: `createServer(sandbox.node)`, or
    * Express's `app.use('/sandbox', sandbox.node)` with `basePath: '/sandbox'`.
@@ -97,7 +105,7 @@ const SERVICE_ROUTES: ReadonlyMap<string, ServiceRoute> = new Map<string, Servic
   ['/chimes/lookup', { kind: 'read', permission: 'chimes:read', answer: lookupChime }],
 ]);
 
-const ENDPOINTS: readonly string[] = [...SERVICE_ROUTES.keys(), ...CONTROL_ENDPOINTS];
+const ENDPOINTS: readonly string[] = [...SERVICE_ROUTES.keys(), ...CONTROL_ENDPOINTS, SANDBOX_REQUESTS_PATH];
 
 /** Where a sandbox answers, and whether it has told the console of a request that missed its basePath. */
 interface SandboxMount {
@@ -109,12 +117,16 @@ interface SandboxMount {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const mount: SandboxMount = { basePath: normaliseBasePath(options.basePath ?? ''), warned: false };
   const ledger = createLedger(options);
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, connection?: ConnectionInfo): Promise<Response> => {
+    const call: ServiceCall = { endpoint: undefined, orderId: null };
+    let response: Response;
     try {
-      return await route(ledger, mount, request);
+      response = await route(ledger, mount, request, call, connection);
     } catch (error) {
-      return answerFor(error, request, { unexpectedMessage: 'The sandbox failed to answer.' });
+      response = answerFor(error, request, { unexpectedMessage: 'The sandbox failed to answer.' });
     }
+    if (call.endpoint !== undefined) await logCall(ledger, call as LoggedCall, response);
+    return response;
   };
   return {
     handle,
@@ -140,11 +152,38 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 }
 
+/** What a request to a service endpoint was, as the routing learns it, for the request log. */
+interface ServiceCall {
+  endpoint: string | undefined;
+  /** The order a lookup asked for; a create's comes from its answer. */
+  orderId: string | null;
+}
+
+type LoggedCall = ServiceCall & { endpoint: string };
+
+/** Adds an answered service call to the log: the created order's id read from a create's answer. */
+async function logCall(ledger: SandboxLedger, call: LoggedCall, response: Response): Promise<void> {
+  let orderId = call.orderId;
+  if (call.endpoint === '/orders/new' && response.ok) {
+    const body = (await response.clone().json()) as { order?: { id?: string } };
+    orderId = body.order?.id ?? null;
+  }
+  const replayed = response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === 'true';
+  ledger.requests.add({ endpoint: call.endpoint, status: response.status, order_id: orderId, replayed });
+}
+
 /** Routes by path: a service endpoint (key checked before the body is read) or the control surface. */
-async function route(ledger: SandboxLedger, mount: SandboxMount, request: Request): Promise<Response> {
+async function route(
+  ledger: SandboxLedger,
+  mount: SandboxMount,
+  request: Request,
+  call: ServiceCall,
+  connection: ConnectionInfo | undefined,
+): Promise<Response> {
   const path = pathnameOf(request.url);
   const { basePath } = mount;
   const localPath = path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;
+  if (localPath === SANDBOX_REQUESTS_PATH) return answerRequestLog(ledger.requests, request, connection);
   const service = localPath === undefined ? undefined : SERVICE_ROUTES.get(localPath);
   const controlAction =
     localPath?.startsWith(`${SANDBOX_CONTROL_PATH}/`) === true
@@ -157,9 +196,11 @@ async function route(ledger: SandboxLedger, mount: SandboxMount, request: Reques
     });
   }
   if (!service) return answerControl(ledger, request, controlAction as ControlAction);
+  call.endpoint = localPath;
   const authentication = ledger.keys.authenticate(request.headers.get('authorization'), service.permission);
   if (!authentication.ok) throw new HttpError(authentication.kind, authentication.message);
   const body = await readServiceBody(request);
+  if (typeof body.order_id === 'string') call.orderId = body.order_id;
   if (service.kind === 'read') return service.answer(ledger, body, authentication.session);
   return createOrderIdempotently(ledger, request, localPath as string, body, authentication);
 }

@@ -36,7 +36,9 @@ export type {
 export {
   createSandbox,
   type DeclineReason,
+  type ReceivedRequest,
   SANDBOX_CONTROL_PATH,
+  SANDBOX_REQUESTS_PATH,
   type Sandbox,
   type SandboxKeys,
   type SandboxOptions,

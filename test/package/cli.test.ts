@@ -21,7 +21,12 @@ import {
   runCli,
   startSandboxCommand,
 } from '../fixtures/pay-checkout-cli.js';
-import { CHECK_CART, NO_CLIENT_LIMIT, serveRelayUnderCheck } from '../fixtures/relay-under-check.js';
+import {
+  CHECK_CART_WITH_REFERENCE,
+  NO_CLIENT_LIMIT,
+  serveRelayUnderCheck,
+  withJournal,
+} from '../fixtures/relay-under-check.js';
 import { installWithPackage, packRepository } from './packed-package.js';
 import { npmChildEnvironment, runCommand } from './run-command.js';
 
@@ -73,16 +78,20 @@ describe('pay-checkout, the command of the installed package', { timeout: 240_00
   });
 
   it('npx pay-checkout check-relay reports full conformance of our relay and exits 0', async () => {
-    const relay = await serveRelayUnderCheck({ rateLimit: NO_CLIENT_LIMIT });
+    const relay = await serveRelayUnderCheck(await withJournal({ rateLimit: NO_CLIENT_LIMIT }));
     try {
-      const result = await runCli(['check-relay', relay.url, '--cart', CHECK_CART], {
-        launcher: npx,
-        cwd: project,
-        env: npmChildEnvironment(),
-      });
+      const args = [
+        'check-relay',
+        relay.url,
+        '--cart',
+        CHECK_CART_WITH_REFERENCE,
+        '--sandbox',
+        relay.sandboxUrl,
+      ];
+      const result = await runCli(args, { launcher: npx, cwd: project, env: npmChildEnvironment() });
       assert.equal(result.code, 0, result.transcript);
-      assert.equal(idsMarked(result.stdout, 'pass').length, 16, result.transcript);
-      assert.match(result.stdout, /16 of 16 checks conform\./);
+      assert.equal(idsMarked(result.stdout, 'pass').length, 21, result.transcript);
+      assert.match(result.stdout, /21 of 21 checks conform\./);
     } finally {
       await relay.close();
     }
