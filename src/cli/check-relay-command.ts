@@ -162,7 +162,7 @@ export async function runCheckRelay(args: readonly string[], print: (line: strin
   );
   print(
     parsed.sandboxUrl === undefined
-      ? 'no --sandbox: the checks that read what reached the service are skipped'
+      ? 'no --sandbox: the checks that read what reached the service are not run (notes, not faults)'
       : `reading what reaches the service from the sandbox at ${parsed.sandboxUrl}`,
   );
   print('');

@@ -3,7 +3,7 @@
  * cart, where results go, and which orders the relay accepted for which
  * number (the prompt-limit check counts them).
  */
-import { type CheckResult, judged, skipped } from './check-result.js';
+import { advised, type CheckResult, judged, skipped } from './check-result.js';
 import type { Purchase } from './checker-shopper.js';
 import { isPerClientLimit, type RelayAnswer, type RelayProbe } from './relay-probe.js';
 import type { SandboxView } from './sandbox-view.js';
@@ -49,8 +49,14 @@ export interface CheckRun {
   readonly lookupTokens: ReadonlyMap<string, string>;
   /** The sandbox the relay calls, when `--sandbox` named it and it answers. */
   sandbox: SandboxView | undefined;
-  /** Why the checks that read the sandbox are skipped when {@link sandbox} is undefined. */
+  /** Why the checks that read the sandbox are not run when {@link sandbox} is undefined. */
   sandboxMissing: string;
+  /**
+   * A check that needs the sandbox, not run: a note when no `--sandbox` was
+   * given (the wire was shown as far as it can be without one, so a conforming
+   * relay still exits 0), a skip when the sandbox named could not be used.
+   */
+  withoutSandbox(id: string, detail?: string): CheckResult;
   /**
    * Declines, through the sandbox, every order of the run for `number` still
    * waiting for the payer: a relay that answers a number's open prompt with
@@ -58,6 +64,10 @@ export interface CheckRun {
    */
   freeNumber(number: string): Promise<void>;
 }
+
+/** Why the sandbox's checks are not run when no `--sandbox` was given. */
+const NO_SANDBOX_GIVEN =
+  'needs --sandbox <url>, the sandbox your relay calls, to see what reaches the service';
 
 /** One create of a run. */
 export interface CreateProbe {
@@ -84,7 +94,12 @@ export function startRun(
     record,
     note,
     sandbox: undefined,
-    sandboxMissing: 'needs --sandbox <url>, the sandbox your relay calls, to see what reaches the service',
+    sandboxMissing: NO_SANDBOX_GIVEN,
+    withoutSandbox(id, detail = run.sandboxMissing) {
+      return run.sandboxMissing === NO_SANDBOX_GIVEN
+        ? advised(id, `not checked: ${detail}`)
+        : skipped(id, detail);
+    },
     async freeNumber(number) {
       for (const orderId of run.ordersOf(number)) {
         if (declined.has(orderId) || run.sandbox === undefined) continue;

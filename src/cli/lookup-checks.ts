@@ -100,7 +100,7 @@ function unknownOrderId(): string {
 export async function checkForgedNotForwarded(run: CheckRun, first: CreatedOrder): Promise<void> {
   const id = 'lookup-forged-not-forwarded';
   const { sandbox } = run;
-  if (sandbox === undefined) return run.record(skipped(id, run.sandboxMissing));
+  if (sandbox === undefined) return run.record(run.withoutSandbox(id));
   const forgedFor = unknownOrderId();
   const missingFor = unknownOrderId();
   const mark = await sandbox.mark();

@@ -7,7 +7,7 @@
  * a key of its own making, charges that shopper twice; only the sandbox's
  * log shows it, so the check needs `--sandbox`.
  */
-import { failed, judged, skipped } from './check-result.js';
+import { failed, judged } from './check-result.js';
 import { type CheckRun, type CreatedOrder, newAttemptKey, perClientSkip } from './check-run.js';
 import { checkoutIntentFor } from './checker-shopper.js';
 import { isPerClientLimit, type RelayAnswer } from './relay-probe.js';
@@ -27,7 +27,7 @@ const LONGEST_WAIT_MS = 5000;
  */
 export async function checkLostAnswer(run: CheckRun, first: CreatedOrder, timeoutMs: number): Promise<void> {
   const { sandbox } = run;
-  if (sandbox === undefined) return run.record(skipped(ID, run.sandboxMissing));
+  if (sandbox === undefined) return run.record(run.withoutSandbox(ID));
   if (first.reference !== null) await run.freeNumber(first.number);
   const request = {
     label: 'the same create again after its answer was lost',

@@ -8,7 +8,7 @@
  * number count, so a relay that made extra orders (no idempotency) is judged
  * on the prompts it really sent.
  */
-import { advised, type CheckResult, failed, judged, skipped } from './check-result.js';
+import { advised, type CheckResult, failed, judged } from './check-result.js';
 import { type CheckRun, type CreatedOrder, judgeRefusal, newAttemptKey, perClientSkip } from './check-run.js';
 import { checkoutIntentFor } from './checker-shopper.js';
 import { isPerClientLimit, type RelayAnswer } from './relay-probe.js';
@@ -29,13 +29,16 @@ const PROMPT_LIMIT = {
  * relay that answers a new attempt with an order it gave before never grows
  * the count, and the checker must not flood it. With a reference, a
  * conforming relay answers the number's open order, so each open order is
- * declined through the sandbox first (skipped, with the reason, without one).
+ * declined through the sandbox first (not run, with the reason, without one).
  */
 export async function checkPromptLimit(run: CheckRun, first: CreatedOrder): Promise<void> {
   if (first.reference !== null && run.sandbox === undefined) {
     const why = `with the cart's reference (${first.reference}) each create for ${first.number} answers its open order`;
     return run.record(
-      skipped('prompt-limit', `${why}; ${run.sandboxMissing}, and to decline that order between creates`),
+      run.withoutSandbox(
+        'prompt-limit',
+        `${why}; ${run.sandboxMissing}, and to decline that order between creates`,
+      ),
     );
   }
   let answer: RelayAnswer | undefined;
