@@ -1,0 +1,217 @@
+/**
+ * `pay-checkout serve`, installed from the packed package and started with
+ * the commands of docs/no-javascript.md, killed with SIGKILL at each crash
+ * point while the PHP and the Python example shops sell through it. The
+ * payments service is a sandbox in this process behind a fault proxy. In
+ * serve's first life, one checkout's create is journalled and held before the
+ * service sees it, a second is created by the service and its answer held
+ * back from serve, and a third is paid and settled in serve's journal, its
+ * shop's thank-you page not loaded yet. serve is killed, then started again:
+ * its watcher finishes the two creates, and each shop's thank-you page
+ * verifies every paid order with serve and records it once, with its items;
+ * the service created each order once. Shorter watcher timings (`watch` in
+ * pay-checkout.json) make the same recovery sooner.
+ *
+ * Needs `npm run build` first (the `test` script runs it).
+ */
+import assert from 'node:assert/strict';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createSandbox, SANDBOX_KEYS } from '../../src/sandbox/index.js';
+import { customerPayingFrom } from '../fixtures/checkout-data.js';
+import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
+import { freePort } from '../fixtures/free-port.js';
+import { serveSandbox } from '../fixtures/sandbox.js';
+import { eventually, gate } from '../fixtures/wait.js';
+import {
+  configureServe,
+  type GuideProcess,
+  type InstalledShops,
+  installShops,
+  killRunningGroups,
+  makeKeys,
+  type ProductPage,
+  productPage,
+  recordedOrders,
+  signalGroup,
+  startServeCommand,
+  startShopCommand,
+} from './language-shop.js';
+import { journalRows } from './running-shop.js';
+
+/** serve's watcher: an unanswered create is resent after 15 s, a dead process's claim passed on after 10 s. */
+const WATCH = { createGraceMs: 15_000, leaseMs: 10_000 };
+const TOTE = { name: 'Kente tote', pesewas: 12_500 };
+const SCARF = { name: 'Adinkra scarf', pesewas: 4_000 };
+
+/** Creates an order for `checkout` at serve as the shop's page does, paid from `number`. */
+async function pay(serve: GuideProcess, shop: GuideProcess, checkout: ProductPage, number: string) {
+  const response = await fetch(`${serve.url}/checkout/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), origin: shop.url },
+    body: JSON.stringify({ ...customerPayingFrom(number), checkout: checkout.clientSecret }),
+  });
+  const body = (await response.json()) as { order?: { id: string }; lookup_token?: string };
+  assert.equal(response.status, 200, JSON.stringify(body));
+  return { orderId: body.order?.id as string, lookupToken: body.lookup_token as string };
+}
+
+/** The page's lookup of `orderId` at serve: its payment status. */
+async function lookUp(serve: GuideProcess, shop: GuideProcess, orderId: string, lookupToken: string) {
+  const response = await fetch(`${serve.url}/checkout/lookup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: shop.url },
+    body: JSON.stringify({ order_id: orderId, lookup_token: lookupToken }),
+  });
+  return ((await response.json()) as { order?: { payment: { status: string } } }).order?.payment.status;
+}
+
+/** Whether serve holds a paid order of `reference`, asked as a shop's backend does. */
+async function isPaid(serve: GuideProcess, apiKey: string, reference: string): Promise<boolean> {
+  const response = await fetch(`${serve.url}/v1/orders?reference=${encodeURIComponent(reference)}`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+  const { data } = (await response.json()) as { data: { outcome: string }[] };
+  return data.some((order) => order.outcome === 'paid');
+}
+
+/** Loads the thank-you page of `checkout` as the browser does after `pay-paid`; fails unless it thanks. */
+async function thank(shop: GuideProcess, checkout: ProductPage): Promise<void> {
+  const response = await fetch(new URL(checkout.thankYou, shop.url));
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  assert.match(text, /<p id="paid">Order order-[0-9a-f]{16} is paid:/, text);
+}
+
+describe('serve killed at each crash point, under the PHP and Python shops', { timeout: 300_000 }, () => {
+  let workDirectory: string;
+  let shops: InstalledShops;
+
+  before(async () => {
+    workDirectory = await mkdtemp(join(tmpdir(), 'pay-checkout-language-crash-'));
+    shops = await installShops(workDirectory);
+  });
+
+  after(async () => {
+    killRunningGroups();
+    if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
+  });
+
+  it('verifies every paid order once, with its items, after SIGKILLs with a create journalled, an answer held back, and an order settled', {
+    timeout: 240_000,
+  }, async (t) => {
+    const sandbox = createSandbox({ approveAfterMs: 1_000 });
+    const served = await serveSandbox(sandbox);
+    t.after(() => served.close());
+    // In serve's first life: the first create is held before the service sees it, the second's
+    // answer after the service created the order; their resends are held too. Later, all pass.
+    let firstLife = true;
+    const heldKeys = new Set<string>();
+    const held = { request: gate(), answer: gate() };
+    const proxy = await startFaultProxy(served.url, (_index, request): FaultPlan => {
+      if (!firstLife || !request.path.endsWith('/orders/new')) return { kind: 'forward' };
+      const key = String(request.headers['idempotency-key']);
+      if (heldKeys.has(key)) return { kind: 'keep-request' };
+      heldKeys.add(key);
+      if (heldKeys.size === 1) return { kind: 'keep-request', onHeld: () => held.request.open() };
+      if (heldKeys.size === 2) return { kind: 'keep-answer', onHeld: () => held.answer.open() };
+      return { kind: 'forward' };
+    });
+    t.after(() => proxy.close());
+
+    // serve runs in the PHP shop's folder; the Python shop shares its key.
+    const keys = await makeKeys(shops.php);
+    await copyFile(join(shops.php, '.env'), join(shops.python, '.env'));
+    const apiKey = keys.PAY_CHECKOUT_API_KEY as string;
+    const [servePort, phpPort, pythonPort] = [await freePort(), await freePort(), await freePort()];
+    const origins = [`http://127.0.0.1:${phpPort}`, `http://127.0.0.1:${pythonPort}`];
+    await configureServe(shops.php, servePort, origins, { service: { baseUrl: proxy.url }, watch: WATCH });
+    const serveEnv = { PAY_SECRET_KEY: SANDBOX_KEYS.secret };
+    const lives: GuideProcess[] = [await startServeCommand(shops.php, servePort, serveEnv)];
+    const serveUrl = (lives[0] as GuideProcess).url;
+    const php = await startShopCommand(shops.php, 'php', serveUrl, phpPort);
+    const python = await startShopCommand(shops.python, 'python', serveUrl, pythonPort);
+    try {
+      const first = lives[0] as GuideProcess;
+      const checkouts = {
+        journalled: await productPage(php, { product: 'kente-tote', quantity: '1' }),
+        answered: await productPage(python, { product: 'adinkra-scarf', quantity: '2' }),
+        settled: await productPage(php, { product: 'kente-tote', quantity: '2' }),
+      };
+      // (a) journalled, never sent; (b) created by the service, its answer never back.
+      void pay(first, php, checkouts.journalled, '0241110001').catch(() => undefined);
+      await held.request.promise;
+      void pay(first, python, checkouts.answered, '0241110002').catch(() => undefined);
+      await held.answer.promise;
+      assert.equal(sandbox.createdOrderCount, 1, 'the service created the second order only');
+      // (c) paid, and settled by the page's lookup; its thank-you page not loaded yet.
+      const settled = await pay(first, php, checkouts.settled, '0241110003');
+      await eventually(
+        'the third order paid',
+        async () => (await lookUp(first, php, settled.orderId, settled.lookupToken)) === 'paid',
+      );
+      assert.ok(await isPaid(first, apiKey, checkouts.settled.reference));
+      await signalGroup(first, 'SIGKILL');
+      firstLife = false;
+      assert.deepEqual(recordedOrders(shops.php), {}, 'nothing verified before the crash');
+
+      const second = await startServeCommand(shops.php, servePort, serveEnv);
+      lives.push(second);
+      // The watcher resends the two creates once their grace has passed, and learns they are paid.
+      for (const checkout of Object.values(checkouts)) {
+        await eventually(
+          `order ${checkout.reference} paid`,
+          () => isPaid(second, apiKey, checkout.reference),
+          { timeoutMs: 90_000, intervalMs: 250 },
+        );
+      }
+      // Each thank-you page loaded twice (a reload): one record each.
+      for (const [shop, checkout] of [
+        [php, checkouts.journalled],
+        [python, checkouts.answered],
+        [php, checkouts.settled],
+      ] as const) {
+        await thank(shop, checkout);
+        await thank(shop, checkout);
+      }
+      const byPhp = recordedOrders(shops.php);
+      const byPython = recordedOrders(shops.python);
+      assert.deepEqual(
+        Object.keys(byPhp).sort(),
+        [checkouts.journalled.reference, checkouts.settled.reference].sort(),
+      );
+      assert.deepEqual(Object.keys(byPython), [checkouts.answered.reference]);
+      assert.deepEqual(
+        [byPhp[checkouts.journalled.reference]?.items, byPhp[checkouts.journalled.reference]?.amount.value],
+        [[{ name: TOTE.name, quantity: 1 }], TOTE.pesewas],
+      );
+      assert.deepEqual(
+        [byPython[checkouts.answered.reference]?.items, byPython[checkouts.answered.reference]?.amount.value],
+        [[{ name: SCARF.name, quantity: 2 }], 2 * SCARF.pesewas],
+      );
+      assert.deepEqual(byPhp[checkouts.settled.reference], {
+        ...byPhp[checkouts.settled.reference],
+        order_id: settled.orderId,
+        items: [{ name: TOTE.name, quantity: 2 }],
+        amount: { currency: 'ghs', value: 2 * TOTE.pesewas },
+      });
+      assert.equal(sandbox.createdOrderCount, 3, 'each order created once at the service');
+      // serve's own delivery of each settled order is in its journal too.
+      await eventually('every order delivered in serve’s journal', () =>
+        journalRows(shops.php).every((row) => row.delivered_at !== null),
+      );
+      await signalGroup(second, 'SIGTERM');
+    } catch (error) {
+      const printed = lives.flatMap((life, index) => [
+        `--- serve, life ${index + 1} ---`,
+        ...life.lines,
+        ...life.errors,
+      ]);
+      const shopsPrinted = [...php.lines, ...php.errors, '--- python ---', ...python.lines, ...python.errors];
+      t.diagnostic([...printed, '--- php ---', ...shopsPrinted].join('\n'));
+      throw error;
+    }
+  });
+});
