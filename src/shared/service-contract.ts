@@ -83,6 +83,8 @@ export function classifyPaymentStatus(status: string): PaymentOutcome {
 /** Error codes, types and HTTP statuses (the service's, and ours for those its interface leaves open). */
 export const SERVICE_ERRORS = {
   authenticationFailed: { status: 401, code: 'authentication_failed', type: 'authentication_error' },
+  // The merchant API's Bearer key is missing or wrong (`WWW-Authenticate: Bearer` beside it).
+  invalidApiKey: { status: 401, code: 'invalid_api_key', type: 'authentication_error' },
   permissionDenied: { status: 403, code: 'permission_denied', type: 'authorization_error' },
   invalidRequest: { status: 400, code: 'invalid_request', type: 'invalid_request_error' },
   resourceNotFound: { status: 404, code: 'resource_not_found', type: 'invalid_request_error' },

@@ -290,6 +290,7 @@ describe('the shape of test/', () => {
  * journal/ keeps them.
  */
 const SERVER_FOLDER_LEVELS: readonly (readonly string[])[] = [
+  ['merchant-api'],
   ['handlers', 'fulfilment'],
   ['lookups'],
   ['orders', 'limits', 'checkouts'],
