@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `pay-checkout`, the package's command, for merchants whose
- * server is in any language: `sandbox` runs the payments service in test
+ * server is in any language: `serve` runs the relay as its own server, `sandbox` runs the payments service in test
  * mode on its own, `check-relay` checks a relay against the wire, `reconcile`
  * compares the service's orders with the relay's journal. No CLI
  * framework: `node:util`'s parseArgs reads the options.
@@ -9,11 +9,13 @@
 import { CHECK_RELAY_HELP, runCheckRelay } from './check-relay-command.js';
 import { RECONCILE_HELP, runReconcile } from './reconcile-command.js';
 import { runSandbox, SANDBOX_HELP } from './sandbox-command.js';
+import { runServe, SERVE_HELP } from './serve-command.js';
 import { EXIT, UsageError } from './usage-error.js';
 
 const HELP = `Usage: pay-checkout <command> [options]
 
 Commands:
+  serve                        run the checkout relay as its own server (./pay-checkout.json, default port 8787)
   sandbox                      run the payments service in test mode, offline (default port 4010)
   check-relay <base-url>       check your relay, in any language, against the wire of <pay-checkout>
   reconcile --journal <url>    list every difference between the service's orders and the journal
@@ -22,6 +24,7 @@ pay-checkout <command> --help tells more.
 `;
 
 const COMMANDS: Readonly<Record<string, { run: typeof runSandbox; help: string }>> = {
+  serve: { run: runServe, help: SERVE_HELP },
   sandbox: { run: runSandbox, help: SANDBOX_HELP },
   'check-relay': { run: runCheckRelay, help: CHECK_RELAY_HELP },
   reconcile: { run: runReconcile, help: RECONCILE_HELP },

@@ -6,6 +6,7 @@
  * asked for.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isLocalRequest } from '../http/node/local-request.js';
 import { toNodeListener } from '../http/node/node-listener.js';
 import { SANDBOX_KEYS } from '../sandbox/authentication.js';
 import { SANDBOX_CONTROL_PATH } from '../sandbox/control-surface.js';
@@ -14,7 +15,6 @@ import type { CheckoutRelayEvent } from '../server/events/relay-events.js';
 import { createCheckoutRelay } from '../server/node.js';
 import { randomLookupSecret } from '../server/tokens/lookup-token.js';
 import { SERVICE_MAX_BODY_BYTES } from '../shared/service-contract.js';
-import { isLocalRequest } from './local-request.js';
 import { createRelayLog } from './relay-log.js';
 import { isUnder, type ResolvedViteOptions } from './vite-options.js';
 

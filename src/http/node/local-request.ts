@@ -1,5 +1,5 @@
 /**
- * Who may reach the sandbox inside a Vite server. Its keys are published and
+ * Who may reach a sandbox inside a Vite server or `pay-checkout serve`. Its keys are published and
  * its control surface takes no key, so, as in the demo,
  * only this machine may call it: a loopback peer, no
  * forwarding header (a proxy on this machine speaks for someone else), and a
@@ -9,7 +9,7 @@
  * name to 127.0.0.1 then reaches us from loopback, with its own name as `Host`.
  */
 import type { IncomingMessage } from 'node:http';
-import { FORWARDING_HEADERS, isLoopbackAddress } from '../http/loopback.js';
+import { FORWARDING_HEADERS, isLoopbackAddress } from '../loopback.js';
 
 /** True for a `Host` value (port allowed) that names this machine's loopback. */
 function isLoopbackHostHeader(host: string | undefined): boolean {

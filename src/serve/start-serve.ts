@@ -1,0 +1,197 @@
+/**
+ * `startServe`: the relay as its own server, in this process. The command
+ * (`pay-checkout serve`) and the tests both start it here: the configuration
+ * and the environment checked, the journal, the limits' store and the
+ * service (or the embedded sandbox) opened, the relay made by the library's
+ * own `createCheckoutRelay`, and one `node:http` server routing to them.
+ */
+import type { Server } from 'node:http';
+import { listen } from '../http/node/listen.js';
+import { toNodeListener } from '../http/node/node-listener.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import type { Journal } from '../server/journal/journal.js';
+import { type CheckoutRelay, createCheckoutRelay } from '../server/node.js';
+import { createServiceClient } from '../server/service-client/service-client.js';
+import { randomLookupSecret } from '../server/tokens/lookup-token.js';
+import { SERVICE_MAX_BODY_BYTES } from '../shared/service-contract.js';
+import { cataloguePriceCart } from './catalogue-pricing.js';
+import { type EmbedAsset, embedAsset, readBuiltEmbed } from './embed-asset.js';
+import { gracefulClose } from './graceful-close.js';
+import { mountMerchantApi } from './merchant-api-mount.js';
+import { createReadiness } from './readiness.js';
+import { checkServeConfig, type ServeConfig } from './serve-config.js';
+import { readServeSecrets, type ServeSecrets } from './serve-environment.js';
+import { EMBED_PATH, SANDBOX_PATH, serveListener } from './serve-listener.js';
+import { createServeLog, type ServeLog } from './serve-log.js';
+import {
+  connectServeRedis,
+  embeddedSandbox,
+  journalScheme,
+  openServeJournal,
+  type ServeRedis,
+  ServeSetupError,
+} from './serve-parts.js';
+
+/** Options of {@link startServe}. */
+export interface StartServeOptions {
+  /** The configuration file's content (parsed JSON); `{}`: every default. */
+  config?: unknown;
+  /** Where the secrets are read. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Where each log line goes. Default stdout. */
+  writeLog?: (line: string) => void;
+  /** The embed script's code; default the package's built `pay-checkout.embed.js`. */
+  embed?: string | Buffer;
+}
+
+/** A running serve. */
+export interface RunningServe {
+  /** `http://HOST:PORT`, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  /** The configuration with its defaults. */
+  readonly config: ServeConfig;
+  /** The relay serve runs (the library's own). */
+  readonly relay: CheckoutRelay;
+  /** The embedded sandbox, without `service`. */
+  readonly sandbox: Sandbox | undefined;
+  /** The embed's `sha384-…`, when there is a built embed. */
+  readonly integrity: string | undefined;
+  readonly server: Server;
+  /** Stops taking connections, answers what is in flight, closes the relay, its journal and Redis. */
+  close(): Promise<void>;
+}
+
+/** The checked configuration and secrets, or a {@link ServeSetupError} naming every mistake. */
+export function checkServeSetup(
+  file: unknown,
+  env: NodeJS.ProcessEnv,
+): { config: ServeConfig; secrets: ServeSecrets } {
+  const checked = checkServeConfig(file);
+  if (!checked.ok) throw new ServeSetupError(checked.errors);
+  const secrets = readServeSecrets(checked.config, env);
+  if (!secrets.ok) throw new ServeSetupError(secrets.errors);
+  return { config: checked.config, secrets: secrets.secrets };
+}
+
+/** Starts serve; rejects with a {@link ServeSetupError} for a configuration or environment it cannot run. */
+export async function startServe(options: StartServeOptions = {}): Promise<RunningServe> {
+  const { config, secrets } = checkServeSetup(options.config ?? {}, options.env ?? process.env);
+  const log = createServeLog(options.writeLog);
+  if (secrets.apiKey === undefined) {
+    log.write('warn', 'merchant_api_off', {
+      message: 'PAY_CHECKOUT_API_KEY is not set: every /v1 request is refused.',
+    });
+  }
+  if (secrets.lookupSecret === undefined) {
+    log.write('warn', 'lookup_secret_generated', {
+      message:
+        'PAY_LOOKUP_SECRET is not set: a random one was made for this process. Lookup tokens stop working after a restart and on other serve processes; set it, the same on each.',
+    });
+  }
+  const sandbox = config.service ? undefined : embeddedSandbox(config, log);
+  const journal = await openServeJournal(config);
+  let redis: ServeRedis | undefined;
+  try {
+    redis = config.redis === undefined ? undefined : await connectServeRedis(config.redis, log);
+    const embed = options.embed === undefined ? await readBuiltEmbed() : embedAsset(options.embed);
+    return await listenServe({ config, secrets, log, sandbox, journal, redis, embed });
+  } catch (error) {
+    await redis?.close();
+    await journal.close();
+    throw error;
+  }
+}
+
+/** Everything serve runs on, opened. */
+interface ServeParts {
+  config: ServeConfig;
+  secrets: ServeSecrets;
+  log: ServeLog;
+  sandbox: Sandbox | undefined;
+  journal: Journal;
+  redis: ServeRedis | undefined;
+  embed: EmbedAsset | undefined;
+}
+
+/** The origin the relay's service URL names for the embedded sandbox: its calls never reach a socket. */
+const IN_PROCESS_ORIGIN = 'http://localhost';
+
+function serviceOf(parts: ServeParts): { baseUrl: string; fetch?: typeof fetch } {
+  const { sandbox, config } = parts;
+  if (sandbox === undefined) return { baseUrl: config.service?.baseUrl ?? '' };
+  return {
+    baseUrl: `${IN_PROCESS_ORIGIN}${SANDBOX_PATH}`,
+    fetch: (input, init) => sandbox.handle(new Request(input, init)),
+  };
+}
+
+function relayOf(parts: ServeParts): CheckoutRelay {
+  const { config, secrets, log, journal, redis } = parts;
+  return createCheckoutRelay({
+    secretKey: secrets.secretKey,
+    ...serviceOf(parts),
+    priceCart: cataloguePriceCart(config.catalogue),
+    lookupSecret: secrets.lookupSecret ?? randomLookupSecret(),
+    ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
+    ...(redis ? { rateLimit: { store: redis.store } } : {}),
+    allowedOrigins: config.origins,
+    journal,
+    watch: config.watch,
+    // Delivery is recorded in the journal, and logged; the shop's backend verifies through /v1.
+    onPaid: () => undefined,
+    onEvent: log.relayEvent,
+  });
+}
+
+async function listenServe(parts: ServeParts): Promise<RunningServe> {
+  const { config, secrets, log, sandbox, journal, embed } = parts;
+  const relay = relayOf(parts);
+  const merchantApi = mountMerchantApi({ relay, apiKey: secrets.apiKey, allowedOrigins: config.origins });
+  const client = createServiceClient({ ...serviceOf(parts), secretKey: secrets.secretKey, maxRetries: 0 });
+  let closing = false;
+  const listener = serveListener({
+    relay: relay.node,
+    merchantApi: toNodeListener(merchantApi),
+    sandbox: sandbox && toNodeListener(sandbox.handle, { maxBodyBytes: SERVICE_MAX_BODY_BYTES }),
+    embed,
+    readiness: createReadiness(journal, client),
+    closing: () => closing,
+  });
+  const running = await listen(listener, config.listen).catch(async (error: unknown) => {
+    await relay.close();
+    throw error;
+  });
+  const drain = gracefulClose(running.server);
+  log.write('info', 'serve_started', {
+    url: running.url,
+    service: sandbox ? 'embedded sandbox (test mode)' : config.service?.baseUrl,
+    journal: journalScheme(config.journal),
+    limits: parts.redis ? 'redis' : 'memory',
+    origins: config.origins,
+    catalogue: config.catalogue ? Object.keys(config.catalogue).length : 0,
+    embed: embed ? { path: EMBED_PATH, integrity: embed.integrity } : null,
+  });
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      closing = true;
+      log.write('info', 'serve_closing', {});
+      await drain();
+      await relay.close();
+      await parts.redis?.close();
+      log.write('info', 'serve_stopped', {});
+    })();
+    return closed;
+  };
+  return {
+    url: running.url,
+    port: running.port,
+    config,
+    relay,
+    sandbox,
+    integrity: embed?.integrity,
+    server: running.server,
+    close,
+  };
+}
