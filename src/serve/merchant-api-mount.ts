@@ -1,12 +1,10 @@
 /**
  * Where serve mounts the merchant API (`/v1/…`, the shop backend's calls:
- * create a checkout, read it, verify an order). MOUNT POINT: until the
- * merchant API module is part of this package, every `/v1` request is
- * answered `404`, so a backend never mistakes an unmounted API for one that
- * refused it.
+ * create a checkout, read it, verify an order), on the relay's own
+ * checkouts and journal orders.
  */
 import type { WebHandler } from '../http/handler.js';
-import { errorResponse } from '../http/http-error.js';
+import { createMerchantApi } from '../server/merchant-api/merchant-api.js';
 import type { CheckoutRelay } from '../server/web.js';
 
 /** What the merchant API is built from. */
@@ -18,6 +16,11 @@ export interface MerchantApiMount {
 }
 
 /** The web handler of everything under `/v1/`. */
-export function mountMerchantApi(_mount: MerchantApiMount): WebHandler {
-  return () => errorResponse('resourceNotFound', 'No merchant API here yet.');
+export function mountMerchantApi(mount: MerchantApiMount): WebHandler {
+  return createMerchantApi({
+    checkouts: mount.relay.checkouts,
+    orders: mount.relay.orders,
+    apiKey: mount.apiKey,
+    allowedOrigins: mount.allowedOrigins,
+  });
 }
