@@ -85,6 +85,70 @@ async function thank(shop: GuideProcess, checkout: ProductPage): Promise<void> {
   assert.match(text, /<p id="paid">Order order-[0-9a-f]{16} is paid:/, text);
 }
 
+/**
+ * The payments service for serve: a sandbox in this process behind a fault proxy that, until
+ * `endFirstLife`, holds the first create before the service sees it and the second's answer after
+ * the service created the order (their resends held too), and forwards everything else.
+ */
+async function holdingService() {
+  const sandbox = createSandbox({ approveAfterMs: 1_000 });
+  const served = await serveSandbox(sandbox);
+  let firstLife = true;
+  const heldKeys = new Set<string>();
+  const held = { request: gate(), answer: gate() };
+  const proxy = await startFaultProxy(served.url, (_index, request): FaultPlan => {
+    if (!firstLife || !request.path.endsWith('/orders/new')) return { kind: 'forward' };
+    const key = String(request.headers['idempotency-key']);
+    if (heldKeys.has(key)) return { kind: 'keep-request' };
+    heldKeys.add(key);
+    if (heldKeys.size === 1) return { kind: 'keep-request', onHeld: () => held.request.open() };
+    if (heldKeys.size === 2) return { kind: 'keep-answer', onHeld: () => held.answer.open() };
+    return { kind: 'forward' };
+  });
+  return {
+    sandbox,
+    proxyUrl: proxy.url,
+    held,
+    endFirstLife: () => {
+      firstLife = false;
+    },
+    close: async () => {
+      await proxy.close();
+      await served.close();
+    },
+  };
+}
+
+/** The three checkouts of the crash test, as their shops rendered them. */
+interface CrashCheckouts {
+  journalled: ProductPage;
+  answered: ProductPage;
+  settled: ProductPage;
+}
+
+/** Fails unless each shop recorded its paid checkouts once, with their items and amounts. */
+function assertRecorded(shops: InstalledShops, checkouts: CrashCheckouts, settledOrderId: string) {
+  const byPhp = recordedOrders(shops.php);
+  const byPython = recordedOrders(shops.python);
+  const { journalled, answered, settled } = checkouts;
+  assert.deepEqual(Object.keys(byPhp).sort(), [journalled.reference, settled.reference].sort());
+  assert.deepEqual(Object.keys(byPython), [answered.reference]);
+  assert.deepEqual(
+    [byPhp[journalled.reference]?.items, byPhp[journalled.reference]?.amount.value],
+    [[{ name: TOTE.name, quantity: 1 }], TOTE.pesewas],
+  );
+  assert.deepEqual(
+    [byPython[answered.reference]?.items, byPython[answered.reference]?.amount.value],
+    [[{ name: SCARF.name, quantity: 2 }], 2 * SCARF.pesewas],
+  );
+  assert.deepEqual(byPhp[settled.reference], {
+    ...byPhp[settled.reference],
+    order_id: settledOrderId,
+    items: [{ name: TOTE.name, quantity: 2 }],
+    amount: { currency: 'ghs', value: 2 * TOTE.pesewas },
+  });
+}
+
 describe('serve killed at each crash point, under the PHP and Python shops', { timeout: 300_000 }, () => {
   let workDirectory: string;
   let shops: InstalledShops;
@@ -99,53 +163,39 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   });
 
+  /** serve (in the PHP shop's folder, its service `serviceUrl`) and both shops, sharing one key. */
+  async function startAll(serviceUrl: string) {
+    const keys = await makeKeys(shops.php);
+    await copyFile(join(shops.php, '.env'), join(shops.python, '.env'));
+    const [servePort, phpPort, pythonPort] = [await freePort(), await freePort(), await freePort()];
+    const origins = [`http://127.0.0.1:${phpPort}`, `http://127.0.0.1:${pythonPort}`];
+    await configureServe(shops.php, servePort, origins, { service: { baseUrl: serviceUrl }, watch: WATCH });
+    const startServe = () => startServeCommand(shops.php, servePort, { PAY_SECRET_KEY: SANDBOX_KEYS.secret });
+    const serve = await startServe();
+    const php = await startShopCommand(shops.php, 'php', serve.url, phpPort);
+    const python = await startShopCommand(shops.python, 'python', serve.url, pythonPort);
+    return { apiKey: keys.PAY_CHECKOUT_API_KEY as string, serve, startServe, php, python };
+  }
+
   it('verifies every paid order once, with its items, after SIGKILLs with a create journalled, an answer held back, and an order settled', {
     timeout: 240_000,
   }, async (t) => {
-    const sandbox = createSandbox({ approveAfterMs: 1_000 });
-    const served = await serveSandbox(sandbox);
-    t.after(() => served.close());
-    // In serve's first life: the first create is held before the service sees it, the second's
-    // answer after the service created the order; their resends are held too. Later, all pass.
-    let firstLife = true;
-    const heldKeys = new Set<string>();
-    const held = { request: gate(), answer: gate() };
-    const proxy = await startFaultProxy(served.url, (_index, request): FaultPlan => {
-      if (!firstLife || !request.path.endsWith('/orders/new')) return { kind: 'forward' };
-      const key = String(request.headers['idempotency-key']);
-      if (heldKeys.has(key)) return { kind: 'keep-request' };
-      heldKeys.add(key);
-      if (heldKeys.size === 1) return { kind: 'keep-request', onHeld: () => held.request.open() };
-      if (heldKeys.size === 2) return { kind: 'keep-answer', onHeld: () => held.answer.open() };
-      return { kind: 'forward' };
-    });
-    t.after(() => proxy.close());
-
-    // serve runs in the PHP shop's folder; the Python shop shares its key.
-    const keys = await makeKeys(shops.php);
-    await copyFile(join(shops.php, '.env'), join(shops.python, '.env'));
-    const apiKey = keys.PAY_CHECKOUT_API_KEY as string;
-    const [servePort, phpPort, pythonPort] = [await freePort(), await freePort(), await freePort()];
-    const origins = [`http://127.0.0.1:${phpPort}`, `http://127.0.0.1:${pythonPort}`];
-    await configureServe(shops.php, servePort, origins, { service: { baseUrl: proxy.url }, watch: WATCH });
-    const serveEnv = { PAY_SECRET_KEY: SANDBOX_KEYS.secret };
-    const lives: GuideProcess[] = [await startServeCommand(shops.php, servePort, serveEnv)];
-    const serveUrl = (lives[0] as GuideProcess).url;
-    const php = await startShopCommand(shops.php, 'php', serveUrl, phpPort);
-    const python = await startShopCommand(shops.python, 'python', serveUrl, pythonPort);
+    const service = await holdingService();
+    t.after(() => service.close());
+    const { apiKey, serve: first, startServe, php, python } = await startAll(service.proxyUrl);
+    const lives = [first];
     try {
-      const first = lives[0] as GuideProcess;
-      const checkouts = {
+      const checkouts: CrashCheckouts = {
         journalled: await productPage(php, { product: 'kente-tote', quantity: '1' }),
         answered: await productPage(python, { product: 'adinkra-scarf', quantity: '2' }),
         settled: await productPage(php, { product: 'kente-tote', quantity: '2' }),
       };
       // (a) journalled, never sent; (b) created by the service, its answer never back.
       void pay(first, php, checkouts.journalled, '0241110001').catch(() => undefined);
-      await held.request.promise;
+      await service.held.request.promise;
       void pay(first, python, checkouts.answered, '0241110002').catch(() => undefined);
-      await held.answer.promise;
-      assert.equal(sandbox.createdOrderCount, 1, 'the service created the second order only');
+      await service.held.answer.promise;
+      assert.equal(service.sandbox.createdOrderCount, 1, 'the service created the second order only');
       // (c) paid, and settled by the page's lookup; its thank-you page not loaded yet.
       const settled = await pay(first, php, checkouts.settled, '0241110003');
       await eventually(
@@ -154,54 +204,39 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
       );
       assert.ok(await isPaid(first, apiKey, checkouts.settled.reference));
       await signalGroup(first, 'SIGKILL');
-      firstLife = false;
+      service.endFirstLife();
       assert.deepEqual(recordedOrders(shops.php), {}, 'nothing verified before the crash');
 
-      const second = await startServeCommand(shops.php, servePort, serveEnv);
+      const second = await startServe();
       lives.push(second);
       // The watcher resends the two creates once their grace has passed, and learns they are paid.
       for (const checkout of Object.values(checkouts)) {
         await eventually(
           `order ${checkout.reference} paid`,
           () => isPaid(second, apiKey, checkout.reference),
-          { timeoutMs: 90_000, intervalMs: 250 },
+          {
+            timeoutMs: 90_000,
+            intervalMs: 250,
+          },
         );
       }
       // Each thank-you page loaded twice (a reload): one record each.
-      for (const [shop, checkout] of [
+      const pages = [
         [php, checkouts.journalled],
         [python, checkouts.answered],
         [php, checkouts.settled],
-      ] as const) {
-        await thank(shop, checkout);
-        await thank(shop, checkout);
-      }
-      const byPhp = recordedOrders(shops.php);
-      const byPython = recordedOrders(shops.python);
-      assert.deepEqual(
-        Object.keys(byPhp).sort(),
-        [checkouts.journalled.reference, checkouts.settled.reference].sort(),
-      );
-      assert.deepEqual(Object.keys(byPython), [checkouts.answered.reference]);
-      assert.deepEqual(
-        [byPhp[checkouts.journalled.reference]?.items, byPhp[checkouts.journalled.reference]?.amount.value],
-        [[{ name: TOTE.name, quantity: 1 }], TOTE.pesewas],
-      );
-      assert.deepEqual(
-        [byPython[checkouts.answered.reference]?.items, byPython[checkouts.answered.reference]?.amount.value],
-        [[{ name: SCARF.name, quantity: 2 }], 2 * SCARF.pesewas],
-      );
-      assert.deepEqual(byPhp[checkouts.settled.reference], {
-        ...byPhp[checkouts.settled.reference],
-        order_id: settled.orderId,
-        items: [{ name: TOTE.name, quantity: 2 }],
-        amount: { currency: 'ghs', value: 2 * TOTE.pesewas },
-      });
-      assert.equal(sandbox.createdOrderCount, 3, 'each order created once at the service');
+      ] as const;
+      for (const [shop, checkout] of [...pages, ...pages]) await thank(shop, checkout);
+      assertRecorded(shops, checkouts, settled.orderId);
+      assert.equal(service.sandbox.createdOrderCount, 3, 'each order created once at the service');
       // serve's own delivery of each settled order is in its journal too.
-      await eventually('every order delivered in serve’s journal', () =>
-        journalRows(shops.php).every((row) => row.delivered_at !== null),
-      );
+      await eventually('every order delivered in serve’s journal', () => {
+        const rows = journalRows(shops.php);
+        return (
+          rows.filter((row) => row.order_id !== null).length === 3 &&
+          rows.every((row) => row.delivered_at !== null)
+        );
+      });
       await signalGroup(second, 'SIGTERM');
     } catch (error) {
       const printed = lives.flatMap((life, index) => [
