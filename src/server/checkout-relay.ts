@@ -117,9 +117,9 @@ export function assembleCheckoutRelay<Listener>(
   let closing = false;
   // Once close() began the journal is going: a clear 503 the element retries, never a 500 from a closed journal.
   const whileOpen =
-    (name: RelayRoute, serve: WebHandler): WebHandler =>
+    (name: RelayRoute, serve: WebHandler, method: 'POST' | 'GET' = 'POST'): WebHandler =>
     (request, connection) =>
-      closing && request.method === 'POST'
+      closing && request.method === method
         ? answerThrow(config, name, request, relayClosing())
         : serve(request, connection);
   const book = createCheckoutBook({
@@ -131,7 +131,11 @@ export function assembleCheckoutRelay<Listener>(
   const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal, book)));
   const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, lookups, journal)));
   const price = route(config, 'price', priceCartHandler(config, book));
-  const checkout = route(config, 'checkout', readCheckoutHandler(config, book), 'GET');
+  const checkout = whileOpen(
+    'checkout',
+    route(config, 'checkout', readCheckoutHandler(config, book), 'GET'),
+    'GET',
+  );
   const handle: WebHandler = (request, connection) => {
     let path: string;
     try {
