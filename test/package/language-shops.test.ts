@@ -143,6 +143,7 @@ describe('the PHP and Python shops, from the packed package and the page’s com
     });
     await page.goto(`${shop.url}/?product=adinkra-scarf&quantity=3`);
     const checkout = page.locator('pay-checkout');
+    const paidSecret = (await checkout.getAttribute('checkout')) as string;
     // The Pay button says what the checkout costs, as serve priced it: three scarves.
     await checkout.locator('button[type="submit"]', { hasText: '120.00' }).waitFor();
     await checkout.locator('[name="customer_name"]').fill('Ama Mensah');
@@ -172,5 +173,10 @@ describe('the PHP and Python shops, from the packed package and the page’s com
       (await ordersOf(serve, apiKey, reference)).map((order) => [order.id, order.outcome]),
       [[orderId, 'paid']],
     );
+    // Neither serve nor the shop printed the key, the client secret, the payer's name or number.
+    const printed = [...serve.lines, ...serve.errors, ...shop.lines, ...shop.errors].join('\n');
+    for (const secret of [apiKey, rendered.clientSecret, paidSecret, 'Ama Mensah', NEVER_ANSWERS.slice(1)]) {
+      assert.ok(!printed.includes(secret), `printed ${secret}`);
+    }
   }
 });
