@@ -11,7 +11,7 @@
  * serve itself and not only the `npx` in front of it. Not a test file.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -51,6 +51,13 @@ export interface InstalledShops {
  */
 export async function installShops(workDirectory: string): Promise<InstalledShops> {
   assert.equal(guideCommands('install'), 'npm install pay-checkout\n');
+  for (const [program, debianPackage] of [
+    ['php', 'php-cli'],
+    ['python3', 'python3'],
+  ]) {
+    const found = spawnSync(program as string, ['--version'], { stdio: 'ignore' });
+    assert.equal(found.status, 0, `no ${program}: install Debian's ${debianPackage} (.ci/run does)`);
+  }
   const { tarball } = await packRepository(workDirectory);
   const shops = { php: join(workDirectory, 'php-shop'), python: join(workDirectory, 'python-shop') };
   for (const language of ['php', 'python'] as const) {
