@@ -49,11 +49,18 @@ export class CheckoutRequestError extends Error {
   /**
    * True when sending the same request again may work: no answer, an answer
    * we cannot read (a captive portal, a proxy), `5xx`, `409` in flight, `429`.
-   * Only a relay that clearly refused (an error status below 500) is final.
+   * Only a relay that clearly refused (an error status below 500, or a `409`
+   * for a server-created checkout already paid or expired: `checkout_paid`,
+   * `checkout_expired`) is final.
    */
   get retryable(): boolean {
     const { status } = this;
-    return status < 300 || status >= 500 || status === 409 || status === 429;
+    return (
+      status < 300 ||
+      status >= 500 ||
+      (status === 409 && !this.code.startsWith('checkout_')) ||
+      status === 429
+    );
   }
 }
 
@@ -74,6 +81,9 @@ export const CREATE_RETRY_MAX_MS = 8_000;
 export const MAX_RETRY_AFTER_MS = 30_000;
 /** A request (answer body included) slower than this counts as no answer. */
 export const REQUEST_TIMEOUT_MS = 20_000;
+
+/** What `price-url` is asked about: the page's cart, or a server-created checkout by its client secret. */
+export type PriceRequest = { cart: unknown } | { checkout: string };
 
 /** Options every call takes. */
 export interface RequestOptions {
@@ -130,9 +140,16 @@ export function lookupOrder(
   return postJson(url, JSON.stringify(request), {}, options, readLookupAnswer);
 }
 
-/** `POST {price-url}` with `{ cart }`, once: what the relay will charge for it, before any prompt. */
-export function priceCart(url: string, cart: unknown, options: RequestOptions = {}): Promise<PriceAnswer> {
-  return postJson(url, JSON.stringify({ cart }), {}, options, readPriceAnswer);
+/**
+ * `POST {price-url}` with `{ cart }`, or `{ checkout }` for a server-created
+ * checkout, once: what the relay will charge for it, before any prompt.
+ */
+export function priceCart(
+  url: string,
+  body: PriceRequest,
+  options: RequestOptions = {},
+): Promise<PriceAnswer> {
+  return postJson(url, JSON.stringify(body), {}, options, readPriceAnswer);
 }
 
 /** `POST` of a JSON body with `extraHeaders`, read by `read`; every failure a CheckoutRequestError. */

@@ -252,7 +252,9 @@ export function draftAttempt(
   if (body === undefined) return 'invalid_cart';
   const { issuer, number } = intent.payment_method_data.mobile_money;
   const basics = attemptBasics(now, settings);
-  return { ...basics, phase: 'draft', body, issuer, localNumber: number, cart: cartFingerprint(intent.cart) };
+  // The attempt belongs to its server-created checkout, else to its cart.
+  const cart = cartFingerprint(intent.checkout || intent.cart);
+  return { ...basics, phase: 'draft', body, issuer, localNumber: number, cart };
 }
 
 /** The attempt with the amount an answer says the shopper is charged (`order.amount`); as it was when the answer has none. */

@@ -185,7 +185,7 @@ export class CheckoutSession {
    */
   formAmount(cart: unknown): Pick<AttemptBasics, 'amount' | 'items'> | undefined {
     return [this.#priced, this.#charged].find(
-      (known) => known && (known.cart === undefined || known.cart === cartFingerprint(cart)),
+      (known) => known && (known.cart === undefined || known.cart === this.#fingerprint(cart)),
     );
   }
 
@@ -233,14 +233,17 @@ export class CheckoutSession {
     const newAttempt =
       state.status === 'idle' || (state.status === 'error' && state.cause === 'cart' && !state.retryable);
     if (!newAttempt) return state.status === 'error' ? this.#retry() : undefined;
-    const intent = readIntent();
-    if (!intent) return;
+    const read = readIntent();
+    if (!read) return;
+    const { checkout } = this.#settings;
+    // A server-created checkout goes in place of the cart: the relay prices what it stored.
+    const intent: CheckoutIntent = checkout ? { ...read, cart: undefined, checkout } : read;
     // The same number again while its earlier prompt may still be approved: that order again, no second prompt.
     const open = this.#others.withNumber(intent.payment_method_data.mobile_money.number);
     if (open) return this.#takeUp(open);
     const draft = draftAttempt(intent, this.#settings, this.#env.now());
     if (typeof draft === 'string') return this.refuse(draft);
-    if (this.#settings.priceUrl) {
+    if (this.#priceUrl) {
       // The relay's price of this cart, or what it charged an earlier order of it, with their items.
       const { amount, items } = this.formAmount(intent.cart) ?? draft;
       Object.assign(draft, { amount, items });
@@ -292,7 +295,7 @@ export class CheckoutSession {
     // Settled only once no other order of the checkout may still be paid: a second payment is told.
     const settled = checkout.phase === 'settled' && !this.othersOpen;
     return (
-      settled && checkout.cart !== undefined && checkout.cart !== cartFingerprint(cart) && this.restart()
+      settled && checkout.cart !== undefined && checkout.cart !== this.#fingerprint(cart) && this.restart()
     );
   }
 
@@ -303,17 +306,19 @@ export class CheckoutSession {
    */
   #price(cart: unknown): void {
     const env = this.#env;
-    const url = this.#settings.priceUrl;
+    const url = this.#priceUrl;
     env.clearTimeout(this.#priceTimer);
     if (!url) return;
     this.#priceTimer = env.setTimeout(async () => {
       // The cart as it was asked about: a page may change the same object while the answer travels.
-      const fingerprint = cartFingerprint(cart);
+      const fingerprint = this.#fingerprint(cart);
+      const { checkout } = this.#settings;
       this.#pricing?.abort();
       const run = new AbortController();
       this.#pricing = run;
       try {
-        const { amount, line_items } = await priceCart(url, cart, this.#request(run.signal));
+        const request = checkout ? { checkout } : { cart };
+        const { amount, line_items } = await priceCart(url, request, this.#request(run.signal));
         if (this.#pricing !== run) return;
         const items = line_items.map(({ name, quantity }) => `${name} × ${quantity}`);
         // The amount as the guard reads it: its two fields, whatever else the answer carried.
@@ -517,6 +522,21 @@ export class CheckoutSession {
       this.#store.save(this.#checkout);
     }
     return this.#host.dispatch(name, detail) ? fired : undefined;
+  }
+
+  /**
+   * The fingerprint an attempt made now keeps (`cart`): of the server-created
+   * checkout (`checkout`), else of the page's cart.
+   */
+  #fingerprint(cart: unknown): number {
+    return cartFingerprint(this.#settings.checkout || cart);
+  }
+
+  /** Where prices are asked: `price-url`, else for a server-created checkout `price` beside `create-url` (`…/orders`, `…/price`). */
+  get #priceUrl(): string | undefined {
+    const { priceUrl, checkout, createUrl } = this.#settings;
+    // No create URL, no price: the checkout refuses to work on submit.
+    return priceUrl || (checkout && createUrl ? createUrl.replace(/[^/?]*(\?.*)?$/, 'price') : undefined);
   }
 
   #deadline(): number {

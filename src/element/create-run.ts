@@ -112,11 +112,20 @@ export class CreateRun {
     // then. After earlier tries, one of which may have reached the service, the
     // key and its request are kept: "Try again" resends them, finding an order
     // they made rather than making a second.
-    const cartMessage = status === 400 && /^cart\b/.test(param ?? '') ? message : undefined;
-    if (cartMessage !== undefined) {
+    const cartRefused = status === 400 && /^cart\b/.test(param ?? '');
+    if (cartRefused) {
       retryable = !firstTry;
       code = CART_REJECTED;
     }
-    this.#handlers.onFailed({ code, message, retryable }, cartMessage, cartMessage !== undefined && firstTry);
+    // A server-created checkout the relay refused (unknown, paid or expired): a
+    // key it answers an order under is never refused, so nothing exists under
+    // this one, whatever the tries. Its message is shown, final; "Try again" is
+    // a new attempt with the page's checkout as it is then.
+    const checkoutRefused = code.startsWith('checkout_');
+    this.#handlers.onFailed(
+      { code, message, retryable },
+      cartRefused || checkoutRefused ? message : undefined,
+      (cartRefused && firstTry) || checkoutRefused,
+    );
   }
 }

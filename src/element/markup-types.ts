@@ -22,6 +22,8 @@ export interface PayCheckoutAttributes {
   'lookup-url'?: string;
   /** The relay's price route: the Pay button shows the relay's amount for the cart, and the create sends it as `expected_amount`. */
   'price-url'?: string;
+  /** A checkout the merchant's server created, by its client secret: the create sends it in place of the cart. */
+  checkout?: string;
   /** Minor units (5000 = GH₵ 50.00), display only: the server decides what is charged. */
   amount?: number | string;
   /** Lowercase currency code; the element's default when absent. */

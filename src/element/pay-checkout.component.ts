@@ -15,21 +15,7 @@ import { browserPage } from './page-signals.js';
 import { payCheckoutStyles } from './pay-checkout.styles.js';
 import { renderCheckout } from './pay-checkout.templates.js';
 import { containsSecretKey } from './secret-key-guard.js';
-
-/**
- * What `cart` holds after a `cart-json` attribute that is not JSON: the element
- * refuses to work (`pay-error` `invalid_cart`). No description: the embed's bytes are counted.
- */
-const CART_NOT_JSON = Symbol();
-
-/** The `cart-json` attribute's text as the value it holds; a removed attribute (`null`) parses as `null`, no cart. */
-function cartFromAttribute(text: string | null): unknown {
-  try {
-    return JSON.parse(text as string);
-  } catch {
-    return CART_NOT_JSON;
-  }
-}
+import { CART_NOT_JSON, cartFromAttribute } from './server-rendered-cart.js';
 
 /**
  * A mobile-money checkout: collects the payer's name, number and network,
@@ -44,7 +30,7 @@ function cartFromAttribute(text: string | null): unknown {
  * @fires pay-paid - The payment is paid: the first of the checkout's orders paid; again only for another order paid too, with `otherPaidOrderIds` naming those paid before. `detail: { orderId, order, amount, reference, otherPaidOrderIds? }`.
  * @fires pay-failed - The payment failed for good. `detail: { orderId, paymentStatus, failureCode }`.
  * @fires pay-timeout - `poll-timeout` passed without an outcome. `detail: { orderId }`.
- * @fires pay-error - A retryable or configuration error, a refused cart (`cart_rejected`), or a price the relay changed (`amount_changed`). `detail: { code, message, retryable }`.
+ * @fires pay-error - A retryable or configuration error, a refused cart (`cart_rejected`), a server-created checkout the relay refused (`checkout_not_found`, `checkout_paid`, `checkout_expired`), or a price the relay changed (`amount_changed`). `detail: { code, message, retryable }`.
  * @fires pay-state-change - Every change of `state`. `detail: { state, previous }`.
  *
  * @csspart form - The form.
@@ -81,6 +67,7 @@ export class PayCheckout extends LitElement {
     createUrl: { attribute: 'create-url' },
     lookupUrl: { attribute: 'lookup-url' },
     priceUrl: { attribute: 'price-url' },
+    checkout: {},
     amount: { type: Number },
     currency: {},
     locale: {},
@@ -119,6 +106,13 @@ export class PayCheckout extends LitElement {
   declare lookupUrl: string;
   /** Where the relay's price route is: the Pay button shows its price of the cart, and the create sends it as `expected_amount`. */
   declare priceUrl: string;
+  /**
+   * A checkout the merchant's server created (`relay.checkouts.create`, or
+   * `POST /v1/checkouts` of `pay-checkout serve`), by its client secret: the
+   * relay prices it from what it stored, and the create sends it in place of
+   * `cart`. Without `price-url`, prices are asked at `price` beside `create-url`.
+   */
+  declare checkout: string | undefined;
   /** Amount in minor units (5000 = GH₵ 50.00), for display only: the server decides what is charged. With `price-url`, the placeholder until the relay's price arrives. */
   declare amount: number | undefined;
   /** Lowercase currency code. */
@@ -178,8 +172,10 @@ export class PayCheckout extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (!this.hasUpdated) this.#restore();
-    // A settled checkout belongs to its cart: a new one gets a fresh form. No cart set, nothing dropped.
-    if (changed.has('cart') && this.cart != null) this.#session.cartSet(this.cart);
+    // A settled checkout belongs to its cart, or its server-created checkout: a new one gets a fresh form.
+    // Neither set, nothing dropped.
+    if ((changed.has('cart') || changed.has('checkout')) && (this.checkout || this.cart != null))
+      this.#session.cartSet(this.cart);
     // `state` is read-only: a write by the page is undone here (an equal value changes nothing).
     this.state = this.#session.state.status;
     // The contract has the element refuse a key however it arrives, set
@@ -288,6 +284,8 @@ export class PayCheckout extends LitElement {
       session: this.#session,
       form: this.#form,
       amount: formatAmount(known ? known.amount : pageAmount(this), locale),
+      // A page with a cart shows it; one with a server-created checkout may know nothing of its items.
+      items: this.checkout ? known?.items : undefined,
       issuers: allowedIssuers(this.issuers),
       disabled: this.disabled,
       confirming: this.#confirming,

@@ -28,6 +28,8 @@ export interface CheckoutView {
   form: Pick<CheckoutFormController, 'values' | 'errors' | 'waitMinutes' | 'onSubmit' | 'onInput' | 'onBlur'>;
   /** The amount the page shows now, formatted; '' when it gave none. */
   amount: string;
+  /** The items of a server-created checkout as the relay priced them, each `name × quantity`, for the form; none before. */
+  items: string[] | undefined;
   /** The networks offered. */
   issuers: Issuer[];
   disabled: boolean;
@@ -127,12 +129,14 @@ function renderScreen(view: CheckoutView): TemplateResult {
 }
 
 function renderForm(view: CheckoutView): TemplateResult {
-  const { text, amount, form } = view;
+  const { text, amount, items, form } = view;
   const { values, errors } = form;
   const submitting = view.session.state.status === 'submitting';
+  // What the shopper pays for, before any prompt: a server-created checkout's items (a list from storage, checked).
   return html`
     <form part=form novalidate aria-labelledby=heading @submit=${form.onSubmit}>
       <h2 id=heading tabindex=-1>${text.formTitle}</h2>
+      ${Array.isArray(items) ? html`<p class=hint>${items.join(', ')}</p>` : nothing}
       ${amount ? html`<p class=amount part=amount><span>${text.amountLabel}</span> <span>${amount}</span></p>` : nothing}
       ${formNote(view) ? html`<p class=note>${formNote(view)}</p>` : nothing}
       <fieldset ?disabled=${view.disabled}>

@@ -30,6 +30,8 @@ export interface CheckoutSettings {
   lookupUrl: string;
   /** The relay's price route (`price-url`): '' asks no price, and the page's `amount` is shown until an order has one. */
   priceUrl?: string;
+  /** A server-created checkout's client secret (`checkout`): priced and created in place of the cart. */
+  checkout?: string | undefined;
   /** `poll-interval`, ms; clamped by the poller. */
   pollInterval: number;
   /** `poll-timeout`, ms; POLL_TIMEOUT_DEFAULT_MS when not a positive number. */

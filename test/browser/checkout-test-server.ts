@@ -4,6 +4,10 @@
  * so `<pay-checkout>` talks to the wire a merchant's page talks to. Paths:
  *
  * - `/api/checkout/orders`, `/api/checkout/lookup`: the relay;
+ * - `/api/server-checkout/…`: a second relay in front of the same sandbox,
+ *   with a journal, for checkouts the shop's server creates
+ *   (`POST /test-server/checkouts` creates one, `POST /test-server/checkout-clock`
+ *   moves that relay's clock on, so a checkout expires);
  * - `/sandbox/*`: the sandbox, for its control surface (`/sandbox/_sandbox/payments/approve`…);
  * - `/test-server/*`: what only tests need: counting orders and creates, arming
  *   faults that break the real wire, making the relay's answers carry an
@@ -21,13 +25,15 @@ import {
   type CheckoutRelay,
   createCheckoutRelay,
   listen,
+  openJournal,
   type PricedLineItem,
+  type ServerCheckoutInput,
   toNodeListener,
 } from '../../src/server/node.js';
 import { priceAnyCart, SOLD_OUT_MESSAGE, SOLD_OUT_SKU } from '../fixtures/checkout-data.js';
 import { embedBundleCode } from '../fixtures/embed-bundle.js';
 import { createTestRelay } from '../fixtures/relay.js';
-import { clockAhead } from '../fixtures/relay-clock.js';
+import { clockAhead, clockReading } from '../fixtures/relay-clock.js';
 
 /**
  * The sandbox's simulated payers never answer on their own within a test
@@ -85,6 +91,8 @@ interface TestServer {
   sandbox: Sandbox;
   sandboxUrl: string;
   relay: CheckoutRelay;
+  /** The relay of server-created checkouts, on a journal of its own. */
+  checkoutRelay: CheckoutRelay;
   sandboxListener: (request: IncomingMessage, response: ServerResponse) => void;
   creates: CreateRecord[];
   lookups: number;
@@ -106,6 +114,8 @@ let server: Promise<TestServer> | undefined;
  * lookup after the payer's answer is given a read from before it.
  */
 const relayTime = clockAhead();
+/** How far the relay of server-created checkouts runs ahead of `relayTime`: moved on so a checkout expires. */
+let checkoutRelayAheadMs = 0;
 
 async function startTestServer(): Promise<TestServer> {
   const sandbox = createSandbox({ basePath: '/sandbox', approveAfterMs: TEST_APPROVE_AFTER_MS });
@@ -124,16 +134,33 @@ async function startTestServer(): Promise<TestServer> {
     },
     createCheckoutRelay,
   );
+  const checkoutRelay = createTestRelay(
+    {
+      baseUrl: sandboxUrl,
+      priceCart,
+      rateLimit: false,
+      journal: await openJournal('memory:'),
+      // Settled orders are recorded by the lookups that find them; nothing is delivered.
+      onPaid: () => undefined,
+      watch: { ticks: false },
+      clock: clockReading(() => relayTime.clock.now() + checkoutRelayAheadMs),
+    },
+    createCheckoutRelay,
+  );
   const state: TestServer = {
     sandbox,
     sandboxUrl,
     relay,
+    checkoutRelay,
     sandboxListener,
     creates: [],
     lookups: 0,
     faults: { ...NO_FAULTS },
     charged: null,
-    close: () => running.close(),
+    close: async () => {
+      await checkoutRelay.close();
+      await running.close();
+    },
   };
   process.once('exit', () => void running.close());
   return state;
@@ -154,6 +181,10 @@ export async function closeCheckoutTestServer(): Promise<void> {
 export async function checkoutTestServer(context: Context, next: Next): Promise<void> {
   const path = context.path;
   if (path.startsWith('/api/checkout/')) return serveRelay(context, await testServer());
+  if (path.startsWith('/api/server-checkout/')) {
+    const state = await testServer();
+    return serveRelay(context, state, state.checkoutRelay);
+  }
   if (path.startsWith('/sandbox/')) {
     const state = await testServer();
     if (path.includes('/_sandbox/')) relayTime.pastSharedReads();
@@ -181,7 +212,7 @@ function gatewayFailure(context: Context): void {
   });
 }
 
-async function serveRelay(context: Context, state: TestServer): Promise<void> {
+async function serveRelay(context: Context, state: TestServer, relay = state.relay): Promise<void> {
   const isCreate = context.path.endsWith('/orders');
   let body = await readBody(context.req);
   const { faults } = state;
@@ -230,7 +261,7 @@ async function serveRelay(context: Context, state: TestServer): Promise<void> {
     headers,
     body: context.method === 'GET' || context.method === 'HEAD' ? undefined : body,
   });
-  const response = await state.relay.handle(request, { clientAddress: '127.0.0.1' });
+  const response = await relay.handle(request, { clientAddress: '127.0.0.1' });
   const text = withCharged(await response.text(), response.ok && state.charged, isCreate);
   if (record) record.status = response.status;
   if (record && faults.dropCreateAnswers > 0) {
@@ -319,6 +350,17 @@ async function serveTestRoute(context: Context, state: TestServer): Promise<void
       state.faults = { ...NO_FAULTS };
       state.charged = null;
       return json(context, state.faults);
+    case 'checkouts': {
+      // What the shop's server does before rendering its page; the page gets the client secret only.
+      const input = JSON.parse(await readBody(context.req)) as ServerCheckoutInput;
+      const { clientSecret } = await state.checkoutRelay.checkouts.create(input);
+      return json(context, { clientSecret });
+    }
+    case 'checkout-clock': {
+      const { aheadMs } = JSON.parse(await readBody(context.req)) as { aheadMs: number };
+      checkoutRelayAheadMs += aheadMs;
+      return json(context, { aheadMs: checkoutRelayAheadMs });
+    }
     case 'csp':
       context.set('Content-Security-Policy', STRICT_CSP);
       context.set('Content-Type', 'text/html; charset=utf-8');

@@ -156,6 +156,7 @@ describe('the packed package, installed by a consumer', { timeout: 240_000 }, ()
       'create-url',
       'lookup-url',
       'price-url',
+      'checkout',
       'amount',
       'currency',
       'locale',

@@ -83,6 +83,8 @@ describe('element helpers', () => {
     assert.equal(containsSecretKey('/api/orders?key=sk_live_abc'), true);
     assert.equal(containsSecretKey({ pay: () => 'sk_live_in_a_function_is_not_data' }), false);
     assert.equal(containsSecretKey(['pk_test_sandbox', 'desk_test_1', 'task_live_2', null, 5]), false);
+    // A server-created checkout's client secret (`checkout`) is for pages: no key.
+    assert.equal(containsSecretKey(`cs_${'A'.repeat(24)}_secret_${'b'.repeat(43)}`), false);
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     assert.equal(containsSecretKey(circular), false);
