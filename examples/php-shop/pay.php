@@ -22,8 +22,11 @@ function serve_request(string $method, string $path, array $headers = [], ?strin
     if ($answer === false) {
         throw new RuntimeException("pay-checkout serve did not answer $method $path");
     }
-    $status = (int) explode(' ', $http_response_header[0])[1];
-    return [$status, array_slice($http_response_header, 1), $answer];
+    // PHP 8.4 names the answer's headers with a function; before, only with a magic variable.
+    $headers = function_exists('http_get_last_response_headers')
+        ? http_get_last_response_headers() : $http_response_header;
+    $status = (int) explode(' ', $headers[0])[1];
+    return [$status, array_slice($headers, 1), $answer];
 }
 
 /** Calls serve's merchant API with the shop's key (from the environment, never on a page). */
