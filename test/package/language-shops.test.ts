@@ -164,6 +164,10 @@ describe('the PHP and Python shops, from the packed package and the page’s com
     await context.close();
     assert.deepEqual(pageErrors, []);
 
+    // Three more loads at once, as from three tabs: the lock keeps the record to one.
+    const thankYou = new URL(`/thank-you?reference=${reference}`, shop.url);
+    const loads = await Promise.all([1, 2, 3].map(() => fetch(thankYou).then((response) => response.text())));
+    for (const html of loads) assert.match(html, /<p id="paid">/);
     const recorded = recordedOrders(folder);
     assert.deepEqual(Object.keys(recorded), [reference], 'one order, recorded once');
     assert.equal(recorded[reference]?.order_id, orderId);
