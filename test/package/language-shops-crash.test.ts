@@ -201,6 +201,8 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
       await eventually(
         'the third order paid',
         async () => (await lookUp(first, php, settled.orderId, settled.lookupToken)) === 'paid',
+        // As a page polls, within the relay's lookup limit.
+        { timeoutMs: 30_000, intervalMs: 500 },
       );
       assert.ok(await isPaid(first, apiKey, checkouts.settled.reference));
       await signalGroup(first, 'SIGKILL');
