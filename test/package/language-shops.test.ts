@@ -59,6 +59,33 @@ async function ordersOf(serve: GuideProcess, apiKey: string, reference: string) 
   return ((await response.json()) as { data: { id: string; outcome: string }[] }).data;
 }
 
+/** serve and a shop started from the page's commands, in the shop's folder. */
+interface Running {
+  folder: string;
+  serve: GuideProcess;
+  shop: GuideProcess;
+  apiKey: string;
+}
+
+/** Loads `shop`'s product page and checks it: the embed from serve under the installed embed's hash, no key; no page for an unknown product, no thanks for an unpaid reference. */
+async function assertProductPage({ folder, serve, shop, apiKey }: Running) {
+  const rendered = await productPage(shop, { product: 'adinkra-scarf', quantity: '3' });
+  const embed = await readFile(join(folder, 'node_modules/pay-checkout/dist/pay-checkout.embed.js'));
+  const integrity = `sha384-${createHash('sha384').update(embed).digest('base64')}`;
+  assert.ok(
+    rendered.html.includes(
+      `<script src="${serve.url}/pay-checkout.embed.js" integrity="${integrity}" crossorigin="anonymous" defer>`,
+    ),
+    rendered.html,
+  );
+  assert.match(rendered.clientSecret, /^cs_[A-Za-z0-9_-]{24}_secret_[A-Za-z0-9_-]{43}$/);
+  assert.ok(!rendered.html.includes(apiKey), 'the key never reaches a page');
+  assert.equal((await fetch(`${shop.url}/?product=%3Cscript%3E`)).status, 404);
+  const unknown = await fetch(`${shop.url}/thank-you?reference=order-${'0'.repeat(16)}`);
+  assert.match(await unknown.text(), /Waiting for your payment/, 'a reference nobody paid is not thanked');
+  return rendered;
+}
+
 describe('the PHP and Python shops, from the packed package and the page’s commands', {
   timeout: 300_000,
 }, () => {
@@ -103,32 +130,8 @@ describe('the PHP and Python shops, from the packed package and the page’s com
   }
 
   /** One purchase in Chromium at `shop`, then the checks of what the shop recorded. */
-  async function payAndVerify({
-    folder,
-    serve,
-    shop,
-    apiKey,
-  }: {
-    folder: string;
-    serve: GuideProcess;
-    shop: GuideProcess;
-    apiKey: string;
-  }) {
-    // The page as the shop serves it: the embed from serve under the installed embed's hash, escaped.
-    const rendered = await productPage(shop, { product: 'adinkra-scarf', quantity: '3' });
-    const embed = await readFile(join(folder, 'node_modules/pay-checkout/dist/pay-checkout.embed.js'));
-    const integrity = `sha384-${createHash('sha384').update(embed).digest('base64')}`;
-    assert.ok(
-      rendered.html.includes(
-        `<script src="${serve.url}/pay-checkout.embed.js" integrity="${integrity}" crossorigin="anonymous" defer>`,
-      ),
-      rendered.html,
-    );
-    assert.match(rendered.clientSecret, /^cs_[A-Za-z0-9_-]{24}_secret_[A-Za-z0-9_-]{43}$/);
-    assert.ok(!rendered.html.includes(apiKey), 'the key never reaches a page');
-    assert.equal((await fetch(`${shop.url}/?product=%3Cscript%3E`)).status, 404);
-    const unknown = await fetch(`${shop.url}/thank-you?reference=order-${'0'.repeat(16)}`);
-    assert.match(await unknown.text(), /Waiting for your payment/, 'a reference nobody paid is not thanked');
+  async function payAndVerify({ folder, serve, shop, apiKey }: Running) {
+    const rendered = await assertProductPage({ folder, serve, shop, apiKey });
 
     const context = await browser.newContext();
     const page = await context.newPage();
