@@ -5,9 +5,11 @@
  * payments service is a sandbox in this process behind a fault proxy. In
  * serve's first life, one checkout's create is journalled and held before the
  * service sees it, a second is created by the service and its answer held
- * back from serve, and a third is paid and settled in serve's journal, its
- * shop's thank-you page not loaded yet. serve is killed, then started again:
- * its watcher finishes the two creates, and each shop's thank-you page
+ * back from serve, a third is paid at the service and the service's answer
+ * saying so is held back from serve's lookup, and a fourth is paid and
+ * settled in serve's journal, its shop's thank-you page not loaded yet. serve
+ * is killed, then started again: its watcher finishes the two creates and
+ * learns of the third payment, and each shop's thank-you page
  * verifies every paid order with serve and records it once, with its items;
  * the service created each order once. Shorter watcher timings (`watch` in
  * pay-checkout.json) make the same recovery sooner.
@@ -43,6 +45,8 @@ import { journalRows } from './running-shop.js';
 
 /** serve's watcher: an unanswered create is resent after 15 s, a dead process's claim passed on after 10 s. */
 const WATCH = { createGraceMs: 15_000, leaseMs: 10_000 };
+/** The sandbox's payer who never answers by itself: the test approves for them. */
+const NEVER_ANSWERS = '0244000003';
 const TOTE = { name: 'Kente tote', pesewas: 12_500 };
 const SCARF = { name: 'Adinkra scarf', pesewas: 4_000 };
 
@@ -88,16 +92,25 @@ async function thank(shop: GuideProcess, checkout: ProductPage): Promise<void> {
 /**
  * The payments service for serve: a sandbox in this process behind a fault proxy that, until
  * `endFirstLife`, holds the first create before the service sees it and the second's answer after
- * the service created the order (their resends held too), and forwards everything else.
+ * the service created the order (their resends held too), and the answers to every lookup of the
+ * order `approve` approved (`held.lookup` opens once one was held after the approval); it forwards
+ * everything else.
  */
 async function holdingService() {
   const sandbox = createSandbox({ approveAfterMs: 1_000 });
   const served = await serveSandbox(sandbox);
   let firstLife = true;
   const heldKeys = new Set<string>();
-  const held = { request: gate(), answer: gate() };
+  let approvedOrderId: string | undefined;
+  const held = { request: gate(), answer: gate(), lookup: gate() };
   const proxy = await startFaultProxy(served.url, (_index, request): FaultPlan => {
-    if (!firstLife || !request.path.endsWith('/orders/new')) return { kind: 'forward' };
+    if (!firstLife) return { kind: 'forward' };
+    if (request.path.endsWith('/orders/lookup')) {
+      if (approvedOrderId === undefined || !request.body.includes(approvedOrderId))
+        return { kind: 'forward' };
+      return { kind: 'keep-answer', onHeld: () => held.lookup.open() };
+    }
+    if (!request.path.endsWith('/orders/new')) return { kind: 'forward' };
     const key = String(request.headers['idempotency-key']);
     if (heldKeys.has(key)) return { kind: 'keep-request' };
     heldKeys.add(key);
@@ -109,6 +122,11 @@ async function holdingService() {
     sandbox,
     proxyUrl: proxy.url,
     held,
+    /** The payer approves `orderId` at the service; serve hears of it only after the crash. */
+    approve: (orderId: string) => {
+      sandbox.approve(orderId);
+      approvedOrderId = orderId;
+    },
     endFirstLife: () => {
       firstLife = false;
     },
@@ -119,10 +137,11 @@ async function holdingService() {
   };
 }
 
-/** The three checkouts of the crash test, as their shops rendered them. */
+/** The four checkouts of the crash test, as their shops rendered them. */
 interface CrashCheckouts {
   journalled: ProductPage;
   answered: ProductPage;
+  paidUnheard: ProductPage;
   settled: ProductPage;
 }
 
@@ -130,9 +149,10 @@ interface CrashCheckouts {
 function assertRecorded(shops: InstalledShops, checkouts: CrashCheckouts, settledOrderId: string) {
   const byPhp = recordedOrders(shops.php);
   const byPython = recordedOrders(shops.python);
-  const { journalled, answered, settled } = checkouts;
+  const { journalled, answered, paidUnheard, settled } = checkouts;
   assert.deepEqual(Object.keys(byPhp).sort(), [journalled.reference, settled.reference].sort());
-  assert.deepEqual(Object.keys(byPython), [answered.reference]);
+  assert.deepEqual(Object.keys(byPython).sort(), [answered.reference, paidUnheard.reference].sort());
+  assert.deepEqual(byPython[paidUnheard.reference]?.items, [{ name: SCARF.name, quantity: 1 }]);
   assert.deepEqual(
     [byPhp[journalled.reference]?.items, byPhp[journalled.reference]?.amount.value],
     [[{ name: TOTE.name, quantity: 1 }], TOTE.pesewas],
@@ -177,7 +197,7 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
     return { apiKey: keys.PAY_CHECKOUT_API_KEY as string, serve, startServe, php, python };
   }
 
-  it('verifies every paid order once, with its items, after SIGKILLs with a create journalled, an answer held back, and an order settled', {
+  it('verifies every paid order once, with its items, after a SIGKILL with a create journalled, a create’s answer and a paid lookup’s answer held back, and an order settled', {
     timeout: 240_000,
   }, async (t) => {
     const service = await holdingService();
@@ -188,6 +208,7 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
       const checkouts: CrashCheckouts = {
         journalled: await productPage(php, { product: 'kente-tote', quantity: '1' }),
         answered: await productPage(python, { product: 'adinkra-scarf', quantity: '2' }),
+        paidUnheard: await productPage(python, { product: 'adinkra-scarf', quantity: '1' }),
         settled: await productPage(php, { product: 'kente-tote', quantity: '2' }),
       };
       // (a) journalled, never sent; (b) created by the service, its answer never back.
@@ -196,10 +217,20 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
       void pay(first, python, checkouts.answered, '0241110002').catch(() => undefined);
       await service.held.answer.promise;
       assert.equal(service.sandbox.createdOrderCount, 1, 'the service created the second order only');
-      // (c) paid, and settled by the page's lookup; its thank-you page not loaded yet.
+      // (c) paid at the service, which answered so to serve's lookup; the answer never back.
+      const unheard = await pay(first, python, checkouts.paidUnheard, NEVER_ANSWERS);
+      service.approve(unheard.orderId);
+      void lookUp(first, python, unheard.orderId, unheard.lookupToken).catch(() => undefined);
+      await service.held.lookup.promise;
+      assert.equal(
+        await isPaid(first, apiKey, checkouts.paidUnheard.reference),
+        false,
+        'serve did not hear it',
+      );
+      // (d) paid, and settled by the page's lookup; its thank-you page not loaded yet.
       const settled = await pay(first, php, checkouts.settled, '0241110003');
       await eventually(
-        'the third order paid',
+        'the fourth order paid',
         async () => (await lookUp(first, php, settled.orderId, settled.lookupToken)) === 'paid',
         // As a page polls, within the relay's lookup limit.
         { timeoutMs: 30_000, intervalMs: 500 },
@@ -226,16 +257,17 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
       const pages = [
         [php, checkouts.journalled],
         [python, checkouts.answered],
+        [python, checkouts.paidUnheard],
         [php, checkouts.settled],
       ] as const;
       for (const [shop, checkout] of [...pages, ...pages]) await thank(shop, checkout);
       assertRecorded(shops, checkouts, settled.orderId);
-      assert.equal(service.sandbox.createdOrderCount, 3, 'each order created once at the service');
+      assert.equal(service.sandbox.createdOrderCount, 4, 'each order created once at the service');
       // serve's own delivery of each settled order is in its journal too.
       await eventually('every order delivered in serve’s journal', () => {
         const rows = journalRows(shops.php);
         return (
-          rows.filter((row) => row.order_id !== null).length === 3 &&
+          rows.filter((row) => row.order_id !== null).length === 4 &&
           rows.every((row) => row.delivered_at !== null)
         );
       });
