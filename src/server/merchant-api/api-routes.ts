@@ -11,14 +11,12 @@ import { ORDER_ID_PATTERN } from '../../shared/service-contract.js';
 import { REFERENCE_PATTERN } from '../../shared/wire.js';
 import type { ServerCheckouts } from '../checkouts/server-checkout.js';
 import type { CheckoutOrders } from '../fulfilment/order-records.js';
+import { CHECKOUT_ID_PATTERN } from '../tokens/checkout-secret.js';
 import { checkoutOnWire, createdCheckoutOnWire, orderOnWire } from './api-wire.js';
 import { checkoutInputOf, refusedCheckout } from './checkout-body.js';
 
 /** Largest body the merchant API reads: 16 KiB, as the relay's own routes. */
 export const MERCHANT_API_MAX_BODY_BYTES = 16 * 1024;
-
-/** A checkout id: `cs_` and 24 base64url characters. */
-export const CHECKOUT_ID_PATTERN = /^cs_[A-Za-z0-9_-]{24}$/;
 
 /** What the routes read: the relay's checkouts and orders, and the shop origins a checkout may be bound to. */
 export interface ApiRouteContext {

@@ -9,11 +9,12 @@ import * as z from 'zod/mini';
 import { HttpError } from '../../http/http-error.js';
 import { CURRENCIES, ORDER_INPUT_LIMITS } from '../../shared/service-contract.js';
 import { issueParam, REFERENCE_PATTERN } from '../../shared/wire.js';
+import { CHECKOUT_EXPIRY_SECONDS } from '../checkouts/checkout-input.js';
 import type { ServerCheckoutInput } from '../checkouts/server-checkout.js';
 import { METADATA_LIMITS } from '../pricing/priced-cart.js';
 
-/** Shortest and longest life of a checkout, in seconds (`expires_in`). */
-export const CHECKOUT_EXPIRES_IN = { min: 300, max: 86_400 } as const;
+/** Shortest and longest life of a checkout, in seconds (`expires_in`): the relay's. */
+const CHECKOUT_EXPIRES_IN = CHECKOUT_EXPIRY_SECONDS;
 
 /** Longest `sku`: a shop's own product code. */
 const SKU_MAX_LENGTH = 64;

@@ -112,6 +112,23 @@ describe('checkouts over the merchant API', () => {
     assert.equal(checkout.body.paid_order_id, approved.order.id);
   });
 
+  it('treats a create re-sent after a lost answer as the same purchase: two checkouts of one reference are paid once', async () => {
+    const stack = await merchantApiStack();
+    const first = await stack.v1('/v1/checkouts', { body: totes('order-505') });
+    const resent = await stack.v1('/v1/checkouts', { body: totes('order-505') });
+    assert.equal(resent.status, 201);
+    assert.notEqual(resent.body.id, first.body.id);
+    const paying = await stack.shopperPaysCheckout(first.body.client_secret);
+    await stack.payerAnswers(paying.order.id, 'approve');
+    await stack.watcherPass();
+    const other = await stack.v1(`/v1/checkouts/${resent.body.id}`);
+    assert.equal(other.body.status, 'paid');
+    assert.equal(other.body.paid_order_id, paying.order.id);
+    const attempt = await stack.payCheckout(resent.body.client_secret);
+    assert.equal(attempt.status, 409);
+    assert.equal(((await attempt.json()) as { error: { code: string } }).error.code, 'checkout_paid');
+  });
+
   it('answers a checkout past its expires_in as expired', async () => {
     const stack = await merchantApiStack();
     const created = await stack.v1('/v1/checkouts', { body: totes('order-503', { expires_in: 300 }) });
