@@ -4,7 +4,9 @@
  * reaches a file (and the heading it names), every link into this repository
  * on GitHub names a file that exists here, every `<!-- example: PATH -->`
  * block is PATH word for word, and no page cites a section (§) of a
- * document its reader does not have.
+ * document its reader does not have. "No JavaScript on your server?",
+ * linked first from the README, shows every file of the PHP and Python
+ * shops, and its only other blocks are the commands their package test runs.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -131,5 +133,38 @@ describe('the documentation', () => {
     const files = filesUnder('examples/shop').filter((path) => !path.endsWith('package.json'));
     assert.ok(files.length >= 5, files.join(', '));
     for (const file of files) assert.ok(shown.has(file), `the README does not show ${file}`);
+  });
+
+  it('links "No JavaScript on your server?" from the README before anything else', () => {
+    const readme = readPage('README.md');
+    const intro = readme.slice(0, readme.indexOf('\n## '));
+    assert.equal(linkTargets(intro)[0], 'docs/no-javascript.md');
+  });
+
+  it('shows in "No JavaScript on your server?" every file of the PHP and Python shops, and as other code only the commands their test runs', () => {
+    const page = readPage('docs/no-javascript.md');
+    const shown = new Set(exampleBlocks(page).map((block) => block.path));
+    const files = [...filesUnder('examples/php-shop'), ...filesUnder('examples/python-shop')].filter(
+      (path) => !/(?:^|\/)(?:package\.json$|__pycache__\/)/.test(path),
+    );
+    assert.ok(files.length >= 8, files.join(', '));
+    // Both shops take the same serve configuration: the page shows it once.
+    const sameConfiguration = 'examples/python-shop/pay-checkout.json';
+    assert.equal(
+      readPage(sameConfiguration),
+      readPage('examples/php-shop/pay-checkout.json'),
+      'the two shops have one configuration',
+    );
+    for (const file of files.filter((path) => path !== sameConfiguration)) {
+      assert.ok(shown.has(file), `the page does not show ${file}`);
+    }
+    const blocks = page.match(/^```\w/gm)?.length ?? 0;
+    const commands = page.match(/<!-- shop-commands: \w+ -->\n```sh\n/g)?.length ?? 0;
+    assert.ok(commands >= 5, `${commands} command blocks`);
+    assert.equal(
+      blocks,
+      shown.size + commands,
+      'every block a file of the shops or a command their test runs',
+    );
   });
 });
