@@ -267,12 +267,12 @@ describe('pay-checkout check-relay', { timeout: 480_000 }, () => {
       for (const id of SANDBOX_CHECKS) {
         assert.match(
           result.stdout,
-          new RegExp(`^note  ${id} +not checked: needs --sandbox <url>, the sandbox your relay calls`, 'm'),
+          new RegExp(`^note {2}${id} +not checked: needs --sandbox <url>, the sandbox your relay calls`, 'm'),
         );
       }
       assert.match(
         result.stdout,
-        /^note  prompt-limit +not checked: with the cart's reference \(cart-1042\) each create for 0244000003 answers its open order/m,
+        /^note {2}prompt-limit +not checked: with the cart's reference \(cart-1042\) each create for 0244000003 answers its open order/m,
       );
       assert.match(
         result.stdout,
