@@ -38,6 +38,12 @@ Environment:
   PAY_SECRET_KEY        the payments service's secret key (required with "service")
   PAY_CHECKOUT_API_KEY  the key your backend sends to /v1 (at least 32 characters)
   PAY_LOOKUP_SECRET     signs lookup tokens: the same on every serve process
+  (each webhook's secretEnv)  the endpoint's whsec_… secret; during a rotation,
+                        "secretEnv": "OLD,NEW" names both and each signs
+
+Webhooks: "webhooks": [{ "url", "secretEnv", "events" }] POSTs each settled
+order to your backend, signed; pay-checkout webhooks --help lists, replays
+and tests them.
 `;
 
 /** The configuration file's content, `{}` when the default file is absent, or why it cannot be read. */

@@ -20,7 +20,7 @@ export function serveConfigJsonSchema(): Record<string, unknown> {
     $schema,
     title: 'pay-checkout serve configuration',
     description:
-      'The configuration of `npx pay-checkout serve` (pay-checkout.json). Secrets are not set here: PAY_SECRET_KEY, PAY_CHECKOUT_API_KEY and PAY_LOOKUP_SECRET come from the environment.',
+      'The configuration of `npx pay-checkout serve` (pay-checkout.json). Secrets are not set here: PAY_SECRET_KEY, PAY_CHECKOUT_API_KEY, PAY_LOOKUP_SECRET and the webhook secrets (the variables each secretEnv names) come from the environment.',
     ...schema,
   };
 }

@@ -138,6 +138,73 @@ const sandboxSchema = z
   .strictObject({ approveAfterMs: msSchema(0, 86_400_000) }, { error: 'expected { "approveAfterMs": 6000 }' })
   .check(z.describe('The embedded sandbox (without "service"): when its simulated payer approves.'));
 
+/** The events a webhook endpoint may subscribe to; without `events`, all of them. */
+export const WEBHOOK_EVENT_TYPES = ['order.paid', 'order.failed', 'order.expired'] as const;
+/** An environment variable's name, as `secretEnv` lists them (comma separated during a rotation). */
+const ENV_NAME = '[A-Za-z_][A-Za-z0-9_]*';
+/** `secretEnv`: one variable, or several comma separated while a secret is rotated. */
+export const SECRET_ENV_PATTERN = new RegExp(`^${ENV_NAME}(?:\\s*,\\s*${ENV_NAME})*$`);
+
+const WEBHOOK_URL_EXPECTED =
+  'expected the http(s) URL of an endpoint, such as "https://shop.example/webhooks/pay"';
+
+/** True for an http(s) URL with no user name or password in it (they would be logged and journalled). */
+function isEndpointUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
+const webhookSchema = z.strictObject(
+  {
+    url: z
+      .string({ error: WEBHOOK_URL_EXPECTED })
+      .check(
+        z.regex(/^https?:\/\/\S+$/, WEBHOOK_URL_EXPECTED),
+        z.refine(isEndpointUrl, WEBHOOK_URL_EXPECTED),
+        z.describe("Where the signed events are POSTed: the shop backend's receiver."),
+      ),
+    secretEnv: z
+      .string({
+        error: "expected the name of the environment variable holding the endpoint's whsec_… secret",
+      })
+      .check(
+        z.regex(
+          SECRET_ENV_PATTERN,
+          'expected the name of an environment variable, or several comma separated during a rotation',
+        ),
+        z.describe(
+          "The environment variable holding the endpoint's secret (whsec_…); several, comma separated, while a secret is rotated: each signs.",
+        ),
+      ),
+    events: z.optional(
+      z
+        .array(
+          z.enum(WEBHOOK_EVENT_TYPES, {
+            error: `expected one of ${WEBHOOK_EVENT_TYPES.map((type) => `"${type}"`).join(', ')}`,
+          }),
+          { error: 'expected a list of events such as ["order.paid"]' },
+        )
+        .check(
+          z.minLength(1, 'expected at least one event, or no "events" for all of them'),
+          z.describe('The events sent to this endpoint. Absent: all of them.'),
+        ),
+    ),
+  },
+  { error: 'expected { "url": "https://…", "secretEnv": "SHOP_WEBHOOK_SECRET" }' },
+);
+
+const webhooksSchema = z
+  .array(webhookSchema, { error: 'expected a list of endpoints such as [{ "url", "secretEnv" }]' })
+  .check(
+    z.describe(
+      'Webhook endpoints: each settled order is POSTed to them, signed (Standard Webhooks), retried for about three days.',
+    ),
+  );
+
 /** The configuration file's schema. */
 export const serveConfigSchema = z.strictObject({
   $schema: z.optional(z.string({ error: 'expected the URL or path of the JSON Schema' })),
@@ -171,7 +238,20 @@ export const serveConfigSchema = z.strictObject({
   trustProxy: z.optional(trustProxySchema),
   watch: z.optional(watchSchema),
   sandbox: z.optional(sandboxSchema),
+  webhooks: z.optional(webhooksSchema),
+  allowPrivateWebhookTargets: z.optional(
+    z
+      .boolean({ error: 'expected true or false' })
+      .check(
+        z.describe(
+          'Lets webhooks reach private, loopback and link-local addresses: for development only. Default false.',
+        ),
+      ),
+  ),
 });
+
+/** A webhook endpoint as the file has it. */
+export type WebhookEndpointConfig = z.infer<typeof webhookSchema>;
 
 /** A configuration as the file has it, checked. */
 export type ServeConfigFile = z.infer<typeof serveConfigSchema>;
@@ -190,6 +270,9 @@ export interface ServeConfig {
   readonly trustProxy: number | readonly string[] | undefined;
   readonly watch: { readonly createGraceMs?: number; readonly leaseMs?: number };
   readonly sandbox: { readonly approveAfterMs?: number };
+  /** The webhook endpoints; their secrets are read from the variables `secretEnv` names. */
+  readonly webhooks: readonly WebhookEndpointConfig[];
+  readonly allowPrivateWebhookTargets: boolean;
 }
 
 /** A configuration checked: the config with its defaults, or one line per mistake (`field: expected …`). */
@@ -220,13 +303,27 @@ function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
   });
 }
 
+/** One line per endpoint whose URL an earlier one has: the journal knows an endpoint by its URL. */
+function repeatedEndpoints(webhooks: readonly WebhookEndpointConfig[]): string[] {
+  const seen = new Set<string>();
+  return webhooks.flatMap((endpoint, index) => {
+    const url = new URL(endpoint.url).href;
+    if (!seen.has(url)) {
+      seen.add(url);
+      return [];
+    }
+    return [`webhooks[${index}].url: expected a URL no other endpoint has (one endpoint, several events)`];
+  });
+}
+
 /** Checks a parsed configuration file (`{}` when there is none) and puts its defaults in place. */
 export function checkServeConfig(value: unknown): ConfigCheck {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, errors: ['(the file): expected a JSON object'] };
   }
   const parsed = serveConfigSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, errors: issueLines(parsed.error.issues) };
+  // Two checks of one field may fail alike (a URL's pattern and its parse): one line says it.
+  if (!parsed.success) return { ok: false, errors: [...new Set(issueLines(parsed.error.issues))] };
   const file = parsed.data;
   if (file.service && file.sandbox) {
     return {
@@ -236,6 +333,8 @@ export function checkServeConfig(value: unknown): ConfigCheck {
       ],
     };
   }
+  const repeated = repeatedEndpoints(file.webhooks ?? []);
+  if (repeated.length > 0) return { ok: false, errors: repeated };
   return {
     ok: true,
     config: {
@@ -251,6 +350,8 @@ export function checkServeConfig(value: unknown): ConfigCheck {
       trustProxy: file.trustProxy,
       watch: file.watch ?? {},
       sandbox: file.sandbox ?? {},
+      webhooks: file.webhooks ?? [],
+      allowPrivateWebhookTargets: file.allowPrivateWebhookTargets ?? false,
     },
   };
 }

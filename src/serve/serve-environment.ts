@@ -6,6 +6,7 @@
 import { SANDBOX_KEYS } from '../sandbox/authentication.js';
 import { assertSecretKey } from '../server/tokens/secret-key.js';
 import type { ServeConfig } from './serve-config.js';
+import { readWebhookSecrets, type ServeWebhookEndpoint } from './webhook-secrets.js';
 
 /** Shortest merchant API key accepted: a key a backend sends on every call must not be guessable. */
 export const API_KEY_MIN_LENGTH = 32;
@@ -27,6 +28,8 @@ export interface ServeSecrets {
   readonly apiKey: string | undefined;
   /** The lookup tokens' secret; `undefined`: a random one per process (the relay warns). */
   readonly lookupSecret: string | undefined;
+  /** The configured webhook endpoints, each with the secrets its `secretEnv` names. */
+  readonly webhooks: readonly ServeWebhookEndpoint[];
 }
 
 /** The secrets, or one line per variable that is wrong (`PAY_SECRET_KEY: expected …`). */
@@ -60,6 +63,8 @@ export function readServeSecrets(config: ServeConfig, env: NodeJS.ProcessEnv): S
       `${SERVE_ENVIRONMENT.lookupSecret}: expected at least ${LOOKUP_SECRET_MIN_LENGTH} characters, the same on every serve process`,
     );
   }
-  if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, secrets: { secretKey, apiKey, lookupSecret } };
+  const webhooks = readWebhookSecrets(config.webhooks, env);
+  if (!webhooks.ok) errors.push(...webhooks.errors);
+  if (errors.length > 0 || !webhooks.ok) return { ok: false, errors };
+  return { ok: true, secrets: { secretKey, apiKey, lookupSecret, webhooks: webhooks.endpoints } };
 }

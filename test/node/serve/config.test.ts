@@ -144,3 +144,91 @@ describe('serve’s secrets, from the environment', () => {
     ]);
   });
 });
+
+describe('serve’s webhook endpoints, configured', () => {
+  const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  const NEXT_SECRET = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
+  const endpoint = { url: 'https://shop.example/webhooks/pay', secretEnv: 'SHOP_WEBHOOK_SECRET' };
+
+  it('takes endpoints with their events, and keeps private targets refused by default', () => {
+    const checked = checkServeConfig({
+      webhooks: [{ ...endpoint, events: ['order.paid', 'order.expired'] }],
+    });
+    assert.ok(checked.ok);
+    assert.deepEqual(checked.config.webhooks, [{ ...endpoint, events: ['order.paid', 'order.expired'] }]);
+    assert.equal(checked.config.allowPrivateWebhookTargets, false);
+    const open = checkServeConfig({ webhooks: [endpoint], allowPrivateWebhookTargets: true });
+    assert.ok(open.ok && open.config.allowPrivateWebhookTargets);
+    const none = checkServeConfig({});
+    assert.ok(none.ok);
+    assert.deepEqual(none.config.webhooks, []);
+  });
+
+  it('names the field of a bad URL, event, variable name or repeated endpoint', () => {
+    assert.deepEqual(
+      mistakes({
+        webhooks: [
+          { url: 'ftp://shop.example/hook', secretEnv: 'A' },
+          { url: 'https://user:pass@shop.example/hook', secretEnv: 'B' },
+          { url: 'https://shop.example/hook', secretEnv: 'not a name', events: ['order.refunded'] },
+          { url: 'https://shop.example/hook', secretEnv: 'C', events: [] },
+          { secretEnv: 'D', colour: 1 },
+        ],
+        allowPrivateWebhookTargets: 'yes',
+      }).sort(),
+      [
+        'allowPrivateWebhookTargets: expected true or false',
+        'webhooks[0].url: expected the http(s) URL of an endpoint, such as "https://shop.example/webhooks/pay"',
+        'webhooks[1].url: expected the http(s) URL of an endpoint, such as "https://shop.example/webhooks/pay"',
+        'webhooks[2].events[0]: expected one of "order.paid", "order.failed", "order.expired"',
+        'webhooks[2].secretEnv: expected the name of an environment variable, or several comma separated during a rotation',
+        'webhooks[3].events: expected at least one event, or no "events" for all of them',
+        'webhooks[4].colour: unknown key; expected only the keys schema/pay-checkout.schema.json names',
+        'webhooks[4].url: expected the http(s) URL of an endpoint, such as "https://shop.example/webhooks/pay"',
+      ],
+    );
+    assert.deepEqual(mistakes({ webhooks: [endpoint, { ...endpoint, secretEnv: 'OTHER' }] }), [
+      'webhooks[1].url: expected a URL no other endpoint has (one endpoint, several events)',
+    ]);
+  });
+
+  it('reads each secret from the variable secretEnv names, naming the field and never the value', () => {
+    const checked = checkServeConfig({ webhooks: [endpoint] });
+    assert.ok(checked.ok);
+    const missing = readServeSecrets(checked.config, {});
+    assert.deepEqual(missing.ok ? [] : missing.errors, [
+      'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET is not set; expected whsec_ and the base64 of at least 24 random bytes (openssl rand -base64 32 makes them)',
+    ]);
+    for (const wrong of [
+      'sk_live_abcdefabcdefabcdefabcdef',
+      'whsec_c2hvcnQ=',
+      'whsec_not base64 at all!!!!!!!!!!!!',
+    ]) {
+      const refused = readServeSecrets(checked.config, { SHOP_WEBHOOK_SECRET: wrong });
+      assert.deepEqual(refused.ok ? [] : refused.errors, [
+        'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET: expected whsec_ and the base64 of at least 24 random bytes (openssl rand -base64 32 makes them)',
+      ]);
+      assert.ok(!JSON.stringify(refused).includes(wrong));
+    }
+    const given = readServeSecrets(checked.config, { SHOP_WEBHOOK_SECRET: SECRET });
+    assert.ok(given.ok);
+    assert.deepEqual(given.secrets.webhooks, [{ url: endpoint.url, secret: [SECRET], events: undefined }]);
+  });
+
+  it('signs with every secret a rotation names, and names each variable that is missing', () => {
+    const checked = checkServeConfig({
+      webhooks: [{ ...endpoint, secretEnv: 'SHOP_WEBHOOK_SECRET, SHOP_WEBHOOK_SECRET_NEXT' }],
+    });
+    assert.ok(checked.ok);
+    const both = readServeSecrets(checked.config, {
+      SHOP_WEBHOOK_SECRET: SECRET,
+      SHOP_WEBHOOK_SECRET_NEXT: NEXT_SECRET,
+    });
+    assert.ok(both.ok);
+    assert.deepEqual(both.secrets.webhooks[0]?.secret, [SECRET, NEXT_SECRET]);
+    const half = readServeSecrets(checked.config, { SHOP_WEBHOOK_SECRET: SECRET });
+    assert.deepEqual(half.ok ? [] : half.errors, [
+      'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET_NEXT is not set; expected whsec_ and the base64 of at least 24 random bytes (openssl rand -base64 32 makes them)',
+    ]);
+  });
+});

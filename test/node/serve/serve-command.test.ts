@@ -76,6 +76,53 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
     assert.ok(!short.stderr.includes('short-key') && !short.stderr.includes('sk_test_abc'));
   });
 
+  it('--check names the webhook field whose secret is missing or not whsec_, and never the value', async () => {
+    const file = await write('webhooks.json', {
+      webhooks: [
+        {
+          url: 'https://shop.example/webhooks/pay',
+          secretEnv: 'SHOP_WEBHOOK_SECRET, SHOP_WEBHOOK_SECRET_NEXT',
+        },
+        { url: 'https://erp.example/hooks', secretEnv: 'ERP_WEBHOOK_SECRET', events: ['order.refunded'] },
+      ],
+    });
+    const wrong = 'sk_test_not_a_webhook_secret_at_all';
+    const result = await runCli(['serve', '--config', file, '--check'], {
+      cwd: folder,
+      env: bareEnvironment({ SHOP_WEBHOOK_SECRET: wrong }),
+    });
+    assert.equal(result.code, 1, result.transcript);
+    assert.deepEqual(result.stderr.trim().split('\n'), [
+      `pay-checkout serve: ${file}: webhooks[1].events[0]: expected one of "order.paid", "order.failed", "order.expired"`,
+    ]);
+    await write('webhooks.json', {
+      webhooks: [
+        {
+          url: 'https://shop.example/webhooks/pay',
+          secretEnv: 'SHOP_WEBHOOK_SECRET, SHOP_WEBHOOK_SECRET_NEXT',
+        },
+      ],
+    });
+    const secrets = await runCli(['serve', '--config', file, '--check'], {
+      cwd: folder,
+      env: bareEnvironment({ SHOP_WEBHOOK_SECRET: wrong }),
+    });
+    assert.equal(secrets.code, 1, secrets.transcript);
+    const expected =
+      'expected whsec_ and the base64 of at least 24 random bytes (openssl rand -base64 32 makes them)';
+    assert.deepEqual(secrets.stderr.trim().split('\n'), [
+      `pay-checkout serve: ${file}: webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET: ${expected}`,
+      `pay-checkout serve: ${file}: webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET_NEXT is not set; ${expected}`,
+    ]);
+    assert.ok(!secrets.transcript.includes(wrong));
+    const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    const valid = await runCli(['serve', '--config', file, '--check'], {
+      cwd: folder,
+      env: bareEnvironment({ SHOP_WEBHOOK_SECRET: secret, SHOP_WEBHOOK_SECRET_NEXT: secret }),
+    });
+    assert.equal(valid.code, 0, valid.transcript);
+  });
+
   it('exits 1 for a file that is not JSON, or a named file that is not there', async () => {
     const file = await write('broken.json', '{ "listen": ');
     const broken = await runCli(['serve', '--config', file, '--check'], {
@@ -98,6 +145,7 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
       'PAY_SECRET_KEY',
       'PAY_CHECKOUT_API_KEY',
       'PAY_LOOKUP_SECRET',
+      'secretEnv',
     ]) {
       assert.ok(help.stdout.includes(word), word);
     }

@@ -1,0 +1,64 @@
+/**
+ * The secrets of serve's webhook endpoints, read from the variables each
+ * endpoint's `secretEnv` names (several, comma separated, while a secret is
+ * rotated: the receiver accepts either, serve signs with each). A mistake
+ * names the field and the variable, never the value.
+ */
+import type { WebhookEndpointConfig } from './serve-config.js';
+
+/** Fewest random bytes a `whsec_…` secret must hold: the signature's strength is the secret's. */
+export const WEBHOOK_SECRET_MIN_BYTES = 24;
+const WHSEC_PREFIX = 'whsec_';
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** A webhook endpoint ready for `createCheckoutRelay`'s `webhooks` option. */
+export interface ServeWebhookEndpoint {
+  readonly url: string;
+  /** The `whsec_…` secrets, in the order `secretEnv` names them. */
+  readonly secret: readonly string[];
+  /** The subscribed events; `undefined`: all. */
+  readonly events: WebhookEndpointConfig['events'];
+}
+
+/** The endpoints with their secrets, or one line per mistake (`webhooks[0].secretEnv: …`). */
+export type WebhookSecretsCheck =
+  | { ok: true; endpoints: ServeWebhookEndpoint[] }
+  | { ok: false; errors: string[] };
+
+/** The variable names a `secretEnv` lists. */
+export function secretEnvNames(secretEnv: string): string[] {
+  return secretEnv.split(',').map((name) => name.trim());
+}
+
+/** True for `whsec_` followed by the base64 of at least {@link WEBHOOK_SECRET_MIN_BYTES} bytes. */
+export function isWebhookSecret(value: string): boolean {
+  if (!value.startsWith(WHSEC_PREFIX)) return false;
+  const encoded = value.slice(WHSEC_PREFIX.length);
+  return BASE64.test(encoded) && Buffer.from(encoded, 'base64').length >= WEBHOOK_SECRET_MIN_BYTES;
+}
+
+/** What is wrong with the variable `name` for the endpoint at `index`, or `undefined`. */
+function secretMistake(index: number, name: string, value: string | undefined): string | undefined {
+  const field = `webhooks[${index}].secretEnv`;
+  const expected = `expected whsec_ and the base64 of at least ${WEBHOOK_SECRET_MIN_BYTES} random bytes (openssl rand -base64 32 makes them)`;
+  if (value === undefined || value === '') return `${field}: ${name} is not set; ${expected}`;
+  if (!isWebhookSecret(value)) return `${field}: ${name}: ${expected}`;
+  return undefined;
+}
+
+/** Reads each endpoint's secrets from `env`. */
+export function readWebhookSecrets(
+  webhooks: readonly WebhookEndpointConfig[],
+  env: NodeJS.ProcessEnv,
+): WebhookSecretsCheck {
+  const errors: string[] = [];
+  const endpoints = webhooks.map((endpoint, index) => {
+    const names = secretEnvNames(endpoint.secretEnv);
+    for (const name of names) {
+      const mistake = secretMistake(index, name, env[name]);
+      if (mistake) errors.push(mistake);
+    }
+    return { url: endpoint.url, secret: names.map((name) => env[name] ?? ''), events: endpoint.events };
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, endpoints };
+}
