@@ -16,7 +16,11 @@ import { payThroughServe, startTestServe, TEST_CATALOGUE } from '../../fixtures/
 import { SOURCE_CLI_ANYWHERE } from '../../fixtures/serve-command.js';
 
 const PAGE = readPage('docs/serve.md');
-const EXAMPLES = ['examples/serve/pay-checkout.json', 'examples/serve/fleet.json'];
+const EXAMPLES = [
+  'examples/serve/pay-checkout.json',
+  'examples/serve/fleet.json',
+  'examples/serve/webhooks.json',
+];
 
 /** The page's block after `<!-- MARKER …-->`, which must be there. */
 function block(marker: string): string {
