@@ -1,11 +1,13 @@
 <?php
 // The shop, for PHP's built-in server: `php -S 127.0.0.1:8000 shop.php`. A product page whose
-// checkout is made by this backend, and a thank-you page that believes serve, never the browser.
+// checkout is made by this backend, a thank-you page that believes serve, never the browser, and
+// the webhook receiver serve tells of each paid order.
 
 declare(strict_types=1);
 
 require __DIR__ . '/pay.php';
 require __DIR__ . '/orders.php';
+require __DIR__ . '/webhook.php';
 
 // The shop's prices: the checkout is made from these, whatever a page says.
 const PRODUCTS = [
@@ -110,6 +112,7 @@ try {
     match (parse_url($_SERVER['REQUEST_URI'], PHP_URL_PATH)) {
         '/' => product_page(),
         '/thank-you' => thank_you_page(),
+        '/webhooks/pay' => $_SERVER['REQUEST_METHOD'] === 'POST' ? receive_webhook() : http_response_code(405),
         default => http_response_code(404),
     };
 } catch (Throwable $error) {

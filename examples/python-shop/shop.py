@@ -1,5 +1,6 @@
 """The shop, on Python's standard library: `python3 shop.py`. A product page whose checkout is made
-by this backend, and a thank-you page that believes serve, never the browser."""
+by this backend, a thank-you page that believes serve, never the browser, and the webhook receiver
+serve tells of each paid order."""
 
 import html
 import os
@@ -11,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from orders import record_paid_order
 from pay import create_checkout, embed_integrity, paid_order, serve_url
+from webhook import receive_webhook
 
 # The shop's prices: the checkout is made from these, whatever a page says.
 PRODUCTS = {
@@ -107,7 +109,7 @@ def thank_you_page(query):
 
 
 class Shop(BaseHTTPRequestHandler):
-    """Routes the shop's two pages; anything else is 404."""
+    """Routes the shop's two pages and its webhook receiver; anything else is 404."""
 
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
@@ -119,6 +121,24 @@ class Shop(BaseHTTPRequestHandler):
             # Into the server's log, never onto the page.
             self.log_error("shop: %s", error)
             status, body = 502, page("Try again in a minute", "  <p>The shop cannot reach its payments server.</p>")
+        self.answer(status, body)
+
+    def do_POST(self):
+        if urllib.parse.urlsplit(self.path).path != "/webhooks/pay":
+            return self.answer(404, page("Not found", ""))
+        # The signature is over the body's very bytes: read them raw, parse only once verified.
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        try:
+            status = receive_webhook(self.headers, body)
+        except Exception as error:
+            self.log_error("shop: webhook: %s", error)
+            status = 500
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def answer(self, status, body):
+        """Sends `body`, a page, with `status`."""
         encoded = body.encode()
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")

@@ -18,6 +18,7 @@ import { cp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { blockAfter, readPage } from '../fixtures/doc-blocks.js';
 import { freePort } from '../fixtures/free-port.js';
 import { eventually } from '../fixtures/wait.js';
@@ -79,10 +80,19 @@ export async function makeKeys(folder: string): Promise<Record<string, string>> 
   const [code] = await once(child, 'exit');
   assert.equal(code, 0, 'the keys commands');
   const lines = (await readFile(join(folder, '.env'), 'utf8')).trim().split('\n');
-  return Object.fromEntries(lines.map((line) => line.split('=', 2) as [string, string]));
+  // At the first `=` only: a base64 secret may end in `=`.
+  return Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
-/** Sets serve's port and the shops' origins in `folder`'s pay-checkout.json, with any `more` keys. */
+/** The shops' address in their pay-checkout.json, which the tests replace by free ports. */
+const SHOP_ORIGIN = 'http://127.0.0.1:8000';
+
+/**
+ * Sets serve's port and the shops' origins in `folder`'s pay-checkout.json, with any `more` keys;
+ * the file's webhook endpoint (the shop's receiver) becomes one endpoint per origin.
+ */
 export async function configureServe(
   folder: string,
   port: number,
@@ -96,8 +106,66 @@ export async function configureServe(
     'the configuration’s $schema is in the installed package',
   );
   const listen = { host: '127.0.0.1', port };
-  await writeFile(path, `${JSON.stringify({ ...configuration, listen, origins, ...more }, null, 2)}\n`);
+  const receiver = (configuration.webhooks as { url: string }[] | undefined)?.[0] ?? { url: '' };
+  assert.ok(receiver.url.startsWith(`${SHOP_ORIGIN}/`), 'the shop’s receiver is a webhook endpoint');
+  const webhooks = origins.map((origin) => ({ ...receiver, url: receiver.url.replace(SHOP_ORIGIN, origin) }));
+  const written = { ...configuration, listen, origins, webhooks, ...more };
+  await writeFile(path, `${JSON.stringify(written, null, 2)}\n`);
 }
+
+/** One webhook a shop printed it received: its id, its type, and whether it had handled it before. */
+export interface ReceivedWebhook {
+  id: string;
+  type: string;
+  handledBefore: boolean;
+}
+
+/** The webhooks `shop` printed it received, in order. */
+export function receivedWebhooks(shop: GuideProcess): ReceivedWebhook[] {
+  return shop.lines.flatMap((line) => {
+    const match = /^webhook (\S+): (\S+?)(, handled before)?$/.exec(line);
+    if (!match) return [];
+    return [{ id: match[1] as string, type: match[2] as string, handledBefore: match[3] !== undefined }];
+  });
+}
+
+/** A lock on a shop's orders file held by another process, as a slow disk or a long backup would. */
+export interface HeldOrdersLock {
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the lock the shop in `folder` records orders under (`.data/orders.json.lock`, flock) in a
+ * python3 process of its own: the shop's receiver then holds the delivery it is handling until
+ * `release`.
+ */
+export async function holdOrdersLock(folder: string): Promise<HeldOrdersLock> {
+  const script = [
+    'import fcntl, os, sys',
+    "os.makedirs('.data', mode=0o700, exist_ok=True)",
+    "lock = open('.data/orders.json.lock', 'a')",
+    'fcntl.flock(lock, fcntl.LOCK_EX)',
+    "print('held', flush=True)",
+    'sys.stdin.read()',
+  ].join('\n');
+  const holder = spawn('python3', ['-c', script], { cwd: folder, stdio: ['pipe', 'pipe', 'inherit'] });
+  heldLocks.add(holder);
+  const exited = once(holder, 'exit');
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout?.setEncoding('utf8').once('data', () => resolve());
+    exited.then(() => reject(new Error('the lock holder exited')), reject);
+  });
+  return {
+    release: async () => {
+      holder.stdin?.end();
+      await exited;
+      heldLocks.delete(holder);
+    },
+  };
+}
+
+/** The lock holders still running, killed with the groups a failed test left. */
+const heldLocks = new Set<ChildProcess>();
 
 /** A process the page's commands started: its group, its output line by line. */
 export interface GuideProcess {
@@ -210,6 +278,7 @@ export async function signalGroup(running: GuideProcess, signal: NodeJS.Signals)
 
 /** Kills every group still running (a failed test's leftovers). */
 export function killRunningGroups(): void {
+  for (const holder of heldLocks) holder.kill('SIGKILL');
   for (const child of runningGroups) {
     try {
       process.kill(-(child.pid as number), 'SIGKILL');
@@ -251,4 +320,21 @@ export async function productPage(shop: GuideProcess, query: Record<string, stri
   assert.ok(clientSecret && thankYou, html);
   const reference = new URLSearchParams(thankYou.split('?')[1]).get('reference') as string;
   return { html, clientSecret, thankYou, reference };
+}
+
+/** Creates an order for `checkout` at serve as the shop's page does, paid from `number`. */
+export async function payAtServe(
+  serve: GuideProcess,
+  shop: GuideProcess,
+  checkout: ProductPage,
+  number: string,
+): Promise<{ orderId: string; lookupToken: string }> {
+  const response = await fetch(`${serve.url}/checkout/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), origin: shop.url },
+    body: JSON.stringify({ ...customerPayingFrom(number), checkout: checkout.clientSecret }),
+  });
+  const body = (await response.json()) as { order?: { id: string }; lookup_token?: string };
+  assert.equal(response.status, 200, JSON.stringify(body));
+  return { orderId: body.order?.id as string, lookupToken: body.lookup_token as string };
 }

@@ -12,7 +12,12 @@
  * learns of the third payment, and each shop's thank-you page
  * verifies every paid order with serve and records it once, with its items;
  * the service created each order once. Shorter watcher timings (`watch` in
- * pay-checkout.json) make the same recovery sooner.
+ * pay-checkout.json) make the same recovery sooner. That first run has no
+ * webhook endpoint: the thank-you pages alone record. Then, with each shop's
+ * receiver an endpoint: serve killed while the PHP shop's receiver holds a
+ * delivery (another process holds the lock of its orders file), and the
+ * Python shop killed while it holds one; either way the event is delivered
+ * again once both run, and each shop records its order once.
  *
  * Needs `npm run build` first (the `test` script runs it).
  */
@@ -30,12 +35,15 @@ import { eventually, gate } from '../fixtures/wait.js';
 import {
   configureServe,
   type GuideProcess,
+  holdOrdersLock,
   type InstalledShops,
   installShops,
   killRunningGroups,
   makeKeys,
   type ProductPage,
+  payAtServe,
   productPage,
+  receivedWebhooks,
   recordedOrders,
   signalGroup,
   startServeCommand,
@@ -183,18 +191,43 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   });
 
-  /** serve (in the PHP shop's folder, its service `serviceUrl`) and both shops, sharing one key. */
-  async function startAll(serviceUrl: string) {
+  /**
+   * serve (in the PHP shop's folder, its service `serviceUrl`) and both shops, sharing one key and
+   * one webhook secret; `more` is added to serve's configuration.
+   */
+  async function startAll(serviceUrl: string, more: Record<string, unknown> = {}) {
     const keys = await makeKeys(shops.php);
     await copyFile(join(shops.php, '.env'), join(shops.python, '.env'));
     const [servePort, phpPort, pythonPort] = [await freePort(), await freePort(), await freePort()];
     const origins = [`http://127.0.0.1:${phpPort}`, `http://127.0.0.1:${pythonPort}`];
-    await configureServe(shops.php, servePort, origins, { service: { baseUrl: serviceUrl }, watch: WATCH });
+    await configureServe(shops.php, servePort, origins, {
+      service: { baseUrl: serviceUrl },
+      watch: WATCH,
+      ...more,
+    });
     const startServe = () => startServeCommand(shops.php, servePort, { PAY_SECRET_KEY: SANDBOX_KEYS.secret });
     const serve = await startServe();
     const php = await startShopCommand(shops.php, 'php', serve.url, phpPort);
     const python = await startShopCommand(shops.python, 'python', serve.url, pythonPort);
-    return { apiKey: keys.PAY_CHECKOUT_API_KEY as string, serve, startServe, php, python };
+    const startPython = () => startShopCommand(shops.python, 'python', serve.url, pythonPort);
+    return { apiKey: keys.PAY_CHECKOUT_API_KEY as string, serve, startServe, php, python, startPython };
+  }
+
+  /** A sandbox service for serve, paying every order a second after its prompt. */
+  async function payingService(t: { after(fn: () => Promise<void>): void }) {
+    const served = await serveSandbox(createSandbox({ approveAfterMs: 1_000 }));
+    t.after(() => served.close());
+    return served.url;
+  }
+
+  /** Prints what each process printed, for a failed test. */
+  function diagnose(t: { diagnostic(message: string): void }, processes: Record<string, GuideProcess>) {
+    const printed = Object.entries(processes).flatMap(([name, running]) => [
+      `--- ${name} ---`,
+      ...running.lines,
+      ...running.errors,
+    ]);
+    t.diagnostic(printed.join('\n'));
   }
 
   it('verifies every paid order once, with its items, after a SIGKILL with a create journalled, a create’s answer and a paid lookup’s answer held back, and an order settled', {
@@ -202,7 +235,14 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
   }, async (t) => {
     const service = await holdingService();
     t.after(() => service.close());
-    const { apiKey, serve: first, startServe, php, python } = await startAll(service.proxyUrl);
+    // The thank-you pages alone record here: no webhook endpoint.
+    const {
+      apiKey,
+      serve: first,
+      startServe,
+      php,
+      python,
+    } = await startAll(service.proxyUrl, { webhooks: [] });
     const lives = [first];
     try {
       const checkouts: CrashCheckouts = {
@@ -281,6 +321,87 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
       const shopsPrinted = [...php.lines, ...php.errors, '--- python ---', ...python.lines, ...python.errors];
       t.diagnostic([...printed, '--- php ---', ...shopsPrinted].join('\n'));
       throw error;
+    }
+  });
+
+  it('ships once by webhook after a SIGKILL of serve while the PHP shop’s receiver holds the delivery', {
+    timeout: 180_000,
+  }, async (t) => {
+    const { serve: first, startServe, php, python } = await startAll(await payingService(t));
+    const processes: Record<string, GuideProcess> = { 'serve, life 1': first, php, python };
+    try {
+      const lock = await holdOrdersLock(shops.php);
+      t.after(() => lock.release());
+      const checkout = await productPage(php, { product: 'kente-tote', quantity: '3' });
+      const { orderId } = await payAtServe(first, php, checkout, '0241110004');
+      // The receiver verified the event and waits for the lock: serve waits for its answer.
+      const held = await php.line((line) => /^webhook \S+: order\.paid$/.test(line));
+      const eventId = held.split(' ')[1]?.slice(0, -1) as string;
+      await signalGroup(first, 'SIGKILL');
+      await lock.release();
+      const recorded = await eventually(
+        'the held delivery recorded',
+        () => recordedOrders(shops.php)[checkout.reference],
+      );
+      assert.equal(recorded.order_id, orderId);
+      const second = await startServe();
+      processes['serve, life 2'] = second;
+      // serve never had the answer: once its claim on the delivery lapses, it sends the event again.
+      await php.line((line) => line === `webhook ${eventId}: order.paid, handled before`);
+      assert.deepEqual(
+        receivedWebhooks(php)
+          .filter((received) => received.id === eventId)
+          .map((received) => received.handledBefore),
+        [false, true],
+      );
+      assert.deepEqual(recordedOrders(shops.php)[checkout.reference], recorded, 'recorded once, unchanged');
+      assert.deepEqual(recorded.items, [{ name: TOTE.name, quantity: 3 }]);
+      await signalGroup(second, 'SIGTERM');
+    } catch (error) {
+      diagnose(t, processes);
+      throw error;
+    } finally {
+      await signalGroup(php, 'SIGKILL');
+      await signalGroup(python, 'SIGKILL');
+    }
+  });
+
+  it('ships once by webhook after a SIGKILL of the Python shop while its receiver holds the delivery', {
+    timeout: 180_000,
+  }, async (t) => {
+    const { serve, php, python, startPython } = await startAll(await payingService(t));
+    const processes: Record<string, GuideProcess> = { serve, php, python };
+    try {
+      const lock = await holdOrdersLock(shops.python);
+      t.after(() => lock.release());
+      const checkout = await productPage(python, { product: 'adinkra-scarf', quantity: '4' });
+      const { orderId } = await payAtServe(serve, python, checkout, '0241110005');
+      const held = await python.line((line) => /^webhook \S+: order\.paid$/.test(line));
+      const eventId = held.split(' ')[1]?.slice(0, -1) as string;
+      await signalGroup(python, 'SIGKILL');
+      await lock.release();
+      assert.equal(recordedOrders(shops.python)[checkout.reference], undefined, 'killed before it recorded');
+      const again = await startPython();
+      processes['python, life 2'] = again;
+      // serve's attempt failed with the connection: its next one reaches the shop started again.
+      const recorded = await eventually(
+        'the order recorded by the shop started again',
+        () => recordedOrders(shops.python)[checkout.reference],
+        { timeoutMs: 120_000, intervalMs: 250 },
+      );
+      assert.equal(recorded.order_id, orderId);
+      assert.deepEqual(recorded.items, [{ name: SCARF.name, quantity: 4 }]);
+      assert.deepEqual(
+        receivedWebhooks(again).map((received) => [received.id, received.handledBefore]),
+        [[eventId, false]],
+      );
+      await signalGroup(again, 'SIGKILL');
+      await signalGroup(serve, 'SIGTERM');
+    } catch (error) {
+      diagnose(t, processes);
+      throw error;
+    } finally {
+      await signalGroup(php, 'SIGKILL');
     }
   });
 });

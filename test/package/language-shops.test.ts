@@ -9,12 +9,15 @@
  * surface; the page goes to the thank-you page, which verifies the order with
  * serve and records it once, with its items, however often it is loaded. What
  * the shops print is escaped, their key never reaches a page, and a thank-you
- * page believes serve only.
+ * page believes serve only. serve tells each shop's webhook receiver of the
+ * payment, signed: an order whose thank-you page is never loaded is recorded
+ * once all the same, and a request not signed by the shop's secret, or signed
+ * too long ago, records nothing.
  *
  * Needs `npm run build` first (the `test` script runs it).
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +25,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../e2e/helpers/browser.js';
 import { freePort } from '../fixtures/free-port.js';
+import { eventually } from '../fixtures/wait.js';
 import {
   configureServe,
   type GuideProcess,
@@ -29,7 +33,9 @@ import {
   installShops,
   killRunningGroups,
   makeKeys,
+  payAtServe,
   productPage,
+  receivedWebhooks,
   recordedOrders,
   type ShopLanguage,
   signalGroup,
@@ -129,6 +135,80 @@ describe('the PHP and Python shops, from the packed package and the page’s com
     });
   }
 
+  for (const language of ['php', 'python'] as ShopLanguage[]) {
+    it(`the ${language} shop: records an order once by webhook, its thank-you page never loaded, and refuses an unsigned one`, {
+      timeout: 120_000,
+    }, async (t) => {
+      const folder = shops[language];
+      const keys = await makeKeys(folder);
+      const [servePort, shopPort] = [await freePort(), await freePort()];
+      await configureServe(folder, servePort, [`http://127.0.0.1:${shopPort}`]);
+      const serve = await startServeCommand(folder, servePort);
+      const shop = await startShopCommand(folder, language, serve.url, shopPort);
+      try {
+        await refusesForgedWebhooks(folder, shop, keys.SHOP_WEBHOOK_SECRET as string);
+        const checkout = await productPage(shop, { product: 'kente-tote', quantity: '2' });
+        const { orderId } = await payAtServe(serve, shop, checkout, NEVER_ANSWERS);
+        await approve(serve, orderId);
+        const recorded = await eventually(
+          'the order recorded by webhook',
+          () => recordedOrders(folder)[checkout.reference],
+          { timeoutMs: 60_000, intervalMs: 100 },
+        );
+        assert.equal(recorded.order_id, orderId);
+        assert.deepEqual(recorded.items, [{ name: 'Kente tote', quantity: 2 }]);
+        assert.deepEqual(recorded.amount, { currency: 'ghs', value: 25_000 });
+        const received = receivedWebhooks(shop);
+        assert.equal(received.length, 1, shop.lines.join('\n'));
+        assert.match(received[0]?.id ?? '', /^msg_[A-Za-z0-9_-]{24}$/);
+        assert.deepEqual([received[0]?.type, received[0]?.handledBefore], ['order.paid', false]);
+      } catch (error) {
+        const printed = [...serve.lines, ...serve.errors, '--- the shop ---', ...shop.lines, ...shop.errors];
+        t.diagnostic(printed.join('\n'));
+        throw error;
+      } finally {
+        await signalGroup(shop, 'SIGKILL');
+        await signalGroup(serve, 'SIGTERM');
+      }
+    });
+  }
+
+  /** Posts to the shop's receiver what serve never sent: unsigned, signed by another secret, signed too long ago. */
+  async function refusesForgedWebhooks(folder: string, shop: GuideProcess, secret: string) {
+    const body = JSON.stringify({
+      type: 'order.paid',
+      timestamp: new Date().toISOString(),
+      data: {
+        id: 'or_forged',
+        reference: 'order-forged',
+        line_items: [],
+        amount: { currency: 'ghs', value: 1 },
+      },
+    });
+    const signed = (key: string, seconds: number) => {
+      const mac = createHmac('sha256', Buffer.from(key.slice('whsec_'.length), 'base64'))
+        .update(`msg_forged.${seconds}.${body}`)
+        .digest('base64');
+      return {
+        'webhook-id': 'msg_forged',
+        'webhook-timestamp': String(seconds),
+        'webhook-signature': `v1,${mac}`,
+      };
+    };
+    const now = Math.floor(Date.now() / 1000);
+    const other = `whsec_${randomBytes(32).toString('base64')}`;
+    for (const headers of [{}, signed(other, now), signed(secret, now - 600), signed(secret, now + 600)]) {
+      const response = await fetch(`${shop.url}/webhooks/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+      assert.equal(response.status, 400, JSON.stringify(headers));
+    }
+    assert.equal(recordedOrders(folder)['order-forged'], undefined);
+    assert.deepEqual(receivedWebhooks(shop), []);
+  }
+
   /** One purchase in Chromium at `shop`, then the checks of what the shop recorded. */
   async function payAndVerify({ folder, serve, shop, apiKey }: Running) {
     const rendered = await assertProductPage({ folder, serve, shop, apiKey });
@@ -179,6 +259,12 @@ describe('the PHP and Python shops, from the packed package and the page’s com
     assert.deepEqual(
       (await ordersOf(serve, apiKey, reference)).map((order) => [order.id, order.outcome]),
       [[orderId, 'paid']],
+    );
+    // serve told the shop's receiver too, once; whichever came first recorded the order.
+    await eventually('the shop told of the payment by webhook', () => receivedWebhooks(shop).length > 0);
+    assert.deepEqual(
+      receivedWebhooks(shop).map((received) => [received.type, received.handledBefore]),
+      [['order.paid', false]],
     );
     // Neither serve nor the shop printed the key, the client secret, the payer's name or number.
     const printed = [...serve.lines, ...serve.errors, ...shop.lines, ...shop.errors].join('\n');
