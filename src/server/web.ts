@@ -144,6 +144,15 @@ export type {
   UnshownRecordAnswer,
 } from './service-client/service-schemas.js';
 export { createLookupTokens, type LookupTokens } from './tokens/lookup-token.js';
+export {
+  type VerifiedWebhookEvent,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  type WebhookRawBody,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './webhooks/verify-webhook.js';
 
 /** Serves a Node listener on a port: Node only (see index.ts); here it rejects. */
 export const listen = webListen('pay-checkout/server');

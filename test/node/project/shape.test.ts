@@ -296,7 +296,7 @@ const SERVER_FOLDER_LEVELS: readonly (readonly string[])[] = [
   ['orders', 'limits', 'checkouts'],
   ['events'],
   ['journal'],
-  ['pricing', 'service-client'],
+  ['pricing', 'service-client', 'webhooks'],
   ['tokens'],
 ];
 
