@@ -4,12 +4,12 @@
  * rotated: the receiver accepts either, serve signs with each). A mistake
  * names the field and the variable, never the value.
  */
+import {
+  isWebhookSecret,
+  MAX_WEBHOOK_SECRET_BYTES,
+  MIN_WEBHOOK_SECRET_BYTES,
+} from '../server/webhooks/webhook-signature.js';
 import type { WebhookEndpointConfig } from './serve-config.js';
-
-/** Fewest random bytes a `whsec_…` secret must hold: the signature's strength is the secret's. */
-export const WEBHOOK_SECRET_MIN_BYTES = 24;
-const WHSEC_PREFIX = 'whsec_';
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** A webhook endpoint ready for `createCheckoutRelay`'s `webhooks` option. */
 export interface ServeWebhookEndpoint {
@@ -30,17 +30,10 @@ export function secretEnvNames(secretEnv: string): string[] {
   return secretEnv.split(',').map((name) => name.trim());
 }
 
-/** True for `whsec_` followed by the base64 of at least {@link WEBHOOK_SECRET_MIN_BYTES} bytes. */
-export function isWebhookSecret(value: string): boolean {
-  if (!value.startsWith(WHSEC_PREFIX)) return false;
-  const encoded = value.slice(WHSEC_PREFIX.length);
-  return BASE64.test(encoded) && Buffer.from(encoded, 'base64').length >= WEBHOOK_SECRET_MIN_BYTES;
-}
-
 /** What is wrong with the variable `name` for the endpoint at `index`, or `undefined`. */
 function secretMistake(index: number, name: string, value: string | undefined): string | undefined {
   const field = `webhooks[${index}].secretEnv`;
-  const expected = `expected whsec_ and the base64 of at least ${WEBHOOK_SECRET_MIN_BYTES} random bytes (openssl rand -base64 32 makes them)`;
+  const expected = `expected whsec_ and the base64 of ${MIN_WEBHOOK_SECRET_BYTES} to ${MAX_WEBHOOK_SECRET_BYTES} random bytes (openssl rand -base64 32 makes them)`;
   if (value === undefined || value === '') return `${field}: ${name} is not set; ${expected}`;
   if (!isWebhookSecret(value)) return `${field}: ${name}: ${expected}`;
   return undefined;

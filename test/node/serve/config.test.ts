@@ -197,7 +197,7 @@ describe('serve’s webhook endpoints, configured', () => {
     assert.ok(checked.ok);
     const missing = readServeSecrets(checked.config, {});
     assert.deepEqual(missing.ok ? [] : missing.errors, [
-      'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET is not set; expected whsec_ and the base64 of at least 24 random bytes (openssl rand -base64 32 makes them)',
+      'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET is not set; expected whsec_ and the base64 of 24 to 64 random bytes (openssl rand -base64 32 makes them)',
     ]);
     for (const wrong of [
       'sk_live_abcdefabcdefabcdefabcdef',
@@ -206,7 +206,7 @@ describe('serve’s webhook endpoints, configured', () => {
     ]) {
       const refused = readServeSecrets(checked.config, { SHOP_WEBHOOK_SECRET: wrong });
       assert.deepEqual(refused.ok ? [] : refused.errors, [
-        'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET: expected whsec_ and the base64 of at least 24 random bytes (openssl rand -base64 32 makes them)',
+        'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET: expected whsec_ and the base64 of 24 to 64 random bytes (openssl rand -base64 32 makes them)',
       ]);
       assert.ok(!JSON.stringify(refused).includes(wrong));
     }
@@ -228,7 +228,7 @@ describe('serve’s webhook endpoints, configured', () => {
     assert.deepEqual(both.secrets.webhooks[0]?.secret, [SECRET, NEXT_SECRET]);
     const half = readServeSecrets(checked.config, { SHOP_WEBHOOK_SECRET: SECRET });
     assert.deepEqual(half.ok ? [] : half.errors, [
-      'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET_NEXT is not set; expected whsec_ and the base64 of at least 24 random bytes (openssl rand -base64 32 makes them)',
+      'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET_NEXT is not set; expected whsec_ and the base64 of 24 to 64 random bytes (openssl rand -base64 32 makes them)',
     ]);
   });
 });
