@@ -23,6 +23,7 @@ import {
 } from './fulfilment/fulfilment-runner.js';
 import { relayJournal } from './fulfilment/journal-steps.js';
 import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
+import { NO_WEBHOOKS, type RelayWebhooks, relayWebhooks } from './fulfilment/webhook-operations.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
@@ -34,6 +35,7 @@ import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, type RelayConfig, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
 import { createCheckoutSecrets } from './tokens/checkout-secret.js';
+import type { WebhookSender } from './webhooks/webhook-dispatcher.js';
 
 /** The relay's handlers, with `handle` as the listener `Listener` of the runtime (on Node, a `node:http` listener). */
 export interface CheckoutRelayOn<Listener> {
@@ -68,6 +70,13 @@ export interface CheckoutRelayOn<Listener> {
    */
   checkouts: ServerCheckouts;
   /**
+   * The webhook events in the journal, for operations: `list({ failed? })`
+   * with their deliveries and attempts, `replay(eventId)` and
+   * `replay({ since, endpoint? })`. Without a journal both reject with an
+   * error that names the `journal` option.
+   */
+  webhooks: RelayWebhooks;
+  /**
    * Stops watching, lets calls in flight finish, and closes the journal; from
    * then on creates and lookups get `503` with `Retry-After`. Nothing to do without a journal.
    */
@@ -85,14 +94,16 @@ export type RelayListenerMaker<Listener> = (handle: WebHandler, options: RelayLi
 
 /**
  * The relay, its `node` made by `listenerOf`, calling the service through
- * `defaultTransport` when no `fetch` is given.
+ * `defaultTransport` when no `fetch` is given and sending webhooks with
+ * `webhookSender` (without it, webhooks are refused).
  */
 export function assembleCheckoutRelay<Listener>(
   options: CheckoutRelayOptions,
   listenerOf: RelayListenerMaker<Listener>,
   defaultTransport?: HttpTransport,
+  webhookSender?: WebhookSender,
 ): CheckoutRelayOn<Listener> {
-  const config = resolveRelayConfig(options, defaultTransport);
+  const config = resolveRelayConfig(options, defaultTransport, webhookSender);
   const settings = config.fulfilment;
   // The runner keeps close() waiting for the lookups' journal writes, and its watcher looks up through them.
   const tracking: { by?: RelayFulfilment } = {};
@@ -152,7 +163,14 @@ export function assembleCheckoutRelay<Listener>(
     ? { get: fulfilment.orders.get, byReference: fulfilment.orders.byReference }
     : NO_ORDERS;
   const checkouts: ServerCheckouts = { create: book.create, get: book.get };
-  return { create, lookup, price, checkout, handle, node, fulfilment: runner, orders, checkouts, close };
+  const webhooks =
+    settings && fulfilment
+      ? relayWebhooks(settings.requestJournal, fulfilment.dispatchWebhooks)
+      : NO_WEBHOOKS;
+  return {
+    ...{ create, lookup, price, checkout, handle, node },
+    ...{ fulfilment: runner, orders, checkouts, webhooks, close },
+  };
 }
 
 /** The relay's routes as `handle` routes them, by the end of the path. */

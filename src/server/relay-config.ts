@@ -29,6 +29,7 @@ import { createAttemptDigests } from './tokens/attempt-digest.js';
 import { createIdempotencyScope, createServiceKeyScope } from './tokens/idempotency-scope.js';
 import { createLookupTokens, randomLookupSecret } from './tokens/lookup-token.js';
 import { assertSecretKey } from './tokens/secret-key.js';
+import type { WebhookSender } from './webhooks/webhook-dispatcher.js';
 
 /** Shortest `lookupSecret` accepted: a short secret lets anyone holding one token guess it offline. */
 export const LOOKUP_SECRET_MIN_LENGTH = 16;
@@ -103,11 +104,13 @@ const WATCHER_SERVICE_CLIENT = { timeoutMs: 10_000, maxRetries: 0 };
 
 /**
  * Checks `options` into a {@link RelayConfig}. `defaultTransport` is the
- * runtime's best way to the service when no `fetch` is given (undici's on Node).
+ * runtime's best way to the service when no `fetch` is given (undici's on Node),
+ * and `webhookSender` how webhooks are sent (the Node entry's; without it they are refused).
  */
 export function resolveRelayConfig(
   options: CheckoutRelayOptions,
   defaultTransport?: HttpTransport,
+  webhookSender?: WebhookSender,
 ): RelayConfig {
   const owner = 'createCheckoutRelay';
   if (!isJsonObject(options)) throw new TypeError(`${owner}: give an options object.`);
@@ -124,7 +127,7 @@ export function resolveRelayConfig(
       'No lookupSecret given: a random one was made for this process. Lookup tokens stop working after a restart and on other instances, and each instance keys its own payment-prompt limit per number; set lookupSecret.',
     );
   }
-  const fulfilment = resolveFulfilmentSettings(options, clock, owner);
+  const fulfilment = resolveFulfilmentSettings(options, clock, owner, webhookSender);
   const clientFor = (settings: object) => {
     const clientOptions = { baseUrl, secretKey: options.secretKey, ...settings };
     return options.fetch === undefined && defaultTransport

@@ -39,6 +39,12 @@ export {
   type FulfilmentOptions,
   type WatchOptions,
 } from './fulfilment/watch-settings.js';
+export type {
+  RelayWebhooks,
+  WebhookListOptions,
+  WebhookReplaySince,
+} from './fulfilment/webhook-operations.js';
+export type { WebhookOptions } from './fulfilment/webhook-settings.js';
 export {
   type CheckoutLineItem,
   type CheckResult,
@@ -73,6 +79,12 @@ export {
   type OpenJournalOptions,
 } from './journal/journal-url.js';
 export { openJournal } from './journal/web-journal.js';
+export type {
+  WebhookAttemptRecord,
+  WebhookDeliveryRecord,
+  WebhookDeliveryState,
+  WebhookEventRecord,
+} from './journal/webhook-journal.js';
 export type {
   ClientAddressOption,
   TrustProxy,
@@ -153,6 +165,8 @@ export {
   WebhookVerificationError,
   type WebhookVerificationReason,
 } from './webhooks/verify-webhook.js';
+export type { WebhookEndpointOptions } from './webhooks/webhook-endpoints.js';
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhooks/webhook-event.js';
 
 /** Serves a Node listener on a port: Node only (see index.ts); here it rejects. */
 export const listen = webListen('pay-checkout/server');

@@ -84,7 +84,16 @@ export type FulfilmentEvent =
   | {
       /** The journal failed (or failed to close), or a resent create was refused for good; `error` says why. */
       type: 'watcher_error';
-      stage: 'claim' | 'record' | 'resend' | 'delivery' | 'prune' | 'browser_lookup' | 'sweep' | 'close';
+      stage:
+        | 'claim'
+        | 'record'
+        | 'resend'
+        | 'delivery'
+        | 'prune'
+        | 'browser_lookup'
+        | 'sweep'
+        | 'webhook'
+        | 'close';
       error: unknown;
     }
   | {

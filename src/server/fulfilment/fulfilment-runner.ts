@@ -6,9 +6,13 @@
  * rhythm whatever the target (the merchant's callbacks) does. Watcher passes
  * never overlap.
  *
+ * With webhooks, a dispatcher (webhooks/webhook-dispatcher.ts) sends the
+ * journalled events on its own polls and as soon as they are journalled.
+ *
  * `close()` stops the ticks and claims nothing more, gives the work in flight
  * (deliveries, the journal writes of creates and lookups, a watcher pass)
- * `CLOSE_GRACE_MS` to end, abandons what is left (an abandoned delivery's
+ * `CLOSE_GRACE_MS` to end and a webhook send in flight its own bound
+ * (`WEBHOOK_SEND_TIMEOUT_MS`), abandons what is left (an abandoned delivery's
  * order is delivered again after its lease runs out, in this or another
  * process), and gives the journal `JOURNAL_CLOSE_TIMEOUT_MS` to close. It
  * never rejects: a journal that fails to close is reported through `onEvent`.
@@ -17,6 +21,11 @@ import { endsWith, timedWait } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
+import {
+  startWebhookDispatcher,
+  WEBHOOK_SEND_TIMEOUT_MS,
+  type WebhookDispatcher,
+} from '../webhooks/webhook-dispatcher.js';
 import { createDelivery, type Delivery } from './delivery.js';
 import { sweepLatePayments } from './late-payment-sweep.js';
 import { type CheckoutOrders, createOrderRecords } from './order-records.js';
@@ -65,6 +74,8 @@ export interface RelayFulfilment extends FulfilmentRunner {
   close(): Promise<void>;
   /** `relay.orders`, read from the journal. */
   readonly orders: CheckoutOrders;
+  /** Sends the webhook deliveries due now (after a replay); nothing without webhooks. */
+  dispatchWebhooks(): void;
 }
 
 /** One process's fulfilment: its parts and what is running. */
@@ -73,6 +84,8 @@ interface Runner {
   readonly reporter: Pick<RelayReporter, 'emit'>;
   readonly watcher: OrderWatcher;
   readonly delivery: Delivery;
+  /** The webhook dispatcher, when the relay has webhooks. */
+  readonly webhooks: WebhookDispatcher | undefined;
   /** Creates and lookups writing to the journal. */
   readonly inFlight: Set<Promise<unknown>>;
   stopped: boolean;
@@ -114,11 +127,13 @@ export function startFulfilment(
     reporter,
     onSettled: () => void delivery.deliverDue(),
   });
+  const webhooks = startWebhooks(settings, reporter);
   const runner: Runner = {
     settings,
     reporter,
     watcher,
     delivery,
+    webhooks,
     inFlight: new Set(),
     stopped: false,
     timer: undefined,
@@ -146,7 +161,29 @@ export function startFulfilment(
       return closing;
     },
     orders: records,
+    dispatchWebhooks: () => void webhooks?.dispatchDue(),
   };
+}
+
+/** The webhook dispatcher of `settings`' endpoints, told of each order's events as they are journalled. */
+function startWebhooks(
+  settings: FulfilmentSettings,
+  reporter: Pick<RelayReporter, 'emit'>,
+): WebhookDispatcher | undefined {
+  const { webhooks } = settings;
+  if (!webhooks) return undefined;
+  const dispatcher = startWebhookDispatcher({
+    journal: settings.journal,
+    endpoints: webhooks.endpoints,
+    send: webhooks.send,
+    allowPrivateTargets: webhooks.allowPrivateTargets,
+    owner: settings.owner,
+    now: settings.now,
+    timers: settings.timers,
+    reporter,
+  });
+  webhooks.journalled.listener = () => void dispatcher.dispatchDue();
+  return dispatcher;
 }
 
 /** One watcher pass; a pass already running is joined, never doubled. */
@@ -165,6 +202,7 @@ async function tick(runner: Runner): Promise<FulfilmentTick> {
   await sweep(runner);
   await runner.delivery.deliverDue();
   const delivered = await runner.delivery.settledSince(mark);
+  await sendWebhooks(runner);
   await prune(runner);
   return { ...pass, delivered };
 }
@@ -174,7 +212,16 @@ async function deliverNow(runner: Runner): Promise<number> {
   if (runner.stopped) return 0;
   const mark = runner.delivery.mark();
   await runner.delivery.deliverDue();
-  return runner.delivery.settledSince(mark);
+  const delivered = await runner.delivery.settledSince(mark);
+  await sendWebhooks(runner);
+  return delivered;
+}
+
+/** The webhook deliveries due now, sent and recorded. */
+async function sendWebhooks(runner: Runner): Promise<void> {
+  if (!runner.webhooks || runner.stopped) return;
+  await runner.webhooks.dispatchDue();
+  await runner.webhooks.settled();
 }
 
 /** The timers' tick: a pass, then deliveries started and left to run on their own. */
@@ -243,7 +290,10 @@ async function close(runner: Runner): Promise<void> {
   runner.stopped = true;
   if (runner.timer !== undefined) settings.timers?.clearTimeout(runner.timer);
   const work = Promise.allSettled([...runner.inFlight, runner.watching, runner.sweeping, delivery.drain()]);
+  // A webhook send in flight ends within its own bound; its attempt is recorded before the journal closes.
+  const sends = runner.webhooks?.drain();
   if (!(await within(settings.deliveryTimers, CLOSE_GRACE_MS, work))) delivery.abandon();
+  if (sends) await within(settings.deliveryTimers, WEBHOOK_SEND_TIMEOUT_MS + CLOSE_GRACE_MS, sends);
   try {
     const journalClosed = await within(
       settings.deliveryTimers,

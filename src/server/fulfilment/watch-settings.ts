@@ -9,8 +9,11 @@
  */
 import type { Clock } from '../../shared/clock.js';
 import { DEFAULT_RETENTION_MS, type Journal } from '../journal/journal.js';
+import type { WebhookSender } from '../webhooks/webhook-dispatcher.js';
 import { callbackTarget, type FulfilmentCallback } from './targets/callbacks.js';
 import type { DeliveryTarget } from './targets/delivery-target.js';
+import { webhookTarget } from './targets/webhooks.js';
+import { resolveWebhookSettings, type WebhookOptions, type WebhookSettings } from './webhook-settings.js';
 
 export type { FulfilmentCallback } from './targets/callbacks.js';
 
@@ -65,10 +68,10 @@ export interface WatchOptions {
 }
 
 /** The fulfilment options of `createCheckoutRelay`. */
-export interface FulfilmentOptions {
+export interface FulfilmentOptions extends WebhookOptions {
   /** The order journal (`openJournal`); without it the relay watches nothing. */
   journal?: Journal;
-  /** Called once per paid order (at least once across a crash, a time-out or a pause longer than the lease inside it): ship it. */
+  /** Called once per paid order (at least once across a crash, a time-out or a pause longer than the lease inside it): ship it. Optional with `webhooks`. */
   onPaid?: FulfilmentCallback;
   /** Called once per declined, failed or cancelled order. */
   onFailed?: FulfilmentCallback;
@@ -89,8 +92,10 @@ export interface FulfilmentSettings {
   readonly journal: Journal;
   /** The journal as the merchant gave it, for shoppers' requests and `relay.orders`. */
   readonly requestJournal: Journal;
-  /** Where settled orders are delivered: the merchant's callbacks. */
+  /** Where settled orders are delivered: the merchant's callbacks, webhooks, or both. */
   readonly target: DeliveryTarget;
+  /** The webhook endpoints and their sender; `undefined` without webhooks. */
+  readonly webhooks: WebhookSettings | undefined;
   readonly intervalMs: number;
   readonly approvalWindowMs: number;
   readonly maxWatchMs: number;
@@ -127,12 +132,13 @@ export function resolveFulfilmentSettings(
   options: FulfilmentOptions,
   clock: Clock,
   owner: string,
+  sender?: WebhookSender,
 ): FulfilmentSettings | undefined {
   const { journal } = options;
   if (journal === undefined) {
-    if (options.onPaid || options.onFailed || options.onExpired || options.watch) {
+    if (options.onPaid || options.onFailed || options.onExpired || options.watch || options.webhooks) {
       throw new TypeError(
-        `${owner}: onPaid, onFailed, onExpired and watch need a journal: give journal: await openJournal('sqlite:.data/pay-checkout.db').`,
+        `${owner}: onPaid, onFailed, onExpired, webhooks and watch need a journal: give journal: await openJournal('sqlite:.data/pay-checkout.db').`,
       );
     }
     return undefined;
@@ -144,12 +150,23 @@ export function resolveFulfilmentSettings(
   ) {
     throw new TypeError(`${owner}: journal must be what openJournal(url) returns.`);
   }
-  const target = deliveryTargetOf(options, owner);
+  const webhooks = resolveWebhookSettings(options, sender, owner);
+  const watcherJournal = journal.watcherConnections?.() ?? journal;
+  const callbacks = callbacksOf(options, owner, webhooks !== undefined);
+  const target: DeliveryTarget = webhooks
+    ? webhookTarget({
+        endpoints: webhooks.endpoints,
+        journal: watcherJournal,
+        callbacks,
+        journalled: () => webhooks.journalled.listener(),
+      })
+    : (callbacks as DeliveryTarget);
   const watch = options.watch ?? {};
   return Object.freeze({
-    journal: journal.watcherConnections?.() ?? journal,
+    journal: watcherJournal,
     requestJournal: journal,
     target,
+    webhooks,
     intervalMs: Math.min(
       MAX_WATCH_INTERVAL_MS,
       Math.max(
@@ -179,18 +196,29 @@ export function resolveFulfilmentSettings(
   });
 }
 
-/** The target of `options`: their callbacks, checked (`onPaid` is required). */
-function deliveryTargetOf(options: FulfilmentOptions, owner: string): DeliveryTarget {
-  if (typeof options.onPaid !== 'function') {
-    throw new TypeError(
-      `${owner}: with a journal, give onPaid(order): it is how your server hears of a paid order.`,
-    );
-  }
-  for (const name of ['onFailed', 'onExpired'] as const) {
+/**
+ * The callbacks of `options` as a target, checked: `onPaid` is required
+ * unless webhooks tell the merchant's server of paid orders; `undefined`
+ * when webhooks are given and no callback is.
+ */
+function callbacksOf(
+  options: FulfilmentOptions,
+  owner: string,
+  webhooks: boolean,
+): DeliveryTarget | undefined {
+  for (const name of ['onPaid', 'onFailed', 'onExpired'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function')
       throw new TypeError(`${owner}: ${name} must be a function.`);
   }
-  return callbackTarget({ onPaid: options.onPaid, onFailed: options.onFailed, onExpired: options.onExpired });
+  const { onPaid, onFailed, onExpired } = options;
+  if (onPaid === undefined) {
+    if (!webhooks)
+      throw new TypeError(
+        `${owner}: with a journal, give onPaid(order) or webhooks: it is how your server hears of a paid order.`,
+      );
+    if (onFailed === undefined && onExpired === undefined) return undefined;
+  }
+  return callbackTarget({ onPaid, onFailed, onExpired });
 }
 
 function positive(value: unknown, fallback: number, name: string, owner: string): number {

@@ -18,6 +18,7 @@
 import type { OrderAmount } from '../../shared/wire.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { LookupJournal } from './lookup-journal.js';
+import type { WebhookJournal } from './webhook-journal.js';
 
 /** Where an entry stands: being created, being watched, or settled. */
 export const JOURNAL_PHASE = {
@@ -253,7 +254,7 @@ export interface CheckoutLineItem {
 }
 
 /** The storage every journal offers, in memory, in SQLite or in PostgreSQL; lookups are shared through it too. Times are the journal's own. */
-export interface Journal extends LookupJournal {
+export interface Journal extends LookupJournal, WebhookJournal {
   /** Records a checkout attempt before the service is called; a second intent with the same key is ignored. */
   recordIntent(intent: CreateIntent): Promise<void>;
   /** Records the service's answer to a create and drops the create body with the customer's details. */
@@ -322,7 +323,7 @@ export interface Journal extends LookupJournal {
   recordCheckout(checkout: JournalCheckout): Promise<void>;
   /** The checkout with this id, or `undefined`. */
   readCheckout(id: string): Promise<JournalCheckout | undefined>;
-  /** Deletes entries delivered, and checkouts expired, more than `retentionMs` ago; returns how many. */
+  /** Deletes entries delivered, and checkouts expired, more than `retentionMs` ago, with the webhook events of those orders; returns how many. */
   prune(options: { retentionMs: number }): Promise<number>;
   /** Closes the store; the journal is unusable afterwards. */
   close(): Promise<void>;

@@ -43,6 +43,14 @@ import {
   type ShareLookupOptions,
   shareLookupOnRow,
 } from './lookup-journal.js';
+import { MemoryWebhooks } from './memory-webhooks.js';
+import type {
+  ClaimedWebhookDelivery,
+  WebhookEventInput,
+  WebhookEventRecord,
+  WebhookJournal,
+  WebhookReplay,
+} from './webhook-journal.js';
 
 const RELEASED = { lease_owner: null, lease_expires_at: null } as const;
 
@@ -77,10 +85,41 @@ export class MemoryJournal implements Journal {
     sweptAt: null as number | null,
   };
   #closed = false;
+  /** Webhook events, their deliveries and attempts, as the SQL stores keep them in their own tables. */
+  readonly #webhooks: MemoryWebhooks;
 
   /** A journal on `clock` (this process's by default). */
   constructor(clock: JournalClock = { now: () => Date.now() }) {
     this.#clock = clock;
+    this.#webhooks = new MemoryWebhooks(clock, () => this.#open());
+  }
+
+  recordWebhookEvents(events: readonly WebhookEventInput[]): Promise<void> {
+    return this.#webhooks.recordWebhookEvents(events);
+  }
+
+  claimWebhookDeliveries(
+    owner: string,
+    options: { endpoint: string; limit: number; leaseMs: number },
+  ): Promise<ClaimedWebhookDelivery[]> {
+    return this.#webhooks.claimWebhookDeliveries(owner, options);
+  }
+
+  recordWebhookAttempt(...args: Parameters<WebhookJournal['recordWebhookAttempt']>): Promise<boolean> {
+    return this.#webhooks.recordWebhookAttempt(...args);
+  }
+
+  listWebhookEvents(options: { limit: number; failed?: boolean }): Promise<WebhookEventRecord[]> {
+    return this.#webhooks.listWebhookEvents(options);
+  }
+
+  replayWebhooks(which: WebhookReplay): Promise<number> {
+    return this.#webhooks.replayWebhooks(which);
+  }
+
+  /** The raw webhook events, for tests that prove what is (and is not) stored. */
+  rawWebhookEvents() {
+    return this.#webhooks.rawEvents();
   }
 
   async recordIntent(intent: CreateIntent): Promise<void> {
@@ -357,13 +396,15 @@ export class MemoryJournal implements Journal {
         pruned += 1;
       }
     }
-    return pruned;
+    const orderIds = new Set([...this.#rows.values()].map((row) => row.order_id));
+    return pruned + this.#webhooks.prune((orderId) => orderIds.has(orderId));
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     this.#rows.clear();
     this.#checkouts.clear();
+    this.#webhooks.clear();
   }
 
   async shareLookup(orderId: string, options: ShareLookupOptions): Promise<SharedLookup> {

@@ -168,6 +168,58 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
       'CREATE INDEX pay_checkout_checkouts_expires ON pay_checkout_checkouts (expires_at)',
     ],
   },
+  {
+    version: 8,
+    description:
+      'Webhooks: one event per settled order and outcome, its delivery to each endpoint, every attempt',
+    statements: [
+      // The body is the event as sent, its customer set apart: that column alone holds a name
+      // and a number, and it is emptied once every endpoint's delivery has ended.
+      `CREATE TABLE pay_checkout_webhook_events (
+        id TEXT PRIMARY KEY,
+        order_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        customer TEXT,
+        created_at BIGINT NOT NULL
+      )`,
+      // Pruned with their order; listed newest first.
+      'CREATE INDEX pay_checkout_webhook_events_order ON pay_checkout_webhook_events (order_id)',
+      'CREATE INDEX pay_checkout_webhook_events_created ON pay_checkout_webhook_events (created_at)',
+      // One row per event and endpoint, leased like an order while an attempt is in flight.
+      // attempts counts every attempt; step, the attempts since the schedule began (a replay restarts it).
+      `CREATE TABLE pay_checkout_webhook_deliveries (
+        event_id TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        step INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at BIGINT,
+        lease_owner TEXT,
+        lease_expires_at BIGINT,
+        delivered_at BIGINT,
+        PRIMARY KEY (event_id, endpoint)
+      )`,
+      `CREATE INDEX pay_checkout_webhook_deliveries_due ON pay_checkout_webhook_deliveries (endpoint, next_attempt_at)
+        WHERE state = 'pending'`,
+      // Status, time and a short error only: never a header, a body or a secret.
+      `CREATE TABLE pay_checkout_webhook_attempts (
+        event_id TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        at BIGINT NOT NULL,
+        status INTEGER,
+        duration_ms INTEGER NOT NULL,
+        error TEXT,
+        PRIMARY KEY (event_id, endpoint, attempt)
+      )`,
+      // An endpoint that answered 410 is disabled until a replay to it.
+      `CREATE TABLE pay_checkout_webhook_endpoints (
+        url TEXT PRIMARY KEY,
+        disabled_at BIGINT
+      )`,
+    ],
+  },
 ];
 
 /** The newest version this library knows. */

@@ -35,6 +35,7 @@ import {
 import { journalStatements } from './journal-sql.js';
 import type { JournalClock } from './journal-url.js';
 import { sqlLookupJournal } from './sql-lookups.js';
+import { pruneWebhooks, sqlWebhookJournal } from './sql-webhooks.js';
 
 /** A value bound to a statement parameter. */
 export type SqlValue = string | number | null;
@@ -143,9 +144,11 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
     ...checkoutSteps(run),
     prune: async ({ retentionMs }: { retentionMs: number }) =>
       (await run.execute('prune', [ms(retentionMs)])) +
-      (await run.execute('pruneCheckouts', [ms(retentionMs)])),
+      (await run.execute('pruneCheckouts', [ms(retentionMs)])) +
+      (await pruneWebhooks(run)),
     close: () => run.close(),
     ...sqlLookupJournal(run),
+    ...sqlWebhookJournal(run, () => executor.erased()),
   };
 }
 

@@ -11,8 +11,9 @@ import { ORDER_ID_PATTERN } from '../../shared/service-contract.js';
 import { REFERENCE_PATTERN } from '../../shared/wire.js';
 import type { ServerCheckouts } from '../checkouts/server-checkout.js';
 import type { CheckoutOrders } from '../fulfilment/order-records.js';
+import { orderOnWire } from '../orders/order-wire.js';
 import { CHECKOUT_ID_PATTERN } from '../tokens/checkout-secret.js';
-import { checkoutOnWire, createdCheckoutOnWire, orderOnWire } from './api-wire.js';
+import { checkoutOnWire, createdCheckoutOnWire } from './api-wire.js';
 import { checkoutInputOf, refusedCheckout } from './checkout-body.js';
 
 /** Largest body the merchant API reads: 16 KiB, as the relay's own routes. */

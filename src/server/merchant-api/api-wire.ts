@@ -1,44 +1,12 @@
 /**
  * What the merchant API answers, in snake_case with times in ISO 8601:
- * orders as `relay.orders` reads them, checkouts as `relay.checkouts` does.
+ * orders as `relay.orders` reads them (orders/order-wire.ts, shared with
+ * webhooks), checkouts as `relay.checkouts` does.
  * Built field by field, so nothing the relay adds later reaches a shop's
  * backend unless it is written here.
  */
 import type { ServerCheckout, ServerCheckoutLineItem } from '../checkouts/server-checkout.js';
-import type { CheckoutOrder } from '../fulfilment/fulfilled-order.js';
-import type { PricedLineItem } from '../pricing/priced-line-items.js';
-
-/** An instant (epoch ms) in ISO 8601, `null` kept. */
-function isoTime(ms: number): string;
-function isoTime(ms: number | null): string | null;
-function isoTime(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-/** A priced line item as the API shows it: name, quantity, unit price. */
-function pricedLineOnWire(item: PricedLineItem) {
-  const { name, quantity, price } = item.product;
-  return { name, quantity, unit_price: { currency: price.currency, value: price.value } };
-}
-
-/** An order of `relay.orders` on the wire (`GET /v1/orders/{id}`, each of `GET /v1/orders?reference=`). */
-export function orderOnWire(order: CheckoutOrder) {
-  return {
-    id: order.id,
-    outcome: order.outcome,
-    reference: order.reference,
-    metadata: { ...order.metadata },
-    line_items: order.lineItems.map(pricedLineOnWire),
-    amount: order.amount && { currency: order.amount.currency, value: order.amount.value },
-    payment_status: order.paymentStatus,
-    failure_code: order.failureCode,
-    other_paid_order_ids: [...order.otherPaidOrderIds],
-    previous_outcome: order.previousOutcome,
-    created_at: isoTime(order.createdAt),
-    settled_at: isoTime(order.settledAt),
-    delivered_at: isoTime(order.deliveredAt),
-  };
-}
+import { isoTime } from '../orders/order-wire.js';
 
 function checkoutLineOnWire(item: ServerCheckoutLineItem) {
   const { currency, value } = item.unitPrice;

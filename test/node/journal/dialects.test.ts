@@ -22,7 +22,7 @@ const dialects = Object.entries(JOURNAL_DIALECTS) as [string, JournalDialect][];
 /** The statement names the SQL journal runs, as its source calls them: `run.query('get', …)`, `changed('renewLease', …)`. */
 function statementsCalled(): string[] {
   const called = new Set<string>();
-  for (const file of ['sql-journal.ts', 'sql-lookups.ts']) {
+  for (const file of ['sql-journal.ts', 'sql-lookups.ts', 'sql-webhooks.ts']) {
     const source = readFileSync(new URL(`../../../src/server/journal/${file}`, import.meta.url), 'utf8');
     for (const match of source.matchAll(/\b(?:execute|query|claim|changed|erasing)\(\s*'(\w+)'/g)) {
       called.add(match[1] as string);

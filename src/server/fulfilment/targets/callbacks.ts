@@ -11,9 +11,9 @@ import type { DeliveryTarget } from './delivery-target.js';
 /** The merchant's callback for one outcome; the order is delivered once it returns. */
 export type FulfilmentCallback = (order: FulfilledOrder) => void | Promise<void>;
 
-/** The callbacks of `createCheckoutRelay`: `onPaid` is required, the others optional. */
+/** The callbacks of `createCheckoutRelay`: `onPaid` is required unless webhooks are given, the others optional. */
 export interface CallbackOptions {
-  readonly onPaid: FulfilmentCallback;
+  readonly onPaid: FulfilmentCallback | undefined;
   readonly onFailed?: FulfilmentCallback | undefined;
   readonly onExpired?: FulfilmentCallback | undefined;
 }

@@ -10,7 +10,7 @@
  * names any that an object built otherwise lacks.
  */
 
-/** Every statement the journal runs (sql-journal.ts, sql-lookups.ts), by name. */
+/** Every statement the journal runs (sql-journal.ts, sql-lookups.ts, sql-webhooks.ts), by name. */
 export const JOURNAL_STATEMENT_NAMES = [
   'insertIntent',
   'releasePrompt',
@@ -47,6 +47,23 @@ export const JOURNAL_STATEMENT_NAMES = [
   'insertCheckout',
   'checkoutById',
   'pruneCheckouts',
+  'insertWebhookEvent',
+  'insertWebhookDelivery',
+  'claimWebhookDeliveries',
+  'webhookEventById',
+  'webhookAttempted',
+  'insertWebhookAttempt',
+  'disableWebhookEndpoint',
+  'eraseWebhookCustomer',
+  'webhookEventsRecent',
+  'webhookEventsFailed',
+  'webhookDeliveriesOf',
+  'webhookAttemptsOf',
+  'enableReplayedEndpoints',
+  'replayWebhookDeliveries',
+  'pruneWebhookAttempts',
+  'pruneWebhookDeliveries',
+  'pruneWebhookEvents',
 ] as const;
 
 /** The name of one statement the journal runs. */

@@ -5,6 +5,7 @@
 import type { JournalDialect } from './dialect.js';
 import { sharedStatements } from './shared-statements.js';
 import { FREE_LEASE, NOW, settlerOf, TABLE } from './sql-parts.js';
+import { webhookClaim } from './webhook-statements.js';
 
 /**
  * A claim: lease up to $3 due rows matching `due` to owner $1 for $2 ms (with
@@ -36,6 +37,7 @@ export const postgres: JournalDialect = {
     claimDue: claim(`phase IN ('creating', 'watching')`),
     // The process that settled an order holds it a moment longer (checkedSettled): it delivers first.
     claimUndelivered: claim(`phase = 'settled' AND delivered_at IS NULL`, true),
+    claimWebhookDeliveries: webhookClaim(placeholder, 'FOR UPDATE SKIP LOCKED'),
   },
   migrationPieces: {
     // Version 2: an unanswered create's line items and their total, from its body.

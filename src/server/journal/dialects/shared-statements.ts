@@ -16,6 +16,7 @@ import {
   settledLease,
   TABLE,
 } from './sql-parts.js';
+import { webhookStatements } from './webhook-statements.js';
 
 /** A dialect's parameter `n`, numbered from 1. */
 type Placeholder = (n: number) => string;
@@ -23,9 +24,12 @@ type Placeholder = (n: number) => string;
 /** The statements both dialects share, each parameter written `p(n)`. */
 export function sharedStatements(
   p: Placeholder,
-): Readonly<Record<Exclude<JournalStatementName, 'claimDue' | 'claimUndelivered'>, string>> {
+): Readonly<
+  Record<Exclude<JournalStatementName, 'claimDue' | 'claimUndelivered' | 'claimWebhookDeliveries'>, string>
+> {
   return {
     ...orderStatements(p),
+    ...webhookStatements(p),
     ...latePaymentStatements(p),
     ...lookupStatements(p),
     ...checkoutStatements(p),

@@ -1,0 +1,182 @@
+/**
+ * Sends the webhook deliveries the journal holds, in one relay process: it
+ * claims due deliveries endpoint by endpoint under a lease (so one attempt
+ * per event and endpoint is in flight across a fleet), signs and sends each
+ * on its own, records every attempt, and follows the schedule
+ * (webhook-schedule.ts): a 2xx delivers, a `410` disables the endpoint, any
+ * other answer (a 3xx too: redirects are not followed) or none is tried
+ * again later, and after the last step the delivery has failed.
+ *
+ * A slow or dead endpoint never holds others: each endpoint has at most
+ * `MAX_SENDS_PER_ENDPOINT` sends in flight and the process `MAX_SENDS_IN_FLIGHT`,
+ * each send bounded to `WEBHOOK_SEND_TIMEOUT_MS`, and an endpoint's claim
+ * takes only what its own room allows.
+ */
+import type { Clock } from '../../shared/clock.js';
+import type { RelayReporter } from '../events/relay-reporter.js';
+import type { ClaimedWebhookDelivery, WebhookJournal, WebhookNext } from '../journal/webhook-journal.js';
+import { WEBHOOK_USER_AGENT } from './user-agent.js';
+import type { WebhookEndpoint } from './webhook-endpoints.js';
+import { bodyToSend } from './webhook-event.js';
+import { nextWebhookWaitMs } from './webhook-schedule.js';
+import type { WebhookAttemptResult as WebhookSendResult } from './webhook-sender.js';
+import { signWebhook } from './webhook-signature.js';
+
+/** How one request is sent (webhook-sender.ts on Node). */
+export type WebhookSender = (
+  request: { url: string; headers: Record<string, string>; body: string },
+  options: { allowPrivateTargets: boolean; timeoutMs?: number },
+) => Promise<WebhookSendResult>;
+
+/** How long one attempt may take, connection and answer included. */
+export const WEBHOOK_SEND_TIMEOUT_MS = 15_000;
+/** How long a claimed delivery is this process's: past the attempt's bound, with room to record it. */
+export const WEBHOOK_LEASE_MS = 2 * WEBHOOK_SEND_TIMEOUT_MS;
+/** Sends in flight to one endpoint at most. */
+export const MAX_SENDS_PER_ENDPOINT = 8;
+/** Sends in flight in one process at most. */
+export const MAX_SENDS_IN_FLIGHT = 64;
+/** How often the journal is asked for due deliveries when nothing woke the dispatcher sooner. */
+export const WEBHOOK_POLL_MS = 1_000;
+
+/** What the dispatcher needs. */
+export interface WebhookDispatcherDeps {
+  readonly journal: WebhookJournal;
+  readonly endpoints: readonly WebhookEndpoint[];
+  readonly send: WebhookSender;
+  readonly allowPrivateTargets: boolean;
+  /** This process's name in leases. */
+  readonly owner: string;
+  /** The relay's clock: `webhook-timestamp` is its time. */
+  readonly now: () => number;
+  /** The timers its polls run on; `undefined`: only `dispatchDue()` dispatches (the merchant's ticks). */
+  readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'> | undefined;
+  readonly reporter: Pick<RelayReporter, 'emit'>;
+}
+
+/** The dispatcher of one relay process. */
+export interface WebhookDispatcher {
+  /** Claims the due deliveries there is room for and starts each; resolves once claimed. Never rejects. */
+  dispatchDue(): Promise<void>;
+  /** Resolves once every send in flight now (and those they lead to) has been recorded. */
+  settled(): Promise<void>;
+  /** Polls no more and claims nothing more; resolves once the sends in flight have ended (each within its bound). */
+  drain(): Promise<void>;
+}
+
+/** What an attempt's answer leads to, `step` attempts into the schedule (this one included). */
+export function nextAfter(result: WebhookSendResult, step: number): WebhookNext {
+  const { status } = result;
+  if (status !== null && status >= 200 && status < 300) return { state: 'delivered' };
+  if (status === 410) return { state: 'disabled' };
+  const retryInMs = nextWebhookWaitMs(step, result.retryAfterMs);
+  return retryInMs === undefined ? { state: 'failed' } : { state: 'pending', retryInMs };
+}
+
+/** Starts the dispatcher; it polls on `timers` when given. */
+export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
+  const inFlight = new Set<Promise<void>>();
+  const perEndpoint = new Map<string, number>(deps.endpoints.map((endpoint) => [endpoint.url, 0]));
+  const claiming = new Map<string, Promise<void>>();
+  const again = new Set<string>();
+  const state = { stopped: false, timer: undefined as unknown };
+
+  function start(endpoint: WebhookEndpoint, delivery: ClaimedWebhookDelivery): void {
+    perEndpoint.set(endpoint.url, (perEndpoint.get(endpoint.url) ?? 0) + 1);
+    const sending = attempt(deps, endpoint, delivery).finally(() => {
+      inFlight.delete(sending);
+      perEndpoint.set(endpoint.url, (perEndpoint.get(endpoint.url) ?? 1) - 1);
+      // Room again: what was due while it was full goes now.
+      if (!state.stopped) void dispatchTo(endpoint);
+    });
+    inFlight.add(sending);
+  }
+
+  async function claimFor(endpoint: WebhookEndpoint): Promise<void> {
+    const room = Math.min(
+      MAX_SENDS_PER_ENDPOINT - (perEndpoint.get(endpoint.url) ?? 0),
+      MAX_SENDS_IN_FLIGHT - inFlight.size,
+    );
+    if (room <= 0 || state.stopped) return;
+    try {
+      const claimed = await deps.journal.claimWebhookDeliveries(deps.owner, {
+        endpoint: endpoint.url,
+        limit: room,
+        leaseMs: WEBHOOK_LEASE_MS,
+      });
+      // Claimed as the relay began to close: left to their leases, which run out.
+      if (!state.stopped) for (const delivery of claimed) start(endpoint, delivery);
+    } catch (error) {
+      deps.reporter.emit({ type: 'watcher_error', stage: 'webhook', error });
+    }
+  }
+
+  /** One claim at a time per endpoint; a wake-up during it runs one more after it. */
+  function dispatchTo(endpoint: WebhookEndpoint): Promise<void> {
+    const running = claiming.get(endpoint.url);
+    if (running) {
+      again.add(endpoint.url);
+      return running;
+    }
+    const claim = claimFor(endpoint).finally(() => {
+      claiming.delete(endpoint.url);
+      if (again.delete(endpoint.url) && !state.stopped) void dispatchTo(endpoint);
+    });
+    claiming.set(endpoint.url, claim);
+    return claim;
+  }
+
+  const dispatchDue = async () => {
+    await Promise.all(deps.endpoints.map(dispatchTo));
+  };
+
+  function poll(): void {
+    if (!deps.timers || state.stopped) return;
+    state.timer = deps.timers.setTimeout(() => {
+      void dispatchDue().finally(poll);
+    }, WEBHOOK_POLL_MS);
+  }
+  poll();
+
+  return {
+    dispatchDue,
+    async settled() {
+      while (inFlight.size > 0 || claiming.size > 0)
+        await Promise.allSettled([...inFlight, ...claiming.values()]);
+    },
+    async drain() {
+      state.stopped = true;
+      if (state.timer !== undefined) deps.timers?.clearTimeout(state.timer);
+      await Promise.allSettled([...inFlight, ...claiming.values()]);
+    },
+  };
+}
+
+/** One attempt: signed, sent, and recorded with what comes next. Never rejects. */
+async function attempt(
+  deps: WebhookDispatcherDeps,
+  endpoint: WebhookEndpoint,
+  delivery: ClaimedWebhookDelivery,
+): Promise<void> {
+  try {
+    const body = bodyToSend(delivery.body, delivery.customer);
+    const timestamp = Math.floor(deps.now() / 1000);
+    const signature = await signWebhook(endpoint.secrets, delivery.eventId, timestamp, body);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': WEBHOOK_USER_AGENT,
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signature,
+    };
+    const result = await deps.send(
+      { url: endpoint.url, headers, body },
+      { allowPrivateTargets: deps.allowPrivateTargets, timeoutMs: WEBHOOK_SEND_TIMEOUT_MS },
+    );
+    const next = nextAfter(result, delivery.step + 1);
+    await deps.journal.recordWebhookAttempt(delivery, deps.owner, { ...result, next });
+  } catch (error) {
+    // The journal failed: the lease runs out and the delivery is tried again (a repeat only if it was delivered).
+    deps.reporter.emit({ type: 'watcher_error', stage: 'webhook', error });
+  }
+}
