@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `pay-checkout`, the package's command, for merchants whose
- * server is in any language: `serve` runs the relay as its own server, `sandbox` runs the payments service in test
+ * server is in any language: `serve` runs the relay as its own server, `webhooks` lists and replays its deliveries, `sandbox` runs the payments service in test
  * mode on its own, `check-relay` checks a relay against the wire, `reconcile`
  * compares the service's orders with the relay's journal. No CLI
  * framework: `node:util`'s parseArgs reads the options.
@@ -11,6 +11,7 @@ import { RECONCILE_HELP, runReconcile } from './reconcile-command.js';
 import { runSandbox, SANDBOX_HELP } from './sandbox-command.js';
 import { runServe, SERVE_HELP } from './serve-command.js';
 import { EXIT, UsageError } from './usage-error.js';
+import { runWebhooks, WEBHOOKS_HELP } from './webhooks-command.js';
 
 const HELP = `Usage: pay-checkout <command> [options]
 
@@ -19,6 +20,7 @@ Commands:
   sandbox                      run the payments service in test mode, offline (default port 4010)
   check-relay <base-url>       check your relay, in any language, against the wire of <pay-checkout>
   reconcile --journal <url>    list every difference between the service's orders and the journal
+  webhooks list|replay|test    list, replay and test the webhooks serve sends your backend
 
 pay-checkout <command> --help tells more.
 `;
@@ -28,6 +30,7 @@ const COMMANDS: Readonly<Record<string, { run: typeof runSandbox; help: string }
   sandbox: { run: runSandbox, help: SANDBOX_HELP },
   'check-relay': { run: runCheckRelay, help: CHECK_RELAY_HELP },
   reconcile: { run: runReconcile, help: RECONCILE_HELP },
+  webhooks: { run: runWebhooks, help: WEBHOOKS_HELP },
 };
 
 /** Runs `pay-checkout` with `argv` (without node and the script); resolves to the exit code. */

@@ -6,15 +6,12 @@
  * judges both. It runs until SIGINT or SIGTERM, then answers what is in
  * flight, closes the relay and exits 0.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ServeSetupError } from '../serve/serve-parts.js';
 import { checkServeSetup, startServe } from '../serve/start-serve.js';
+import { DEFAULT_CONFIG_FILE, readConfigFile } from './config-file.js';
 import { EXIT } from './usage-error.js';
-
-/** The configuration file serve reads without `--config`. */
-const DEFAULT_CONFIG_FILE = 'pay-checkout.json';
 
 /** `pay-checkout serve --help`. */
 export const SERVE_HELP = `Usage: pay-checkout serve [--config ${DEFAULT_CONFIG_FILE}] [--check]
@@ -45,22 +42,6 @@ Webhooks: "webhooks": [{ "url", "secretEnv", "events" }] POSTs each settled
 order to your backend, signed; pay-checkout webhooks --help lists, replays
 and tests them.
 `;
-
-/** The configuration file's content, `{}` when the default file is absent, or why it cannot be read. */
-async function readConfigFile(path: string, named: boolean): Promise<{ value: unknown } | { error: string }> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (!named && (error as NodeJS.ErrnoException).code === 'ENOENT') return { value: {} };
-    return { error: `cannot read it: ${(error as Error).message}` };
-  }
-  try {
-    return { value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { error: `(the file): expected JSON: ${(error as Error).message}` };
-  }
-}
 
 /** Checks or starts serve; resolves to the exit code once it has stopped. */
 export async function runServe(args: readonly string[], print: (line: string) => void): Promise<number> {

@@ -8,6 +8,7 @@
  * environment (serve-environment.ts).
  */
 import * as z from 'zod/mini';
+import { WEBHOOK_EVENT_TYPES } from '../server/webhooks/webhook-event.js';
 import { CURRENCIES, ORDER_INPUT_LIMITS } from '../shared/service-contract.js';
 
 /** Where `serve` listens without a `listen` key: loopback, behind the merchant's own proxy. */
@@ -138,8 +139,6 @@ const sandboxSchema = z
   .strictObject({ approveAfterMs: msSchema(0, 86_400_000) }, { error: 'expected { "approveAfterMs": 6000 }' })
   .check(z.describe('The embedded sandbox (without "service"): when its simulated payer approves.'));
 
-/** The events a webhook endpoint may subscribe to; without `events`, all of them. */
-export const WEBHOOK_EVENT_TYPES = ['order.paid', 'order.failed', 'order.expired'] as const;
 /** An environment variable's name, as `secretEnv` lists them (comma separated during a rotation). */
 const ENV_NAME = '[A-Za-z_][A-Za-z0-9_]*';
 /** `secretEnv`: one variable, or several comma separated while a secret is rotated. */

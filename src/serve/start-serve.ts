@@ -138,8 +138,11 @@ function relayOf(parts: ServeParts): CheckoutRelay {
     allowedOrigins: config.origins,
     journal,
     watch: config.watch,
-    // Delivery is recorded in the journal, and logged; the shop's backend verifies through /v1.
-    onPaid: () => undefined,
+    // Without webhooks, delivery is recorded in the journal and logged; the shop's backend verifies
+    // through /v1. With them, each settled order's event is journalled and sent to every endpoint.
+    ...(secrets.webhooks.length === 0
+      ? { onPaid: () => undefined }
+      : { webhooks: secrets.webhooks, allowPrivateWebhookTargets: config.allowPrivateWebhookTargets }),
     onEvent: log.relayEvent,
   });
 }

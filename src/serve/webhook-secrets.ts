@@ -39,19 +39,24 @@ function secretMistake(index: number, name: string, value: string | undefined): 
   return undefined;
 }
 
+/** The secrets of the endpoint at `index`, or one line per variable that is wrong. */
+export function readEndpointSecrets(
+  endpoint: WebhookEndpointConfig,
+  index: number,
+  env: NodeJS.ProcessEnv,
+): { endpoint: ServeWebhookEndpoint; errors: string[] } {
+  const names = secretEnvNames(endpoint.secretEnv);
+  const errors = names.flatMap((name) => secretMistake(index, name, env[name]) ?? []);
+  const secret = names.map((name) => env[name] ?? '');
+  return { endpoint: { url: endpoint.url, secret, events: endpoint.events }, errors };
+}
+
 /** Reads each endpoint's secrets from `env`. */
 export function readWebhookSecrets(
   webhooks: readonly WebhookEndpointConfig[],
   env: NodeJS.ProcessEnv,
 ): WebhookSecretsCheck {
-  const errors: string[] = [];
-  const endpoints = webhooks.map((endpoint, index) => {
-    const names = secretEnvNames(endpoint.secretEnv);
-    for (const name of names) {
-      const mistake = secretMistake(index, name, env[name]);
-      if (mistake) errors.push(mistake);
-    }
-    return { url: endpoint.url, secret: names.map((name) => env[name] ?? ''), events: endpoint.events };
-  });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, endpoints };
+  const read = webhooks.map((endpoint, index) => readEndpointSecrets(endpoint, index, env));
+  const errors = read.flatMap((one) => one.errors);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, endpoints: read.map((one) => one.endpoint) };
 }
