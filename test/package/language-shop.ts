@@ -103,11 +103,14 @@ export async function configureServe(
     'the configuration’s $schema is in the installed package',
   );
   const listen = { host: '127.0.0.1', port };
-  // The shop's receiver on the shop's address: 8000 in the file as shipped, a free port once configured.
-  const receiver = (configuration.webhooks as { url: string }[] | undefined)?.[0] ?? { url: '' };
+  // The shop's receiver as the shops ship it (one file for both), on each shop's free port.
+  const shipped = JSON.parse(
+    readFileSync(join(repositoryRoot, 'examples/php-shop/pay-checkout.json'), 'utf8'),
+  );
+  const receiver = (shipped.webhooks as { url: string }[] | undefined)?.[0] ?? { url: '' };
   assert.match(
     receiver.url,
-    /^http:\/\/127\.0\.0\.1:\d+\/webhooks\/pay$/,
+    /^http:\/\/127\.0\.0\.1:8000\/webhooks\/pay$/,
     'the shop’s receiver is an endpoint',
   );
   const receiverPath = new URL(receiver.url).pathname;
