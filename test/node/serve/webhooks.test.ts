@@ -86,7 +86,8 @@ describe('serve’s webhooks', { timeout: 60_000 }, () => {
       payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number: '0241234568' } },
       cart: { items: [{ sku: 'kente-tote', quantity: 1 }] },
     });
-    const declinedId = (created.body?.order as { id: string }).id;
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const declinedId = (created.body?.order as { id: string } | undefined)?.id as string;
     const declined = await postJson(`${url}/sandbox/_sandbox/payments/decline`, { order_id: declinedId });
     assert.equal(declined.status, 200);
     await eventually('both events delivered', () => receiver.got.length === 2, { timeoutMs: 30_000 });
