@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ServeSetupError } from '../serve/serve-parts.js';
-import { checkServeSetup, startServe } from '../serve/start-serve.js';
+import { checkServeSetup, setupWarnings, startServe } from '../serve/start-serve.js';
 import { EXIT } from './usage-error.js';
 
 /** The configuration file serve reads without `--config`. */
@@ -79,7 +79,8 @@ export async function runServe(args: readonly string[], print: (line: string) =>
   if ('error' in read) return fail([read.error]);
   try {
     if (values.check) {
-      checkServeSetup(read.value, process.env);
+      const { secrets } = checkServeSetup(read.value, process.env);
+      for (const { message } of setupWarnings(secrets)) print(`pay-checkout serve: warning: ${message}`);
       print(`pay-checkout serve: ${file} and the environment are valid.`);
       return EXIT.ok;
     }

@@ -30,9 +30,24 @@ export class ServeSetupError extends Error {
 /** How long serve waits for Redis at start before it goes on with this process's limits. */
 const REDIS_CONNECT_MS = 5_000;
 
-/** The scheme of a journal URL: what the log may say of it (a PostgreSQL URL may hold a password). */
+/** The scheme of a journal URL, for messages about its driver. */
 export function journalScheme(url: string): string {
   return url.slice(0, url.indexOf(':') + 1);
+}
+
+/**
+ * A journal URL as the log may say it: an SQLite file's path as given, a
+ * PostgreSQL URL without its user and password (it may hold a password), its
+ * host, port and database kept, so an operator sees which database it is.
+ */
+export function journalForLog(url: string): string {
+  if (!/^postgres(?:ql)?:/.test(url)) return url;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return journalScheme(url);
+  }
 }
 
 /** Opens the configured journal, or says which package it needs. */

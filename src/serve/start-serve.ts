@@ -26,7 +26,7 @@ import { createServeLog, type ServeLog } from './serve-log.js';
 import {
   connectServeRedis,
   embeddedSandbox,
-  journalScheme,
+  journalForLog,
   openServeJournal,
   type ServeRedis,
   ServeSetupError,
@@ -74,21 +74,30 @@ export function checkServeSetup(
   return { config: checked.config, secrets: secrets.secrets };
 }
 
-/** Starts serve; rejects with a {@link ServeSetupError} for a configuration or environment it cannot run. */
-export async function startServe(options: StartServeOptions = {}): Promise<RunningServe> {
-  const { config, secrets } = checkServeSetup(options.config ?? {}, options.env ?? process.env);
-  const log = createServeLog(options.writeLog);
+/** What serve runs without but warns of, for its log at start and for `--check`. */
+export function setupWarnings(secrets: ServeSecrets): { event: string; message: string }[] {
+  const warnings: { event: string; message: string }[] = [];
   if (secrets.apiKey === undefined) {
-    log.write('warn', 'merchant_api_off', {
+    warnings.push({
+      event: 'merchant_api_off',
       message: 'PAY_CHECKOUT_API_KEY is not set: every /v1 request is refused.',
     });
   }
   if (secrets.lookupSecret === undefined) {
-    log.write('warn', 'lookup_secret_generated', {
+    warnings.push({
+      event: 'lookup_secret_generated',
       message:
         'PAY_LOOKUP_SECRET is not set: a random one was made for this process. Lookup tokens stop working after a restart and on other serve processes; set it, the same on each.',
     });
   }
+  return warnings;
+}
+
+/** Starts serve; rejects with a {@link ServeSetupError} for a configuration or environment it cannot run. */
+export async function startServe(options: StartServeOptions = {}): Promise<RunningServe> {
+  const { config, secrets } = checkServeSetup(options.config ?? {}, options.env ?? process.env);
+  const log = createServeLog(options.writeLog);
+  for (const { event, message } of setupWarnings(secrets)) log.write('warn', event, { message });
   const sandbox = config.service ? undefined : embeddedSandbox(config, log);
   const journal = await openServeJournal(config);
   let redis: ServeRedis | undefined;
@@ -172,7 +181,7 @@ async function listenServe(parts: ServeParts): Promise<RunningServe> {
   log.write('info', 'serve_started', {
     url: running.url,
     service: sandbox ? 'embedded sandbox (test mode)' : config.service?.baseUrl,
-    journal: journalScheme(config.journal),
+    journal: journalForLog(config.journal),
     limits: parts.redis ? 'redis' : 'memory',
     origins: config.origins,
     catalogue: config.catalogue ? Object.keys(config.catalogue).length : 0,

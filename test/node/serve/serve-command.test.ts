@@ -44,6 +44,8 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
     const result = await runCli(['serve', '--check'], { cwd: folder, env: bareEnvironment() });
     assert.equal(result.code, 0, result.transcript);
     assert.match(result.stdout, /pay-checkout\.json and the environment are valid/);
+    // What serve would run without, it says too: the merchant API is off without its key.
+    assert.match(result.stdout, /warning: PAY_CHECKOUT_API_KEY is not set: every \/v1 request is refused/);
   });
 
   it('--check exits 1 naming each field that is wrong and what it expected', async () => {
