@@ -72,7 +72,7 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
     const env = bareEnvironment({ PAY_SECRET_KEY: 'sk_test_abc', PAY_CHECKOUT_API_KEY: 'short-key' });
     const short = await runCli(['serve', '--config', file, '--check'], { cwd: folder, env });
     assert.equal(short.code, 1, short.transcript);
-    assert.match(short.stderr, /PAY_CHECKOUT_API_KEY: expected at least 32 characters/);
+    assert.match(short.stderr, /PAY_CHECKOUT_API_KEY: expected at least 32 printable characters/);
     assert.ok(!short.stderr.includes('short-key') && !short.stderr.includes('sk_test_abc'));
   });
 
