@@ -95,6 +95,11 @@ export async function startServe(options: StartServeOptions = {}): Promise<Runni
   try {
     redis = config.redis === undefined ? undefined : await connectServeRedis(config.redis, log);
     const embed = options.embed === undefined ? await readBuiltEmbed() : embedAsset(options.embed);
+    if (embed === undefined) {
+      log.write('warn', 'embed_missing', {
+        message: 'No built pay-checkout.embed.js beside serve: /pay-checkout.embed.js answers 404.',
+      });
+    }
     return await listenServe({ config, secrets, log, sandbox, journal, redis, embed });
   } catch (error) {
     await redis?.close();
