@@ -2,13 +2,14 @@
  * `pay-checkout serve` as a command, from the sources: `--check` judges a
  * configuration and the environment with exit codes and each mistake named,
  * and SIGTERM under a stream of creates answers every one in flight, refuses
- * new connections, and exits 0 with no 5xx.
+ * new connections, and exits 0 with no 5xx and every order in its journal.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { openJournal } from '../../../src/server/index.js';
 import { runCli as runCliFrom } from '../../fixtures/pay-checkout-cli.js';
 import { TEST_CATALOGUE } from '../../fixtures/serve.js';
 import { SOURCE_CLI_ANYWHERE, startServeCommand } from '../../fixtures/serve-command.js';
@@ -122,6 +123,21 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
       assert.match(serve.output(), /"event":"serve_stopped"/);
     } finally {
       await serve.stop('SIGKILL');
+    }
+    // No order lost: every order serve said it created is in the journal it closed.
+    const created = [...serve.output().matchAll(/"event":"order_created","orderId":"(or_\w+)"/g)].map(
+      (match) => match[1] as string,
+    );
+    assert.ok(created.length >= 10, `${created.length} orders created`);
+    const journal = await openJournal(`sqlite:${join(folder, 'traffic.db')}`);
+    try {
+      const recorded = new Set((await journal.listRecent(10_000)).map((row) => row.orderId));
+      assert.deepEqual(
+        created.filter((orderId) => !recorded.has(orderId)),
+        [],
+      );
+    } finally {
+      await journal.close();
     }
   });
 });
