@@ -125,6 +125,11 @@ export function embeddedSandbox(config: ServeConfig, log: ServeLog): Sandbox {
       'No "service" configured: payments go to the embedded sandbox, in test mode. NO REAL MONEY MOVES. Configure "service" and PAY_SECRET_KEY to take payments.',
     path: SANDBOX_PATH,
   });
+  if (!['127.0.0.1', 'localhost', '::1'].includes(config.listen.host)) {
+    log.write('warn', 'sandbox_reachable', {
+      message: `Listening on ${config.listen.host}: the sandbox's service API, whose key is published, is reachable beyond this machine (its control surface is not). Test mode only, on a network you trust.`,
+    });
+  }
   return createSandbox({
     basePath: SANDBOX_PATH,
     ...(config.sandbox.approveAfterMs === undefined ? {} : { approveAfterMs: config.sandbox.approveAfterMs }),

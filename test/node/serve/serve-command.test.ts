@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openJournal } from '../../../src/server/index.js';
 import { runCli as runCliFrom } from '../../fixtures/pay-checkout-cli.js';
-import { TEST_CATALOGUE } from '../../fixtures/serve.js';
+import { startTestServe, TEST_CATALOGUE } from '../../fixtures/serve.js';
 import { SOURCE_CLI_ANYWHERE, startServeCommand } from '../../fixtures/serve-command.js';
 import { checkShutdownUnderTraffic } from '../../package/shutdown-traffic.js';
 
@@ -88,6 +88,21 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
     const absent = await runCli(['serve', '--config', join(folder, 'none.json')], { cwd: folder });
     assert.equal(absent.code, 1, absent.transcript);
     assert.match(absent.stderr, /cannot read it/);
+  });
+
+  it('exits 1 saying it cannot listen when its port is taken', async () => {
+    const taken = await startTestServe();
+    try {
+      const file = await write('taken.json', {
+        listen: { port: taken.serve.port },
+        journal: `sqlite:${join(folder, 'taken.db')}`,
+      });
+      const result = await runCli(['serve', '--config', file], { cwd: folder, env: bareEnvironment() });
+      assert.equal(result.code, 1, result.transcript);
+      assert.match(result.stderr, /pay-checkout serve: cannot listen: .*EADDRINUSE/);
+    } finally {
+      await taken.close();
+    }
   });
 
   it('--help names its options and environment; pay-checkout --help names serve', async () => {
