@@ -90,6 +90,12 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
     assert.match(absent.stderr, /cannot read it/);
   });
 
+  it('exits 2 for an option it does not know, pointing to --help', async () => {
+    const result = await runCli(['serve', '--port', '80'], { cwd: folder, env: bareEnvironment() });
+    assert.equal(result.code, 2, result.transcript);
+    assert.match(result.stderr, /See: pay-checkout serve --help/);
+  });
+
   it('exits 1 saying it cannot listen when its port is taken', async () => {
     const taken = await startTestServe();
     try {
