@@ -5,19 +5,18 @@
  * whole attempt, body included, is cut at `timeoutMs`.
  *
  * No server-side request forgery: unless private targets are allowed, the
- * target's name is resolved inside the connection's own `lookup`, every
- * address is checked there, and the socket connects to the address that was
- * checked. No second resolution happens between the check and the connect,
- * so a name that answers a public address to the check and 127.0.0.1 to the
- * connect (DNS rebinding) cannot slip through; each new connection checks
- * again. Literal addresses are checked before anything is sent. Proxies from
+ * target's name is resolved inside the connection's own `lookup`
+ * (guarded-lookup.ts), every address is checked there, and the socket
+ * connects to the address that was checked: no DNS rebinding between the
+ * check and the connect. Literal addresses (`net.connect` never looks them
+ * up) are checked before anything is sent. Proxies from
  * the environment are not used: behind one, the address could not be checked.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, type Dispatcher, request } from 'undici';
+import { createGuardedLookup, RefusedTargetError } from './guarded-lookup.js';
 import { parseRetryAfter } from './retry-after.js';
-import { describeAddressKind, type RefusedAddressKind, refusedAddressKind } from './target-address.js';
+import { describeAddressKind, refusedAddressKind } from './target-address.js';
 
 /** Default limit of one attempt: 15 seconds. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
@@ -57,30 +56,6 @@ export interface WebhookAttemptResult {
   error: string | null;
 }
 
-/** The refusal of a target, raised inside the connection's lookup. */
-class RefusedTargetError extends Error {
-  override name = 'RefusedTargetError';
-}
-
-type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
-
-/** A `lookup` for `net.connect` that resolves, refuses private addresses, and hands over only a checked one. */
-function guardedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  const all: LookupAllOptions = { all: true };
-  dnsLookup(hostname, all, (error, addresses) => {
-    if (error) return callback(error, []);
-    const allowed = addresses.find((entry) => refusedAddressKind(entry.address) === null);
-    if (!allowed) {
-      const first = addresses[0];
-      const kind = first && (refusedAddressKind(first.address) as RefusedAddressKind);
-      const why = first && kind ? `${first.address}, ${describeAddressKind(kind)}` : 'no address';
-      return callback(new RefusedTargetError(`target refused: ${hostname} resolves to ${why}`), []);
-    }
-    if (options.all) return callback(null, [allowed]);
-    callback(null, allowed.address, allowed.family);
-  });
-}
-
 let guardedAgent: Dispatcher | undefined;
 let openAgent: Dispatcher | undefined;
 
@@ -90,7 +65,7 @@ function agentFor(allowPrivateTargets: boolean): Dispatcher {
     openAgent ??= new Agent({ connections: 64 });
     return openAgent;
   }
-  guardedAgent ??= new Agent({ connections: 64, connect: { lookup: guardedLookup } });
+  guardedAgent ??= new Agent({ connections: 64, connect: { lookup: createGuardedLookup() } });
   return guardedAgent;
 }
 

@@ -12,6 +12,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { Agent, request } from 'undici';
+import { createGuardedLookup } from '../../../src/server/webhooks/guarded-lookup.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../../src/server/webhooks/retry-after.js';
 import { refusedAddressKind } from '../../../src/server/webhooks/target-address.js';
 import { sendWebhook } from '../../../src/server/webhooks/webhook-sender.js';
@@ -146,6 +148,9 @@ describe('sending one webhook', () => {
       'http://0.0.0.0/hook': '0.0.0.0 is an unspecified address',
       'http://[fd00::1]/hook': 'fd00::1 is a private address',
       'http://[fe80::1]/hook': 'fe80::1 is a link-local address',
+      // The URL parser reads these hosts as IPv4 addresses, as a browser or curl would.
+      [`http://2130706433:${port}/ok`]: '127.0.0.1 is a loopback address',
+      [`http://0x7f.1:${port}/ok`]: '127.0.0.1 is a loopback address',
     };
     for (const [url, why] of Object.entries(refused)) {
       const result = await sendWebhook({ url, headers: HEADERS, body: BODY });
@@ -159,6 +164,40 @@ describe('sending one webhook', () => {
       const result = await sendWebhook({ url, headers: HEADERS, body: BODY });
       assert.equal(result.status, null);
       assert.match(result.error ?? '', /^target refused/);
+    }
+  });
+});
+
+describe('the guarded lookup', () => {
+  it('connects to the address it checked, and checks again for each new connection (no DNS rebinding)', async () => {
+    // A name that answers 127.0.0.1 first, then 127.0.0.2, and a rule under which only 127.0.0.2 is
+    // refused: the first connection reaches the receiver on 127.0.0.1 after one resolution; the next
+    // one, with the name rebound, is refused by the same lookup that would have handed it over.
+    const answers = ['127.0.0.1', '127.0.0.2'];
+    let resolutions = 0;
+    const lookup = createGuardedLookup({
+      resolve: async () => [{ address: answers[Math.min(resolutions++, 1)] as string, family: 4 }],
+      refusedKind: (address) => (address === '127.0.0.2' ? 'loopback' : null),
+    });
+    const agent = new Agent({ connect: { lookup }, pipelining: 0 });
+    try {
+      const send = () =>
+        request(`http://rebinding.test:${port}/ok`, {
+          method: 'POST',
+          body: BODY,
+          dispatcher: agent,
+          reset: true,
+        });
+      const first = await send();
+      await first.body.dump();
+      assert.deepEqual([first.statusCode, resolutions], [204, 1]);
+      await assert.rejects(
+        send(),
+        /target refused: rebinding\.test resolves to 127\.0\.0\.2, a loopback address/,
+      );
+      assert.equal(resolutions, 2);
+    } finally {
+      await agent.close();
     }
   });
 });

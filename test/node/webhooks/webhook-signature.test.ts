@@ -177,4 +177,21 @@ describe('webhook signatures', () => {
     }
     await assert.rejects(verifyWebhook('sk_test_abc', {}, BODY), TypeError);
   });
+  it('verify on a web runtime, with WebCrypto and no node:crypto', async () => {
+    const secret = generateWebhookSecret();
+    const headers = await signedNow(secret);
+    const runtime = process as { getBuiltinModule?: unknown };
+    const getBuiltinModule = runtime.getBuiltinModule;
+    runtime.getBuiltinModule = undefined; // as on an edge runtime: hmac.ts and the compare fall back to web APIs
+    try {
+      assert.equal(
+        await signWebhook(VECTOR_SECRET, VECTOR_ID, VECTOR_TIMESTAMP, VECTOR_PAYLOAD),
+        VECTOR_SIGNATURE,
+      );
+      assert.equal((await verifyWebhook(secret, new Headers(headers), BODY)).type, 'order.paid');
+      assert.equal(await reasonOf(verifyWebhook(secret, headers, `${BODY} `)), 'no_matching_signature');
+    } finally {
+      runtime.getBuiltinModule = getBuiltinModule;
+    }
+  });
 });
