@@ -128,6 +128,8 @@ describe('the packed package, installed by a consumer', { timeout: 240_000 }, ()
       assert.deepEqual(report.packageReads, []);
       assert.ok(report.entries.element?.includes('PayCheckout'));
       assert.ok(report.entries.server?.includes('createCheckoutRelay'));
+      assert.ok(report.entries.server?.includes('verifyWebhook'));
+      assert.ok(report.entries.server?.includes('WebhookVerificationError'));
       assert.ok(report.entries.sandbox?.includes('startSandbox'));
       assert.ok(report.entries.react?.includes('PayCheckout'));
       assert.deepEqual(

@@ -21,11 +21,6 @@ import { endsWith, timedWait } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
-import {
-  startWebhookDispatcher,
-  WEBHOOK_SEND_TIMEOUT_MS,
-  type WebhookDispatcher,
-} from '../webhooks/webhook-dispatcher.js';
 import { createDelivery, type Delivery } from './delivery.js';
 import { sweepLatePayments } from './late-payment-sweep.js';
 import { type CheckoutOrders, createOrderRecords } from './order-records.js';
@@ -36,6 +31,11 @@ import {
   type WatchPass,
 } from './order-watcher.js';
 import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
+import {
+  startWebhookDispatcher,
+  WEBHOOK_SEND_TIMEOUT_MS,
+  type WebhookDispatcher,
+} from './webhooks/webhook-dispatcher.js';
 
 /** Shortest wait between two ticks, so a watcher that cannot keep up still yields to the server. */
 const MIN_TICK_GAP_MS = 50;

@@ -6,27 +6,17 @@
  * one length, never the texts, means the time taken tells nothing of how
  * long the key is nor how much of it a guess got right.
  */
-import type * as NodeCrypto from 'node:crypto';
 import { HttpError } from '../../http/http-error.js';
 import { createHmacSha256 } from '../tokens/hmac.js';
-import { constantTimeEqual } from '../tokens/lookup-token.js';
+import { type DigestCompare, timingSafeCompare } from '../tokens/timing-safe-compare.js';
+
+export { type DigestCompare, timingSafeCompare };
 
 /** Fewest characters of an API key: 32 random characters are beyond any guessing. */
 export const MIN_API_KEY_LENGTH = 32;
 
-/** Compares two byte arrays of one length in constant time (`timingSafeEqual`). */
-export type DigestCompare = (a: Uint8Array, b: Uint8Array) => boolean;
-
 /** True when the presented key is the server's; never rejects. */
 export type ApiKeyCheck = (presented: string) => Promise<boolean>;
-
-/** `node:crypto`'s `timingSafeEqual` where the runtime hands it out without an import, else a loop of the same kind. */
-export function timingSafeCompare(): DigestCompare {
-  const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const nodeCrypto = process?.getBuiltinModule?.('node:crypto') as Partial<typeof NodeCrypto> | undefined;
-  const timingSafeEqual = nodeCrypto?.timingSafeEqual;
-  return typeof timingSafeEqual === 'function' ? (a, b) => timingSafeEqual(a, b) : constantTimeEqual;
-}
 
 /**
  * The check of keys against `apiKey`: both are signed under a key made here

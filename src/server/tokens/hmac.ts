@@ -10,8 +10,8 @@
 import type * as NodeCrypto from 'node:crypto';
 import { base64UrlEncode } from './base64url.js';
 
-/** Signs a message (UTF-8) with one secret: the 32-byte HMAC-SHA-256. */
-export type HmacSha256 = (message: string) => Promise<Uint8Array<ArrayBuffer>>;
+/** Signs a message (text as UTF-8, or raw bytes) with one secret: the 32-byte HMAC-SHA-256. */
+export type HmacSha256 = (message: string | Uint8Array<ArrayBuffer>) => Promise<Uint8Array<ArrayBuffer>>;
 
 /** Signs a message (UTF-8) with one secret: the HMAC-SHA-256 as unpadded base64url, at once where the runtime can. */
 export type HmacSha256Text = (message: string) => string | Promise<string>;
@@ -33,8 +33,12 @@ export function createHmacSha256(secret: string | Uint8Array<ArrayBuffer>): Hmac
   const nodeCrypto = builtinNodeCrypto();
   if (!nodeCrypto) return createWebCryptoHmacSha256(secret);
   const key = nodeCrypto.createSecretKey(typeof secret === 'string' ? encoder.encode(secret) : secret);
-  return async (message) =>
-    new Uint8Array(nodeCrypto.createHmac('sha256', key).update(message, 'utf8').digest());
+  return async (message) => {
+    const hmac = nodeCrypto.createHmac('sha256', key);
+    return new Uint8Array(
+      (typeof message === 'string' ? hmac.update(message, 'utf8') : hmac.update(message)).digest(),
+    );
+  };
 }
 
 /**
@@ -62,6 +66,7 @@ export function createWebCryptoHmacSha256(secret: string | Uint8Array<ArrayBuffe
       false,
       ['sign'],
     );
-    return new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(message)));
+    const bytes = typeof message === 'string' ? encoder.encode(message) : message;
+    return new Uint8Array(await crypto.subtle.sign('HMAC', await key, bytes));
   };
 }

@@ -1,91 +1,150 @@
 /**
- * Sends one webhook request on Node: undici, no redirect followed (a 3xx is
- * a failed attempt), at most `timeoutMs` for the whole exchange, and a target
- * whose address is private, loopback or link-local refused unless allowed.
- * What the attempt gave is answered, never thrown.
+ * One webhook attempt on Node: a POST through undici that never throws and
+ * answers what the journal keeps of it (status, duration, `Retry-After`,
+ * error). Redirects are not followed (a 3xx is a failed attempt), and the
+ * whole attempt, body included, is cut at `timeoutMs`.
+ *
+ * No server-side request forgery: unless private targets are allowed, the
+ * target's name is resolved inside the connection's own `lookup`
+ * (guarded-lookup.ts), every address is checked there, and the socket
+ * connects to the address that was checked: no DNS rebinding between the
+ * check and the connect. Literal addresses (`net.connect` never looks them
+ * up) are checked before anything is sent. Proxies from
+ * the environment are not used: behind one, the address could not be checked.
  */
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
+import { createGuardedLookup, RefusedTargetError } from './guarded-lookup.js';
+import { parseRetryAfter } from './retry-after.js';
+import { describeAddressKind, refusedAddressKind } from './target-address.js';
 
-/** What one attempt gave. */
-export interface WebhookSendResult {
-  /** The HTTP status, or `null` when no answer came. */
+/** Default limit of one attempt: 15 seconds. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
+
+/** Most bytes of a receiver's answer read before the connection is dropped. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** What is sent. */
+export interface WebhookRequest {
+  /** The endpoint, `https://` or `http://`. */
+  url: string;
+  /** The Standard Webhooks headers and any others; `content-type` defaults to JSON. */
+  headers: Record<string, string>;
+  /** The JSON body exactly as signed. */
+  body: string;
+}
+
+/** Options of {@link sendWebhook}. */
+export interface SendWebhookOptions {
+  /** Lets targets in private, loopback and link-local ranges through (development only). Default false. */
+  allowPrivateTargets?: boolean;
+  /** Limit of the whole attempt in ms. Default 15 000. */
+  timeoutMs?: number;
+  /** The clock for an HTTP-date `Retry-After` (epoch ms). Default `Date.now`. */
+  now?: () => number;
+}
+
+/** What one attempt came to. */
+export interface WebhookAttemptResult {
+  /** The receiver's HTTP status; null when none came (refused, unreachable, timed out). */
   status: number | null;
+  /** Time the attempt took, in ms. */
   durationMs: number;
-  /** The answer's `Retry-After`, within 1 s..24 h, or `null`. */
+  /** The wait a failed answer's `Retry-After` asked for (1 s..24 h), else null. */
   retryAfterMs: number | null;
-  /** A short description of what went wrong, or `null`. */
+  /** Why the attempt failed, for the journal and operators (never a secret); null for any HTTP answer but a 3xx. */
   error: string | null;
 }
 
-/** The longest `Retry-After` honoured, and the shortest. */
-const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
-const MIN_RETRY_AFTER_MS = 1000;
+let guardedAgent: Dispatcher | undefined;
+let openAgent: Dispatcher | undefined;
 
-/** Whether `address` is one no public webhook target has. */
-function isPrivateAddress(address: string): boolean {
-  const mapped = address.toLowerCase().startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(mapped) === 4) {
-    const [a = 0, b = 0] = mapped.split('.').map(Number);
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168)
-    );
+/** The pool for targets that are checked, or for any target when private ones are allowed. */
+function agentFor(allowPrivateTargets: boolean): Dispatcher {
+  if (allowPrivateTargets) {
+    openAgent ??= new Agent({ connections: 64 });
+    return openAgent;
   }
-  const lower = mapped.toLowerCase();
-  return lower === '::' || lower === '::1' || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower);
+  guardedAgent ??= new Agent({ connections: 64, connect: { lookup: createGuardedLookup() } });
+  return guardedAgent;
 }
 
-/** `Retry-After` (seconds or an HTTP date) in ms, kept only within 1 s..24 h. */
-export function retryAfterMsOf(value: string | string[] | undefined, now = Date.now()): number | null {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined) return null;
-  const ms = /^\d+$/.test(text.trim()) ? Number(text.trim()) * 1000 : Date.parse(text) - now;
-  return Number.isFinite(ms) && ms >= MIN_RETRY_AFTER_MS && ms <= MAX_RETRY_AFTER_MS ? ms : null;
+/** Why `url` may not be sent to before any connection, or null. */
+function refusalBeforeConnect(url: URL, allowPrivateTargets: boolean): string | null {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `target refused: ${url.protocol} is not http(s)`;
+  if (url.username || url.password) return 'target refused: the URL carries credentials';
+  if (allowPrivateTargets) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) === 0) return null;
+  const kind = refusedAddressKind(host);
+  return kind ? `target refused: ${host} is ${describeAddressKind(kind)}` : null;
 }
 
-/** Sends `body` with `headers` to `url` by POST; resolves with what the attempt gave. */
+/** The text of an attempt's failure, from undici's error (its cause says more). */
+function describeFailure(error: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `no answer within ${timeoutMs} ms`;
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (current instanceof RefusedTargetError) return current.message;
+    if (!(current.cause instanceof Error)) break;
+    current = current.cause;
+  }
+  const cause = current instanceof Error ? current : new Error(String(error));
+  const code = (cause as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
+}
+
+/** Sends one attempt and answers what it came to; never throws. */
 export async function sendWebhook(
-  { url, headers, body }: { url: string; headers: Record<string, string>; body: string },
-  { allowPrivateTargets, timeoutMs = 15_000 }: { allowPrivateTargets: boolean; timeoutMs?: number },
-): Promise<WebhookSendResult> {
-  const started = performance.now();
-  const took = () => Math.round(performance.now() - started);
-  const signal = AbortSignal.timeout(timeoutMs);
+  webhook: WebhookRequest,
+  options: SendWebhookOptions = {},
+): Promise<WebhookAttemptResult> {
+  const { allowPrivateTargets = false, timeoutMs = DEFAULT_WEBHOOK_TIMEOUT_MS, now = Date.now } = options;
+  const startedAt = performance.now();
+  const elapsed = () => Math.round(performance.now() - startedAt);
+  let url: URL;
   try {
-    const { hostname } = new URL(url);
-    const host = hostname.replace(/^\[|\]$/g, '');
-    const address = isIP(host) ? host : (await lookup(host)).address;
-    if (!allowPrivateTargets && isPrivateAddress(address)) {
-      return { status: null, durationMs: took(), retryAfterMs: null, error: 'private address refused' };
-    }
+    url = new URL(webhook.url);
+  } catch {
+    return { status: null, durationMs: elapsed(), retryAfterMs: null, error: 'target refused: not a URL' };
+  }
+  const refusal = refusalBeforeConnect(url, allowPrivateTargets);
+  if (refusal) return { status: null, durationMs: elapsed(), retryAfterMs: null, error: refusal };
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  try {
     const answer = await request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-      signal,
+      headers: { 'content-type': 'application/json', ...webhook.headers },
+      body: webhook.body,
+      dispatcher: agentFor(allowPrivateTargets),
+      signal: controller.signal,
     });
-    await answer.body.dump().catch(() => undefined);
-    const redirected = answer.statusCode >= 300 && answer.statusCode < 400;
+    await answer.body.dump({ limit: MAX_ANSWER_BYTES, signal: controller.signal }).catch(() => undefined);
+    const status = answer.statusCode;
+    const failed = status < 200 || status > 299;
+    const retryAfter = answer.headers['retry-after'];
     return {
-      status: answer.statusCode,
-      durationMs: took(),
-      retryAfterMs: retryAfterMsOf(answer.headers['retry-after']),
-      error: redirected ? 'redirect not followed' : null,
+      status,
+      durationMs: elapsed(),
+      retryAfterMs: failed
+        ? parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, now())
+        : null,
+      error: status >= 300 && status < 400 ? `redirect not followed (${status})` : null,
     };
   } catch (error) {
-    const timedOut = signal.aborted;
-    const name = timedOut
-      ? 'timed out'
-      : error instanceof Error
-        ? ((error as { code?: string }).code ?? error.name)
-        : 'failed';
-    return { status: null, durationMs: took(), retryAfterMs: null, error: name };
+    return {
+      status: null,
+      durationMs: elapsed(),
+      retryAfterMs: null,
+      error: describeFailure(error, timedOut, timeoutMs),
+    };
+  } finally {
+    clearTimeout(timer);
   }
 }

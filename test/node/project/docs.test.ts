@@ -141,6 +141,15 @@ describe('the documentation', () => {
     assert.equal(linkTargets(intro)[0], 'docs/no-javascript.md');
   });
 
+  it('shows in "Verifying a webhook" every receiver of examples/webhook-receivers/', () => {
+    const page = readPage('docs/webhooks.md');
+    const section = page.slice(page.indexOf('## Verifying a webhook'));
+    const shown = new Set(exampleBlocks(section).map((block) => block.path));
+    const files = filesUnder('examples/webhook-receivers');
+    assert.ok(files.length >= 3, files.join(', '));
+    for (const file of files) assert.ok(shown.has(file), `the section does not show ${file}`);
+  });
+
   it('shows in "No JavaScript on your server?" every file of the PHP and Python shops, and as other code only the commands their test runs', () => {
     const page = readPage('docs/no-javascript.md');
     const shown = new Set(exampleBlocks(page).map((block) => block.path));

@@ -12,20 +12,23 @@
  * each send bounded to `WEBHOOK_SEND_TIMEOUT_MS`, and an endpoint's claim
  * takes only what its own room allows.
  */
-import type { Clock } from '../../shared/clock.js';
-import type { RelayReporter } from '../events/relay-reporter.js';
-import type { ClaimedWebhookDelivery, WebhookJournal, WebhookNext } from '../journal/webhook-journal.js';
+import type { Clock } from '../../../shared/clock.js';
+import type { RelayReporter } from '../../events/relay-reporter.js';
+import type { ClaimedWebhookDelivery, WebhookJournal, WebhookNext } from '../../journal/webhook-journal.js';
+import type {
+  WebhookRequest,
+  WebhookAttemptResult as WebhookSendResult,
+} from '../../webhooks/webhook-sender.js';
+import { createWebhookSigner, type WebhookSigner } from '../../webhooks/webhook-signature.js';
 import { WEBHOOK_USER_AGENT } from './user-agent.js';
 import type { WebhookEndpoint } from './webhook-endpoints.js';
 import { bodyToSend } from './webhook-event.js';
 import { nextWebhookWaitMs } from './webhook-schedule.js';
-import type { WebhookSendResult } from './webhook-sender.js';
-import { signWebhook } from './webhook-signature.js';
 
-/** How one request is sent (webhook-sender.ts on Node). */
+/** How one request is sent (webhooks/webhook-sender.ts on Node). */
 export type WebhookSender = (
-  request: { url: string; headers: Record<string, string>; body: string },
-  options: { allowPrivateTargets: boolean; timeoutMs?: number },
+  request: WebhookRequest,
+  options: { allowPrivateTargets: boolean; timeoutMs?: number; now?: () => number },
 ) => Promise<WebhookSendResult>;
 
 /** How long one attempt may take, connection and answer included. */
@@ -75,15 +78,19 @@ export function nextAfter(result: WebhookSendResult, step: number): WebhookNext 
 
 /** Starts the dispatcher; it polls on `timers` when given. */
 export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
+  // Each endpoint's secrets are imported as keys once.
+  const signers = new Map<string, WebhookSigner>(
+    deps.endpoints.map((endpoint) => [endpoint.url, createWebhookSigner(endpoint.secrets)]),
+  );
   const inFlight = new Set<Promise<void>>();
   const perEndpoint = new Map<string, number>(deps.endpoints.map((endpoint) => [endpoint.url, 0]));
   const claiming = new Map<string, Promise<void>>();
-  const again = new Set<string>();
   const state = { stopped: false, timer: undefined as unknown };
 
   function start(endpoint: WebhookEndpoint, delivery: ClaimedWebhookDelivery): void {
     perEndpoint.set(endpoint.url, (perEndpoint.get(endpoint.url) ?? 0) + 1);
-    const sending = attempt(deps, endpoint, delivery).finally(() => {
+    const signer = signers.get(endpoint.url) as WebhookSigner;
+    const sending = attempt(deps, { endpoint, signer }, delivery).finally(() => {
       inFlight.delete(sending);
       perEndpoint.set(endpoint.url, (perEndpoint.get(endpoint.url) ?? 1) - 1);
       // Room again: what was due while it was full goes now.
@@ -111,20 +118,7 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDisp
     }
   }
 
-  /** One claim at a time per endpoint; a wake-up during it runs one more after it. */
-  function dispatchTo(endpoint: WebhookEndpoint): Promise<void> {
-    const running = claiming.get(endpoint.url);
-    if (running) {
-      again.add(endpoint.url);
-      return running;
-    }
-    const claim = claimFor(endpoint).finally(() => {
-      claiming.delete(endpoint.url);
-      if (again.delete(endpoint.url) && !state.stopped) void dispatchTo(endpoint);
-    });
-    claiming.set(endpoint.url, claim);
-    return claim;
-  }
+  const dispatchTo = oneClaimAtATime(claiming, claimFor, () => state.stopped);
 
   const dispatchDue = async () => {
     await Promise.all(deps.endpoints.map(dispatchTo));
@@ -152,16 +146,42 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDisp
   };
 }
 
+/**
+ * `claimFor` run one at a time per endpoint (`claiming` holds the one running);
+ * a wake-up while one runs leads to one more after it, unless `stopped`.
+ */
+function oneClaimAtATime(
+  claiming: Map<string, Promise<void>>,
+  claimFor: (endpoint: WebhookEndpoint) => Promise<void>,
+  stopped: () => boolean,
+): (endpoint: WebhookEndpoint) => Promise<void> {
+  const again = new Set<string>();
+  const dispatchTo = (endpoint: WebhookEndpoint): Promise<void> => {
+    const running = claiming.get(endpoint.url);
+    if (running) {
+      again.add(endpoint.url);
+      return running;
+    }
+    const claim = claimFor(endpoint).finally(() => {
+      claiming.delete(endpoint.url);
+      if (again.delete(endpoint.url) && !stopped()) void dispatchTo(endpoint);
+    });
+    claiming.set(endpoint.url, claim);
+    return claim;
+  };
+  return dispatchTo;
+}
+
 /** One attempt: signed, sent, and recorded with what comes next. Never rejects. */
 async function attempt(
   deps: WebhookDispatcherDeps,
-  endpoint: WebhookEndpoint,
+  { endpoint, signer }: { endpoint: WebhookEndpoint; signer: WebhookSigner },
   delivery: ClaimedWebhookDelivery,
 ): Promise<void> {
   try {
     const body = bodyToSend(delivery.body, delivery.customer);
     const timestamp = Math.floor(deps.now() / 1000);
-    const signature = await signWebhook(endpoint.secrets, { id: delivery.eventId, timestamp, body });
+    const signature = await signer(delivery.eventId, timestamp, body);
     const headers = {
       'content-type': 'application/json',
       'user-agent': WEBHOOK_USER_AGENT,
@@ -171,7 +191,7 @@ async function attempt(
     };
     const result = await deps.send(
       { url: endpoint.url, headers, body },
-      { allowPrivateTargets: deps.allowPrivateTargets, timeoutMs: WEBHOOK_SEND_TIMEOUT_MS },
+      { allowPrivateTargets: deps.allowPrivateTargets, timeoutMs: WEBHOOK_SEND_TIMEOUT_MS, now: deps.now },
     );
     const next = nextAfter(result, delivery.step + 1);
     await deps.journal.recordWebhookAttempt(delivery, deps.owner, { ...result, next });
