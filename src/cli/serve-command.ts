@@ -9,8 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ServeSetupError } from '../serve/serve-parts.js';
-import { checkServeSetup, startServe } from '../serve/start-serve.js';
+import { missingDrivers, ServeSetupError } from '../serve/serve-parts.js';
+import { checkServeSetup, setupWarnings, startServe } from '../serve/start-serve.js';
 import { EXIT } from './usage-error.js';
 
 /** The configuration file serve reads without `--config`. */
@@ -79,7 +79,10 @@ export async function runServe(args: readonly string[], print: (line: string) =>
   if ('error' in read) return fail([read.error]);
   try {
     if (values.check) {
-      checkServeSetup(read.value, process.env);
+      const { config, secrets } = checkServeSetup(read.value, process.env);
+      const missing = await missingDrivers(config);
+      if (missing.length > 0) return fail(missing);
+      for (const { message } of setupWarnings(secrets)) print(`pay-checkout serve: warning: ${message}`);
       print(`pay-checkout serve: ${file} and the environment are valid.`);
       return EXIT.ok;
     }

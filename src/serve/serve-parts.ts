@@ -30,9 +30,24 @@ export class ServeSetupError extends Error {
 /** How long serve waits for Redis at start before it goes on with this process's limits. */
 const REDIS_CONNECT_MS = 5_000;
 
-/** The scheme of a journal URL: what the log may say of it (a PostgreSQL URL may hold a password). */
+/** The scheme of a journal URL, for messages about its driver. */
 export function journalScheme(url: string): string {
   return url.slice(0, url.indexOf(':') + 1);
+}
+
+/**
+ * A journal URL as the log may say it: an SQLite file's path as given, a
+ * PostgreSQL URL without its user and password (it may hold a password), its
+ * host, port and database kept, so an operator sees which database it is.
+ */
+export function journalForLog(url: string): string {
+  if (!/^postgres(?:ql)?:/.test(url)) return url;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return journalScheme(url);
+  }
 }
 
 /** Opens the configured journal, or says which package it needs. */
@@ -48,6 +63,34 @@ export async function openServeJournal(config: ServeConfig): Promise<Journal> {
     }
     throw error;
   }
+}
+
+/** The drivers a configuration needs: the journal's, and node-redis for `redis`. */
+function driversOf(config: ServeConfig): { packageName: string; field: string; why: string }[] {
+  const scheme = journalScheme(config.journal);
+  const drivers = [];
+  if (scheme === 'sqlite:')
+    drivers.push({ packageName: 'libsql', field: 'journal', why: 'the sqlite: journal' });
+  if (scheme.startsWith('postgres')) {
+    drivers.push({ packageName: 'pg', field: 'journal', why: `the ${scheme} journal` });
+  }
+  if (config.redis !== undefined) {
+    drivers.push({ packageName: 'redis', field: 'redis', why: 'a Redis for the rate limits' });
+  }
+  return drivers;
+}
+
+/** One line per driver the configuration needs that is not installed (`--check` says so before a start would). */
+export async function missingDrivers(config: ServeConfig): Promise<string[]> {
+  const missing: string[] = [];
+  for (const { packageName, field, why } of driversOf(config)) {
+    try {
+      await import(packageName);
+    } catch {
+      missing.push(`${field}: ${why} needs the ${packageName} package: npm install ${packageName}`);
+    }
+  }
+  return missing;
 }
 
 /** A connected Redis for the fleet's limits, and how to close it. */
@@ -97,6 +140,11 @@ export function embeddedSandbox(config: ServeConfig, log: ServeLog): Sandbox {
       'No "service" configured: payments go to the embedded sandbox, in test mode. NO REAL MONEY MOVES. Configure "service" and PAY_SECRET_KEY to take payments.',
     path: SANDBOX_PATH,
   });
+  if (!['127.0.0.1', 'localhost', '::1'].includes(config.listen.host)) {
+    log.write('warn', 'sandbox_reachable', {
+      message: `Listening on ${config.listen.host}: the sandbox's service API, whose key is published, is reachable beyond this machine (its control surface is not). Test mode only, on a network you trust.`,
+    });
+  }
   return createSandbox({
     basePath: SANDBOX_PATH,
     ...(config.sandbox.approveAfterMs === undefined ? {} : { approveAfterMs: config.sandbox.approveAfterMs }),

@@ -10,6 +10,7 @@ import { listen } from '../http/node/listen.js';
 import { toNodeListener } from '../http/node/node-listener.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { Journal } from '../server/journal/journal.js';
+import type { CheckoutRelayRateLimitOptions } from '../server/limits/relay-limit-config.js';
 import { type CheckoutRelay, createCheckoutRelay } from '../server/node.js';
 import { createServiceClient } from '../server/service-client/service-client.js';
 import { randomLookupSecret } from '../server/tokens/lookup-token.js';
@@ -26,7 +27,7 @@ import { createServeLog, type ServeLog } from './serve-log.js';
 import {
   connectServeRedis,
   embeddedSandbox,
-  journalScheme,
+  journalForLog,
   openServeJournal,
   type ServeRedis,
   ServeSetupError,
@@ -42,6 +43,12 @@ export interface StartServeOptions {
   writeLog?: (line: string) => void;
   /** The embed script's code; default the package's built `pay-checkout.embed.js`. */
   embed?: string | Buffer;
+  /**
+   * The relay's limits, in this process only (a benchmark lifts them to
+   * measure the work of a lookup, not its refusal); the file has no such
+   * key, and the command keeps the library's defaults.
+   */
+  rateLimit?: CheckoutRelayRateLimitOptions | false;
 }
 
 /** A running serve. */
@@ -74,31 +81,55 @@ export function checkServeSetup(
   return { config: checked.config, secrets: secrets.secrets };
 }
 
-/** Starts serve; rejects with a {@link ServeSetupError} for a configuration or environment it cannot run. */
-export async function startServe(options: StartServeOptions = {}): Promise<RunningServe> {
-  const { config, secrets } = checkServeSetup(options.config ?? {}, options.env ?? process.env);
-  const log = createServeLog(options.writeLog);
+/** What serve runs without but warns of, for its log at start and for `--check`. */
+export function setupWarnings(secrets: ServeSecrets): { event: string; message: string }[] {
+  const warnings: { event: string; message: string }[] = [];
   if (secrets.apiKey === undefined) {
-    log.write('warn', 'merchant_api_off', {
+    warnings.push({
+      event: 'merchant_api_off',
       message: 'PAY_CHECKOUT_API_KEY is not set: every /v1 request is refused.',
     });
   }
   if (secrets.lookupSecret === undefined) {
-    log.write('warn', 'lookup_secret_generated', {
+    warnings.push({
+      event: 'lookup_secret_generated',
       message:
         'PAY_LOOKUP_SECRET is not set: a random one was made for this process. Lookup tokens stop working after a restart and on other serve processes; set it, the same on each.',
     });
   }
+  return warnings;
+}
+
+/** Starts serve; rejects with a {@link ServeSetupError} for a configuration or environment it cannot run. */
+export async function startServe(options: StartServeOptions = {}): Promise<RunningServe> {
+  const { config, secrets } = checkServeSetup(options.config ?? {}, options.env ?? process.env);
+  const log = createServeLog(options.writeLog);
+  for (const { event, message } of setupWarnings(secrets)) log.write('warn', event, { message });
   const sandbox = config.service ? undefined : embeddedSandbox(config, log);
   const journal = await openServeJournal(config);
   let redis: ServeRedis | undefined;
   try {
     redis = config.redis === undefined ? undefined : await connectServeRedis(config.redis, log);
     const embed = options.embed === undefined ? await readBuiltEmbed() : embedAsset(options.embed);
-    return await listenServe({ config, secrets, log, sandbox, journal, redis, embed });
+    if (embed === undefined) {
+      log.write('warn', 'embed_missing', {
+        message: 'No built pay-checkout.embed.js beside serve: /pay-checkout.embed.js answers 404.',
+      });
+    }
+    return await listenServe({
+      config,
+      secrets,
+      log,
+      sandbox,
+      journal,
+      redis,
+      embed,
+      rateLimit: options.rateLimit,
+    });
   } catch (error) {
     await redis?.close();
-    await journal.close();
+    // The relay, once made, closed the journal itself; a second close must not hide why the start failed.
+    await journal.close().catch(() => undefined);
     throw error;
   }
 }
@@ -112,6 +143,7 @@ interface ServeParts {
   journal: Journal;
   redis: ServeRedis | undefined;
   embed: EmbedAsset | undefined;
+  rateLimit: CheckoutRelayRateLimitOptions | false | undefined;
 }
 
 /** The origin the relay's service URL names for the embedded sandbox: its calls never reach a socket. */
@@ -126,15 +158,23 @@ function serviceOf(parts: ServeParts): { baseUrl: string; fetch?: typeof fetch }
   };
 }
 
+/** The relay's limits: in Redis for a fleet, lifted or changed in this process by `startServe`'s option. */
+function rateLimitOf(parts: ServeParts): { rateLimit?: CheckoutRelayRateLimitOptions | false } {
+  const { rateLimit, redis } = parts;
+  if (rateLimit === false) return { rateLimit: false };
+  if (rateLimit === undefined && redis === undefined) return {};
+  return { rateLimit: { ...rateLimit, ...(redis ? { store: redis.store } : {}) } };
+}
+
 function relayOf(parts: ServeParts): CheckoutRelay {
-  const { config, secrets, log, journal, redis } = parts;
+  const { config, secrets, log, journal } = parts;
   return createCheckoutRelay({
     secretKey: secrets.secretKey,
     ...serviceOf(parts),
     priceCart: cataloguePriceCart(config.catalogue),
     lookupSecret: secrets.lookupSecret ?? randomLookupSecret(),
     ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
-    ...(redis ? { rateLimit: { store: redis.store } } : {}),
+    ...rateLimitOf(parts),
     allowedOrigins: config.origins,
     journal,
     watch: config.watch,
@@ -172,7 +212,7 @@ async function listenServe(parts: ServeParts): Promise<RunningServe> {
   log.write('info', 'serve_started', {
     url: running.url,
     service: sandbox ? 'embedded sandbox (test mode)' : config.service?.baseUrl,
-    journal: journalScheme(config.journal),
+    journal: journalForLog(config.journal),
     limits: parts.redis ? 'redis' : 'memory',
     origins: config.origins,
     catalogue: config.catalogue ? Object.keys(config.catalogue).length : 0,

@@ -108,6 +108,6 @@ console.log(doc.openapi, Object.keys(doc.paths).join(' '));`;
       },
     );
     assert.equal(result.code, 0, result.transcript);
-    assert.equal(result.stdout.trim(), '3.1.0 /orders /lookup /price');
+    assert.equal(result.stdout.trim(), '3.1.0 /orders /lookup /price /checkouts/{client_secret}');
   });
 });

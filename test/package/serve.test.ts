@@ -72,6 +72,16 @@ describe('pay-checkout serve, from the installed package', { timeout: 240_000 },
     assert.equal(accepted.code, 0, accepted.transcript);
   });
 
+  it('--check names the driver a PostgreSQL journal or a Redis needs, and the command that installs it', async () => {
+    await writeConfig({ journal: 'postgres://relay@127.0.0.1:5432/relay', redis: 'redis://127.0.0.1:6379' });
+    const refused = await runCli(['serve', '--check'], { launcher: npx, cwd: project, env: env() });
+    assert.equal(refused.code, 1, refused.transcript);
+    assert.deepEqual(refused.stderr.trim().split('\n'), [
+      'pay-checkout serve: pay-checkout.json: journal: the postgres: journal needs the pg package: npm install pg',
+      'pay-checkout serve: pay-checkout.json: redis: a Redis for the rate limits needs the redis package: npm install redis',
+    ]);
+  });
+
   it('serves the package’s embed, takes a paid order into its SQLite journal, and stops on SIGTERM', async () => {
     await writeConfig({ $schema: SCHEMA, listen: { port: 0 }, catalogue: TEST_CATALOGUE });
     // The installed bin, as a supervisor runs it: npx would stand between the signal and serve.

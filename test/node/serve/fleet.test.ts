@@ -65,7 +65,8 @@ describe('a fleet of serve processes on one PostgreSQL and one Redis', { skip, t
 
   it('starts both with the PostgreSQL journal and the Redis limits, and both are ready', async () => {
     for (const serve of fleet) {
-      assert.equal(serve.started.journal, 'postgres:');
+      // The database is named; the user (and a password, were there one) never reaches the log.
+      assert.match(String(serve.started.journal), /^postgres:\/\/127\.0\.0\.1:\d+\/\w+$/);
       assert.equal(serve.started.limits, 'redis');
       assert.equal((await fetch(`${serve.url}/readyz`)).status, 200, serve.output());
     }
@@ -109,5 +110,18 @@ describe('a fleet of serve processes on one PostgreSQL and one Redis', { skip, t
     }
     // Three prompts per number in ten minutes, counted in Redis: the fourth is refused wherever it lands.
     assert.deepEqual(statuses, [200, 200, 200, 429]);
+  });
+
+  it('says on /readyz that the journal does not answer while PostgreSQL is frozen, and is ready once it answers', async () => {
+    const [first] = fleet as [ServeCommand];
+    cluster.freeze();
+    try {
+      const frozen = await fetch(`${first.url}/readyz`);
+      assert.equal(frozen.status, 503);
+      assert.deepEqual(((await frozen.json()) as { failing: string[] }).failing, ['journal']);
+    } finally {
+      cluster.thaw();
+    }
+    assert.equal((await fetch(`${first.url}/readyz`)).status, 200);
   });
 });

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SANDBOX_KEYS } from '../../../src/sandbox/index.js';
+import { journalForLog } from '../../../src/serve/serve-parts.js';
 import { CUSTOMER_NAME, customerPayingFrom } from '../../fixtures/checkout-data.js';
 import {
   payThroughServe,
@@ -71,5 +72,19 @@ describe('serve’s log', () => {
     ]) {
       assert.ok(events.includes(event), `${event} in ${events.join(', ')}`);
     }
+  });
+});
+
+describe('the journal as serve’s log names it', () => {
+  it('shows an SQLite file’s path, and a PostgreSQL database without its user or password', () => {
+    assert.equal(journalForLog('sqlite:.data/pay-checkout.db'), 'sqlite:.data/pay-checkout.db');
+    assert.equal(
+      journalForLog('postgres://shop:s3cret@db.internal:5432/pay'),
+      'postgres://db.internal:5432/pay',
+    );
+    assert.equal(
+      journalForLog('postgresql://db.internal/pay?password=s3cret'),
+      'postgresql://db.internal/pay',
+    );
   });
 });
