@@ -31,11 +31,8 @@ import {
   type WatchPass,
 } from './order-watcher.js';
 import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
-import {
-  startWebhookDispatcher,
-  WEBHOOK_SEND_TIMEOUT_MS,
-  type WebhookDispatcher,
-} from './webhooks/webhook-dispatcher.js';
+import { WEBHOOK_SEND_TIMEOUT_MS } from './webhooks/webhook-attempt.js';
+import { startWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 
 /** Shortest wait between two ticks, so a watcher that cannot keep up still yields to the server. */
 const MIN_TICK_GAP_MS = 50;
@@ -180,6 +177,8 @@ function startWebhooks(
     owner: settings.owner,
     now: settings.now,
     timers: settings.timers,
+    waitTimers: settings.deliveryTimers,
+    elapsedClocks: settings.elapsedClocks,
     reporter,
   });
   webhooks.journalled.listener = () => void dispatcher.dispatchDue();

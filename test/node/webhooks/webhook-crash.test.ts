@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../../../src/sandbox/index.js';
-import { WEBHOOK_LEASE_MS } from '../../../src/server/fulfilment/webhooks/webhook-dispatcher.js';
+import { WEBHOOK_LEASE_MS } from '../../../src/server/fulfilment/webhooks/webhook-attempt.js';
 import { openJournal } from '../../../src/server/index.js';
 import { type RelayChild, startChild } from '../../fixtures/child-process.js';
 import { serveSandbox } from '../../fixtures/sandbox.js';

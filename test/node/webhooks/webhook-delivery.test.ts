@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CheckoutRelayOptions, WebhookEventRecord } from '../../../src/server/index.js';
-import type { MemoryJournal } from '../../../src/server/journal/memory-journal.js';
+import { MemoryJournal } from '../../../src/server/journal/memory-journal.js';
 import { createCheckoutRelay } from '../../../src/server/node.js';
 import { fulfilmentStack, type JournalStore } from '../../fixtures/fulfilment.js';
 import { eventually } from '../../fixtures/wait.js';
@@ -219,3 +219,39 @@ function describeDelivery(store: JournalStore): void {
     });
   });
 }
+
+describe('webhook delivery when the journal blips', () => {
+  it('asks the journal again to record an answered attempt, and sends it once', async () => {
+    const receiver = await startReceiver();
+    let clockOf = () => Date.now();
+    const inner = new MemoryJournal({ now: () => clockOf() });
+    let failures = 2;
+    // The real journal, whose first two records of an attempt fail as a dropped connection would.
+    const journal = new Proxy(inner, {
+      get(target, name) {
+        if (name === 'recordWebhookAttempt' && failures > 0) {
+          return async () => {
+            failures -= 1;
+            throw new Error('connection terminated');
+          };
+        }
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const stack = await webhookStack([receiver.url], { journal });
+    clockOf = () => stack.clock.now;
+    await stack.checkout();
+    await stack.advance(PAID_AFTER_MS);
+    await stack.advance(60_000);
+    assert.equal(failures, 0);
+    assert.equal(receiver.received.length, 1, 'sent once');
+    const { delivery, statuses } = await onlyDelivery(await stack.relay.webhooks.list());
+    assert.deepEqual(statuses, [200]);
+    assert.equal(delivery.state, 'delivered');
+    assert.deepEqual(
+      stack.events.filter((event) => event.type === 'watcher_error'),
+      [],
+    );
+  });
+});

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nextAfter } from '../../../src/server/fulfilment/webhooks/webhook-dispatcher.js';
+import { nextAfter } from '../../../src/server/fulfilment/webhooks/webhook-attempt.js';
 import { bodyToSend, webhookEventIdOf } from '../../../src/server/fulfilment/webhooks/webhook-event.js';
 import {
   nextWebhookWaitMs,
