@@ -42,7 +42,7 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const SWEEP_CHECK_MS = 60 * 1000;
 /** How long `close()` waits for the work in flight before it abandons it. */
 export const CLOSE_GRACE_MS = 5_000;
-/** How long `close()` waits for the journal to close; `close()` resolves within the two together: 10 s. */
+/** How long `close()` waits for the journal to close; `close()` resolves within the two together: 10 s (with a webhook send in flight, 15 s more at most). */
 export const JOURNAL_CLOSE_TIMEOUT_MS = 5_000;
 
 /** What one `tick()` did. */

@@ -8,8 +8,15 @@
  * holds up no other.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import type { CheckoutRelayOptions, WebhookEventRecord } from '../../../src/server/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import {
+  type CheckoutRelayOptions,
+  openJournal,
+  type WebhookEventRecord,
+} from '../../../src/server/index.js';
 import { MemoryJournal } from '../../../src/server/journal/memory-journal.js';
 import { createCheckoutRelay } from '../../../src/server/node.js';
 import { fulfilmentStack, type JournalStore } from '../../fixtures/fulfilment.js';
@@ -253,5 +260,28 @@ describe('webhook delivery when the journal blips', () => {
       stack.events.filter((event) => event.type === 'watcher_error'),
       [],
     );
+  });
+});
+
+describe('closing a relay with a webhook send in flight', () => {
+  it('waits for the send to end and records its attempt before the journal closes', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'pay-checkout-webhook-close-'));
+    after(() => rmSync(folder, { recursive: true, force: true }));
+    const path = join(folder, 'journal.db');
+    const hung = await startReceiver(() => 'hang');
+    const stack = await webhookStack([hung.url], {}, `sqlite:${path}`);
+    await stack.checkout();
+    const ticking = stack.advance(PAID_AFTER_MS);
+    await hung.whenReceived(1);
+    const closing = stack.relay.close();
+    // The receiver goes away without answering: the send ends, and close() records it.
+    await hung.close();
+    await closing;
+    await ticking;
+    const journal = await openJournal(`sqlite:${path}`);
+    after(() => journal.close());
+    const { delivery, statuses } = await onlyDelivery(await journal.listWebhookEvents({ limit: 1 }));
+    assert.deepEqual(statuses, [null]);
+    assert.equal(delivery.state, 'pending', 'due again later');
   });
 });
