@@ -42,7 +42,7 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const SWEEP_CHECK_MS = 60 * 1000;
 /** How long `close()` waits for the work in flight before it abandons it. */
 export const CLOSE_GRACE_MS = 5_000;
-/** How long `close()` waits for the journal to close; `close()` resolves within the two together: 10 s (with a webhook send in flight, 15 s more at most). */
+/** How long `close()` waits for the journal to close; `close()` resolves within the two together: 10 s (20 s with a webhook send in flight, which ends within its 15 s and is recorded). */
 export const JOURNAL_CLOSE_TIMEOUT_MS = 5_000;
 
 /** What one `tick()` did. */
@@ -291,8 +291,11 @@ async function close(runner: Runner): Promise<void> {
   const work = Promise.allSettled([...runner.inFlight, runner.watching, runner.sweeping, delivery.drain()]);
   // A webhook send in flight ends within its own bound; its attempt is recorded before the journal closes.
   const sends = runner.webhooks?.drain();
-  if (!(await within(settings.deliveryTimers, CLOSE_GRACE_MS, work))) delivery.abandon();
-  if (sends) await within(settings.deliveryTimers, WEBHOOK_SEND_TIMEOUT_MS + CLOSE_GRACE_MS, sends);
+  const [workEnded] = await Promise.all([
+    within(settings.deliveryTimers, CLOSE_GRACE_MS, work),
+    sends && within(settings.deliveryTimers, WEBHOOK_SEND_TIMEOUT_MS + CLOSE_GRACE_MS, sends),
+  ]);
+  if (!workEnded) delivery.abandon();
   try {
     const journalClosed = await within(
       settings.deliveryTimers,
