@@ -6,7 +6,7 @@
  * orders' events too.
  */
 import { randomBytes } from 'node:crypto';
-import { WEBHOOK_USER_AGENT } from '../server/webhooks/user-agent.js';
+import { WEBHOOK_USER_AGENT } from '../server/fulfilment/webhooks/user-agent.js';
 import { sendWebhook, type WebhookAttemptResult } from '../server/webhooks/webhook-sender.js';
 import { createWebhookSigner, webhookSignatureHeaders } from '../server/webhooks/webhook-signature.js';
 

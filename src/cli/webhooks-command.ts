@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { checkServeConfig, type ServeConfig } from '../serve/serve-config.js';
 import { openServeJournal, ServeSetupError } from '../serve/serve-parts.js';
 import { readEndpointSecrets } from '../serve/webhook-secrets.js';
-import { relayWebhooks } from '../server/fulfilment/webhook-operations.js';
+import { relayWebhooks } from '../server/fulfilment/webhooks/webhook-operations.js';
 import { DEFAULT_CONFIG_FILE, readConfigFile } from './config-file.js';
 import { EXIT, UsageError } from './usage-error.js';
 import { webhookListingLines } from './webhook-listing.js';

@@ -8,7 +8,7 @@
  * environment (serve-environment.ts).
  */
 import * as z from 'zod/mini';
-import { WEBHOOK_EVENT_TYPES } from '../server/webhooks/webhook-event.js';
+import { WEBHOOK_EVENT_TYPES } from '../server/fulfilment/webhooks/webhook-event.js';
 import { CURRENCIES, ORDER_INPUT_LIMITS } from '../shared/service-contract.js';
 
 /** Where `serve` listens without a `listen` key: loopback, behind the merchant's own proxy. */

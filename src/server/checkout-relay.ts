@@ -23,7 +23,8 @@ import {
 } from './fulfilment/fulfilment-runner.js';
 import { relayJournal } from './fulfilment/journal-steps.js';
 import { type CheckoutOrders, NO_ORDERS } from './fulfilment/order-records.js';
-import { NO_WEBHOOKS, type RelayWebhooks, relayWebhooks } from './fulfilment/webhook-operations.js';
+import type { WebhookSender } from './fulfilment/webhooks/webhook-dispatcher.js';
+import { NO_WEBHOOKS, type RelayWebhooks, relayWebhooks } from './fulfilment/webhooks/webhook-operations.js';
 import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
@@ -35,7 +36,6 @@ import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, type RelayConfig, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
 import { createCheckoutSecrets } from './tokens/checkout-secret.js';
-import type { WebhookSender } from './webhooks/webhook-dispatcher.js';
 
 /** The relay's handlers, with `handle` as the listener `Listener` of the runtime (on Node, a `node:http` listener). */
 export interface CheckoutRelayOn<Listener> {

@@ -15,6 +15,7 @@ import {
   type FulfilmentSettings,
   resolveFulfilmentSettings,
 } from './fulfilment/watch-settings.js';
+import type { WebhookSender } from './fulfilment/webhooks/webhook-dispatcher.js';
 import type { HandlerConfig } from './handlers/handler-config.js';
 import type { TrustProxy } from './limits/client-address/client-address.js';
 import { type CheckoutRelayRateLimitOptions, resolveRelayLimits } from './limits/relay-limit-config.js';
@@ -29,7 +30,6 @@ import { createAttemptDigests } from './tokens/attempt-digest.js';
 import { createIdempotencyScope, createServiceKeyScope } from './tokens/idempotency-scope.js';
 import { createLookupTokens, randomLookupSecret } from './tokens/lookup-token.js';
 import { assertSecretKey } from './tokens/secret-key.js';
-import type { WebhookSender } from './webhooks/webhook-dispatcher.js';
 
 /** Shortest `lookupSecret` accepted: a short secret lets anyone holding one token guess it offline. */
 export const LOOKUP_SECRET_MIN_LENGTH = 16;

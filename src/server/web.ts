@@ -39,12 +39,14 @@ export {
   type FulfilmentOptions,
   type WatchOptions,
 } from './fulfilment/watch-settings.js';
+export type { WebhookEndpointOptions } from './fulfilment/webhooks/webhook-endpoints.js';
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './fulfilment/webhooks/webhook-event.js';
 export type {
   RelayWebhooks,
   WebhookListOptions,
   WebhookReplaySince,
-} from './fulfilment/webhook-operations.js';
-export type { WebhookOptions } from './fulfilment/webhook-settings.js';
+} from './fulfilment/webhooks/webhook-operations.js';
+export type { WebhookOptions } from './fulfilment/webhooks/webhook-settings.js';
 export {
   type CheckoutLineItem,
   type CheckResult,
@@ -165,8 +167,6 @@ export {
   WebhookVerificationError,
   type WebhookVerificationReason,
 } from './webhooks/verify-webhook.js';
-export type { WebhookEndpointOptions } from './webhooks/webhook-endpoints.js';
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhooks/webhook-event.js';
 
 /** Serves a Node listener on a port: Node only (see index.ts); here it rejects. */
 export const listen = webListen('pay-checkout/server');

@@ -21,11 +21,6 @@ import { endsWith, timedWait } from '../../shared/answered-within.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { CustomersInHand } from '../lookups/customers-in-hand.js';
 import type { ServiceClient } from '../service-client/service-client.js';
-import {
-  startWebhookDispatcher,
-  WEBHOOK_SEND_TIMEOUT_MS,
-  type WebhookDispatcher,
-} from '../webhooks/webhook-dispatcher.js';
 import { createDelivery, type Delivery } from './delivery.js';
 import { sweepLatePayments } from './late-payment-sweep.js';
 import { type CheckoutOrders, createOrderRecords } from './order-records.js';
@@ -36,6 +31,8 @@ import {
   type WatchPass,
 } from './order-watcher.js';
 import type { FulfilmentSettings, WatchTimers } from './watch-settings.js';
+import { WEBHOOK_SEND_TIMEOUT_MS } from './webhooks/webhook-attempt.js';
+import { startWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 
 /** Shortest wait between two ticks, so a watcher that cannot keep up still yields to the server. */
 const MIN_TICK_GAP_MS = 50;
@@ -45,7 +42,7 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const SWEEP_CHECK_MS = 60 * 1000;
 /** How long `close()` waits for the work in flight before it abandons it. */
 export const CLOSE_GRACE_MS = 5_000;
-/** How long `close()` waits for the journal to close; `close()` resolves within the two together: 10 s. */
+/** How long `close()` waits for the journal to close; `close()` resolves within the two together: 10 s (20 s with a webhook send in flight, which ends within its 15 s and is recorded). */
 export const JOURNAL_CLOSE_TIMEOUT_MS = 5_000;
 
 /** What one `tick()` did. */
@@ -180,6 +177,8 @@ function startWebhooks(
     owner: settings.owner,
     now: settings.now,
     timers: settings.timers,
+    waitTimers: settings.deliveryTimers,
+    elapsedClocks: settings.elapsedClocks,
     reporter,
   });
   webhooks.journalled.listener = () => void dispatcher.dispatchDue();
@@ -292,8 +291,11 @@ async function close(runner: Runner): Promise<void> {
   const work = Promise.allSettled([...runner.inFlight, runner.watching, runner.sweeping, delivery.drain()]);
   // A webhook send in flight ends within its own bound; its attempt is recorded before the journal closes.
   const sends = runner.webhooks?.drain();
-  if (!(await within(settings.deliveryTimers, CLOSE_GRACE_MS, work))) delivery.abandon();
-  if (sends) await within(settings.deliveryTimers, WEBHOOK_SEND_TIMEOUT_MS + CLOSE_GRACE_MS, sends);
+  const [workEnded] = await Promise.all([
+    within(settings.deliveryTimers, CLOSE_GRACE_MS, work),
+    sends && within(settings.deliveryTimers, WEBHOOK_SEND_TIMEOUT_MS + CLOSE_GRACE_MS, sends),
+  ]);
+  if (!workEnded) delivery.abandon();
   try {
     const journalClosed = await within(
       settings.deliveryTimers,

@@ -9,11 +9,15 @@
  */
 import type { Clock } from '../../shared/clock.js';
 import { DEFAULT_RETENTION_MS, type Journal } from '../journal/journal.js';
-import type { WebhookSender } from '../webhooks/webhook-dispatcher.js';
 import { callbackTarget, type FulfilmentCallback } from './targets/callbacks.js';
 import type { DeliveryTarget } from './targets/delivery-target.js';
 import { webhookTarget } from './targets/webhooks.js';
-import { resolveWebhookSettings, type WebhookOptions, type WebhookSettings } from './webhook-settings.js';
+import type { WebhookSender } from './webhooks/webhook-dispatcher.js';
+import {
+  resolveWebhookSettings,
+  type WebhookOptions,
+  type WebhookSettings,
+} from './webhooks/webhook-settings.js';
 
 export type { FulfilmentCallback } from './targets/callbacks.js';
 

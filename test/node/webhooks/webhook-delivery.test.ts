@@ -8,9 +8,16 @@
  * holds up no other.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import type { CheckoutRelayOptions, WebhookEventRecord } from '../../../src/server/index.js';
-import type { MemoryJournal } from '../../../src/server/journal/memory-journal.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import {
+  type CheckoutRelayOptions,
+  openJournal,
+  type WebhookEventRecord,
+} from '../../../src/server/index.js';
+import { MemoryJournal } from '../../../src/server/journal/memory-journal.js';
 import { createCheckoutRelay } from '../../../src/server/node.js';
 import { fulfilmentStack, type JournalStore } from '../../fixtures/fulfilment.js';
 import { eventually } from '../../fixtures/wait.js';
@@ -219,3 +226,62 @@ function describeDelivery(store: JournalStore): void {
     });
   });
 }
+
+describe('webhook delivery when the journal blips', () => {
+  it('asks the journal again to record an answered attempt, and sends it once', async () => {
+    const receiver = await startReceiver();
+    let clockOf = () => Date.now();
+    const inner = new MemoryJournal({ now: () => clockOf() });
+    let failures = 2;
+    // The real journal, whose first two records of an attempt fail as a dropped connection would.
+    const journal = new Proxy(inner, {
+      get(target, name) {
+        if (name === 'recordWebhookAttempt' && failures > 0) {
+          return async () => {
+            failures -= 1;
+            throw new Error('connection terminated');
+          };
+        }
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const stack = await webhookStack([receiver.url], { journal });
+    clockOf = () => stack.clock.now;
+    await stack.checkout();
+    await stack.advance(PAID_AFTER_MS);
+    await stack.advance(60_000);
+    assert.equal(failures, 0);
+    assert.equal(receiver.received.length, 1, 'sent once');
+    const { delivery, statuses } = await onlyDelivery(await stack.relay.webhooks.list());
+    assert.deepEqual(statuses, [200]);
+    assert.equal(delivery.state, 'delivered');
+    assert.deepEqual(
+      stack.events.filter((event) => event.type === 'watcher_error'),
+      [],
+    );
+  });
+});
+
+describe('closing a relay with a webhook send in flight', () => {
+  it('waits for the send to end and records its attempt before the journal closes', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'pay-checkout-webhook-close-'));
+    after(() => rmSync(folder, { recursive: true, force: true }));
+    const path = join(folder, 'journal.db');
+    const hung = await startReceiver(() => 'hang');
+    const stack = await webhookStack([hung.url], {}, `sqlite:${path}`);
+    await stack.checkout();
+    const ticking = stack.advance(PAID_AFTER_MS);
+    await hung.whenReceived(1);
+    const closing = stack.relay.close();
+    // The receiver goes away without answering: the send ends, and close() records it.
+    await hung.close();
+    await closing;
+    await ticking;
+    const journal = await openJournal(`sqlite:${path}`);
+    after(() => journal.close());
+    const { delivery, statuses } = await onlyDelivery(await journal.listWebhookEvents({ limit: 1 }));
+    assert.deepEqual(statuses, [null]);
+    assert.equal(delivery.state, 'pending', 'due again later');
+  });
+});

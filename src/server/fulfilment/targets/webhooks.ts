@@ -8,9 +8,9 @@
  * journalled, and the order is delivered once both are done.
  */
 import type { Journal, JournalOutcome } from '../../journal/journal.js';
-import type { WebhookEndpoint } from '../../webhooks/webhook-endpoints.js';
-import { eventTypeOf, webhookEventOf } from '../../webhooks/webhook-event.js';
 import type { FulfilledOrder } from '../fulfilled-order.js';
+import type { WebhookEndpoint } from '../webhooks/webhook-endpoints.js';
+import { eventTypeOf, webhookEventOf } from '../webhooks/webhook-event.js';
 import type { DeliveryTarget } from './delivery-target.js';
 
 /** What the webhook target needs. */

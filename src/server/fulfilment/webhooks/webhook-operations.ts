@@ -6,8 +6,8 @@
  * enables a disabled endpoint again. A receiver de-duplicates on `webhook-id`,
  * the same on a replay.
  */
-import type { Journal } from '../journal/journal.js';
-import type { WebhookEventRecord } from '../journal/webhook-journal.js';
+import type { Journal } from '../../journal/journal.js';
+import type { WebhookEventRecord } from '../../journal/webhook-journal.js';
 
 /** Which events `list` reads. */
 export interface WebhookListOptions {

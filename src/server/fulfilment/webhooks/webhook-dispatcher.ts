@@ -12,26 +12,23 @@
  * each send bounded to `WEBHOOK_SEND_TIMEOUT_MS`, and an endpoint's claim
  * takes only what its own room allows.
  */
-import type { Clock } from '../../shared/clock.js';
-import type { RelayReporter } from '../events/relay-reporter.js';
-import type { ClaimedWebhookDelivery, WebhookJournal, WebhookNext } from '../journal/webhook-journal.js';
-import { WEBHOOK_USER_AGENT } from './user-agent.js';
+import type { Clock } from '../../../shared/clock.js';
+import type { RelayReporter } from '../../events/relay-reporter.js';
+import type { ClaimedWebhookDelivery, WebhookJournal } from '../../journal/webhook-journal.js';
+import type {
+  WebhookRequest,
+  WebhookAttemptResult as WebhookSendResult,
+} from '../../webhooks/webhook-sender.js';
+import { createWebhookSigner, type WebhookSigner } from '../../webhooks/webhook-signature.js';
+import { attempt, type LeaseClock, WEBHOOK_LEASE_MS } from './webhook-attempt.js';
 import type { WebhookEndpoint } from './webhook-endpoints.js';
-import { bodyToSend } from './webhook-event.js';
-import { nextWebhookWaitMs } from './webhook-schedule.js';
-import type { WebhookAttemptResult as WebhookSendResult } from './webhook-sender.js';
-import { signWebhook } from './webhook-signature.js';
 
-/** How one request is sent (webhook-sender.ts on Node). */
+/** How one request is sent (webhooks/webhook-sender.ts on Node). */
 export type WebhookSender = (
-  request: { url: string; headers: Record<string, string>; body: string },
-  options: { allowPrivateTargets: boolean; timeoutMs?: number },
+  request: WebhookRequest,
+  options: { allowPrivateTargets: boolean; timeoutMs?: number; now?: () => number },
 ) => Promise<WebhookSendResult>;
 
-/** How long one attempt may take, connection and answer included. */
-export const WEBHOOK_SEND_TIMEOUT_MS = 15_000;
-/** How long a claimed delivery is this process's: past the attempt's bound, with room to record it. */
-export const WEBHOOK_LEASE_MS = 2 * WEBHOOK_SEND_TIMEOUT_MS;
 /** Sends in flight to one endpoint at most. */
 export const MAX_SENDS_PER_ENDPOINT = 8;
 /** Sends in flight in one process at most. */
@@ -51,6 +48,10 @@ export interface WebhookDispatcherDeps {
   readonly now: () => number;
   /** The timers its polls run on; `undefined`: only `dispatchDue()` dispatches (the merchant's ticks). */
   readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'> | undefined;
+  /** The timers a retried journal write waits on, ticks or not. */
+  readonly waitTimers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+  /** The clocks a lease's elapsed time is read on (the monotonic one, and the relay's when given). */
+  readonly elapsedClocks: readonly (() => number)[];
   readonly reporter: Pick<RelayReporter, 'emit'>;
 }
 
@@ -64,26 +65,21 @@ export interface WebhookDispatcher {
   drain(): Promise<void>;
 }
 
-/** What an attempt's answer leads to, `step` attempts into the schedule (this one included). */
-export function nextAfter(result: WebhookSendResult, step: number): WebhookNext {
-  const { status } = result;
-  if (status !== null && status >= 200 && status < 300) return { state: 'delivered' };
-  if (status === 410) return { state: 'disabled' };
-  const retryInMs = nextWebhookWaitMs(step, result.retryAfterMs);
-  return retryInMs === undefined ? { state: 'failed' } : { state: 'pending', retryInMs };
-}
-
 /** Starts the dispatcher; it polls on `timers` when given. */
 export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
+  // Each endpoint's secrets are imported as keys once.
+  const signers = new Map<string, WebhookSigner>(
+    deps.endpoints.map((endpoint) => [endpoint.url, createWebhookSigner(endpoint.secrets)]),
+  );
   const inFlight = new Set<Promise<void>>();
   const perEndpoint = new Map<string, number>(deps.endpoints.map((endpoint) => [endpoint.url, 0]));
   const claiming = new Map<string, Promise<void>>();
-  const again = new Set<string>();
   const state = { stopped: false, timer: undefined as unknown };
 
-  function start(endpoint: WebhookEndpoint, delivery: ClaimedWebhookDelivery): void {
+  function start(endpoint: WebhookEndpoint, delivery: ClaimedWebhookDelivery, lease: LeaseClock): void {
     perEndpoint.set(endpoint.url, (perEndpoint.get(endpoint.url) ?? 0) + 1);
-    const sending = attempt(deps, endpoint, delivery).finally(() => {
+    const signer = signers.get(endpoint.url) as WebhookSigner;
+    const sending = attempt(deps, { endpoint, signer, lease }, delivery).finally(() => {
       inFlight.delete(sending);
       perEndpoint.set(endpoint.url, (perEndpoint.get(endpoint.url) ?? 1) - 1);
       // Room again: what was due while it was full goes now.
@@ -98,6 +94,8 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDisp
       MAX_SENDS_IN_FLIGHT - inFlight.size,
     );
     if (room <= 0 || state.stopped) return;
+    // The leases are timed from before the claim is asked for.
+    const lease = leaseClockOf(deps.elapsedClocks);
     try {
       const claimed = await deps.journal.claimWebhookDeliveries(deps.owner, {
         endpoint: endpoint.url,
@@ -105,26 +103,13 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDisp
         leaseMs: WEBHOOK_LEASE_MS,
       });
       // Claimed as the relay began to close: left to their leases, which run out.
-      if (!state.stopped) for (const delivery of claimed) start(endpoint, delivery);
+      if (!state.stopped) for (const delivery of claimed) start(endpoint, delivery, lease);
     } catch (error) {
       deps.reporter.emit({ type: 'watcher_error', stage: 'webhook', error });
     }
   }
 
-  /** One claim at a time per endpoint; a wake-up during it runs one more after it. */
-  function dispatchTo(endpoint: WebhookEndpoint): Promise<void> {
-    const running = claiming.get(endpoint.url);
-    if (running) {
-      again.add(endpoint.url);
-      return running;
-    }
-    const claim = claimFor(endpoint).finally(() => {
-      claiming.delete(endpoint.url);
-      if (again.delete(endpoint.url) && !state.stopped) void dispatchTo(endpoint);
-    });
-    claiming.set(endpoint.url, claim);
-    return claim;
-  }
+  const dispatchTo = oneClaimAtATime(claiming, claimFor, () => state.stopped);
 
   const dispatchDue = async () => {
     await Promise.all(deps.endpoints.map(dispatchTo));
@@ -152,31 +137,34 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDisp
   };
 }
 
-/** One attempt: signed, sent, and recorded with what comes next. Never rejects. */
-async function attempt(
-  deps: WebhookDispatcherDeps,
-  endpoint: WebhookEndpoint,
-  delivery: ClaimedWebhookDelivery,
-): Promise<void> {
-  try {
-    const body = bodyToSend(delivery.body, delivery.customer);
-    const timestamp = Math.floor(deps.now() / 1000);
-    const signature = await signWebhook(endpoint.secrets, delivery.eventId, timestamp, body);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': WEBHOOK_USER_AGENT,
-      'webhook-id': delivery.eventId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signature,
-    };
-    const result = await deps.send(
-      { url: endpoint.url, headers, body },
-      { allowPrivateTargets: deps.allowPrivateTargets, timeoutMs: WEBHOOK_SEND_TIMEOUT_MS },
-    );
-    const next = nextAfter(result, delivery.step + 1);
-    await deps.journal.recordWebhookAttempt(delivery, deps.owner, { ...result, next });
-  } catch (error) {
-    // The journal failed: the lease runs out and the delivery is tried again (a repeat only if it was delivered).
-    deps.reporter.emit({ type: 'watcher_error', stage: 'webhook', error });
-  }
+/**
+ * `claimFor` run one at a time per endpoint (`claiming` holds the one running);
+ * a wake-up while one runs leads to one more after it, unless `stopped`.
+ */
+function oneClaimAtATime(
+  claiming: Map<string, Promise<void>>,
+  claimFor: (endpoint: WebhookEndpoint) => Promise<void>,
+  stopped: () => boolean,
+): (endpoint: WebhookEndpoint) => Promise<void> {
+  const again = new Set<string>();
+  const dispatchTo = (endpoint: WebhookEndpoint): Promise<void> => {
+    const running = claiming.get(endpoint.url);
+    if (running) {
+      again.add(endpoint.url);
+      return running;
+    }
+    const claim = claimFor(endpoint).finally(() => {
+      claiming.delete(endpoint.url);
+      if (again.delete(endpoint.url) && !stopped()) void dispatchTo(endpoint);
+    });
+    claiming.set(endpoint.url, claim);
+    return claim;
+  };
+  return dispatchTo;
+}
+
+/** The time elapsed since now, on every clock of `clocks`: the longest counts. */
+function leaseClockOf(clocks: readonly (() => number)[]): LeaseClock {
+  const started = clocks.map((clock) => clock());
+  return { elapsedMs: () => Math.max(...clocks.map((clock, index) => clock() - (started[index] ?? 0))) };
 }

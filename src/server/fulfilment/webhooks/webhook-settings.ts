@@ -6,12 +6,12 @@
  * the delivery target gives the dispatcher once an order's events are journalled.
  */
 
-import type { WebhookSender } from '../webhooks/webhook-dispatcher.js';
+import type { WebhookSender } from './webhook-dispatcher.js';
 import {
   checkedWebhookEndpoints,
   type WebhookEndpoint,
   type WebhookEndpointOptions,
-} from '../webhooks/webhook-endpoints.js';
+} from './webhook-endpoints.js';
 
 /** The webhook options of `createCheckoutRelay`. */
 export interface WebhookOptions {

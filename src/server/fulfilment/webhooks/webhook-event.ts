@@ -6,8 +6,8 @@
  * with the order as the merchant API answers it. The customer is kept apart
  * from the stored body (the journal erases it first) and put back at each send.
  */
-import { orderOnWire, type WireOrderSource } from '../orders/order-wire.js';
-import { base64UrlEncode } from '../tokens/base64url.js';
+import { orderOnWire, type WireOrderSource } from '../../orders/order-wire.js';
+import { base64UrlEncode } from '../../tokens/base64url.js';
 
 /** The event types an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_TYPES = ['order.paid', 'order.failed', 'order.expired'] as const;

@@ -5,8 +5,8 @@
  * (all by default). A mistake is a TypeError naming the field.
  */
 
+import { parseWebhookSecret } from '../../webhooks/webhook-signature.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-event.js';
-import { parseWebhookSecret } from './webhook-signature.js';
 
 /** One endpoint as the merchant gives it. */
 export interface WebhookEndpointOptions {
@@ -71,14 +71,9 @@ function checkedSecrets(secret: unknown, field: string): string[] {
   if (!Array.isArray(secrets) || secrets.length === 0 || secrets.some((one) => typeof one !== 'string')) {
     throw new TypeError(`${field} must be a whsec_… secret, or an array of them during a rotation.`);
   }
-  for (const one of secrets as string[]) {
-    try {
-      parseWebhookSecret(one);
-    } catch {
-      // The secret itself stays out of the message.
-      throw new TypeError(`${field} must be whsec_ and the base64 of at least 24 random bytes.`);
-    }
-  }
+  // A TypeError naming the field, never quoting the secret.
+  for (const [index, one] of (secrets as string[]).entries())
+    parseWebhookSecret(one, secrets.length > 1 ? `${field}[${index}]` : field);
   return [...(secrets as string[])];
 }
 
