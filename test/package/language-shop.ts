@@ -33,7 +33,7 @@ export type ShopLanguage = 'php' | 'python';
 const GUIDE = 'docs/no-javascript.md';
 
 /** The commands of the page's block `<!-- shop-commands: NAME -->`. */
-export function guideCommands(name: 'install' | 'keys' | 'serve' | ShopLanguage): string {
+export function guideCommands(name: 'install' | 'keys' | 'serve' | 'webhooks' | ShopLanguage): string {
   const block = blockAfter(readPage(GUIDE), `shop-commands: ${name} -->`);
   assert.ok(block !== undefined, `${GUIDE} has no ${name} commands`);
   return block;
@@ -343,4 +343,29 @@ export async function payAtServe(
   const body = (await response.json()) as { order?: { id: string }; lookup_token?: string };
   assert.equal(response.status, 200, JSON.stringify(body));
   return { orderId: body.order?.id as string, lookupToken: body.lookup_token as string };
+}
+
+/** Runs the page's `webhooks` commands in `folder`, for the shop at `shopUrl`; answers what they printed. */
+export async function runWebhookCommands(
+  folder: string,
+  shopUrl: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const commands = guideCommands('webhooks');
+  const script = commands.replaceAll('http://127.0.0.1:8000', shopUrl);
+  assert.notEqual(script, commands, 'the webhooks commands name the shop’s receiver');
+  const child = spawn('bash', ['-c', script], {
+    cwd: folder,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const [code] = await once(child, 'exit');
+  return { code, stdout, stderr };
 }

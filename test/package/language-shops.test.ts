@@ -12,7 +12,8 @@
  * page believes serve only. serve tells each shop's webhook receiver of the
  * payment, signed: an order whose thank-you page is never loaded is recorded
  * once all the same, and a request not signed by the shop's secret, or signed
- * too long ago, records nothing.
+ * too long ago, records nothing; the page's `webhooks test` and `webhooks
+ * list` commands ping the receiver and show the delivered event.
  *
  * Needs `npm run build` first (the `test` script runs it).
  */
@@ -37,6 +38,7 @@ import {
   productPage,
   receivedWebhooks,
   recordedOrders,
+  runWebhookCommands,
   type ShopLanguage,
   signalGroup,
   startServeCommand,
@@ -162,6 +164,20 @@ describe('the PHP and Python shops, from the packed package and the page’s com
         assert.equal(received.length, 1, shop.lines.join('\n'));
         assert.match(received[0]?.id ?? '', /^msg_[A-Za-z0-9_-]{24}$/);
         assert.deepEqual([received[0]?.type, received[0]?.handledBefore], ['order.paid', false]);
+        // The page's commands: a signed ping the receiver accepts, and the event serve sent, delivered.
+        const commands = await runWebhookCommands(folder, shop.url);
+        assert.equal(commands.code, 0, `${commands.stdout}${commands.stderr}`);
+        assert.match(
+          commands.stdout,
+          new RegExp(`^ping msg_\\S+ to ${shop.url}/webhooks/pay: answered 204 in \\d+ ms$`, 'm'),
+        );
+        assert.match(
+          commands.stdout,
+          new RegExp(`^${received[0]?.id} order\\.paid order ${orderId} at `, 'm'),
+        );
+        assert.match(commands.stdout, new RegExp(`^ {4}${shop.url}/webhooks/pay delivered, at `, 'm'));
+        await shop.line((line) => /^webhook msg_\S+: ping$/.test(line));
+        assert.ok(!commands.stdout.includes(keys.SHOP_WEBHOOK_SECRET as string));
       } catch (error) {
         const printed = [...serve.lines, ...serve.errors, '--- the shop ---', ...shop.lines, ...shop.errors];
         t.diagnostic(printed.join('\n'));
