@@ -66,9 +66,8 @@ export function sqlWebhookJournal(run: WebhookRunner, erased: () => void): Webho
       const changed = await run.execute('webhookAttempted', [eventId, endpoint, state, retryInMs, owner]);
       if (changed === 0) return false;
       const { status, durationMs, error } = result;
-      await run.execute('insertWebhookAttempt', [
-        ...[eventId, endpoint, attempts + 1, status, ms(durationMs), shortWebhookError(error)],
-      ]);
+      const attempt = [eventId, endpoint, attempts + 1, status, ms(durationMs), shortWebhookError(error)];
+      await run.execute('insertWebhookAttempt', attempt);
       if (next.state === 'disabled') await run.execute('disableWebhookEndpoint', [endpoint]);
       if (state !== 'pending' && (await run.execute('eraseWebhookCustomer', [eventId])) > 0) erased();
       return true;

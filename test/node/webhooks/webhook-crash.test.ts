@@ -13,13 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Webhook } from 'standardwebhooks';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { WEBHOOK_LEASE_MS } from '../../../src/server/fulfilment/webhooks/webhook-attempt.js';
 import { openJournal } from '../../../src/server/index.js';
 import { type RelayChild, startChild } from '../../fixtures/child-process.js';
 import { serveSandbox } from '../../fixtures/sandbox.js';
 import { eventually } from '../../fixtures/wait.js';
-import { startReceiver } from '../../fixtures/webhook-receiver.js';
+import { startReceiver, TEST_WEBHOOK_SECRET } from '../../fixtures/webhook-receiver.js';
 import type { WebhookChildPlan } from '../../fixtures/webhook-relay-child.js';
 
 const childScript = fileURLToPath(new URL('../../fixtures/webhook-relay-child.ts', import.meta.url));
@@ -58,6 +59,11 @@ describe('a relay killed during a webhook attempt', () => {
     assert.equal(again?.headers['webhook-id'], killed?.headers['webhook-id'], 'the same event');
     assert.equal(again?.body, killed?.body, 'the same body');
     assert.equal(JSON.parse(String(again?.body)).data.id, orderId);
+    // The specification's own verifier accepts both sends.
+    for (const webhook of [killed, again]) {
+      const headers = webhook?.headers as Record<string, string>;
+      new Webhook(TEST_WEBHOOK_SECRET).verify(String(webhook?.body), headers);
+    }
     restarted.process.stdin?.write('stop\n');
     assert.ok(await restarted.waitFor('closed', 30_000));
 

@@ -15,6 +15,7 @@ import { after, describe, it } from 'node:test';
 import {
   type CheckoutRelayOptions,
   openJournal,
+  verifyWebhook,
   type WebhookEventRecord,
 } from '../../../src/server/index.js';
 import { MemoryJournal } from '../../../src/server/journal/memory-journal.js';
@@ -76,6 +77,10 @@ function describeDelivery(store: JournalStore): void {
       assert.ok(webhook);
       assert.match(String(webhook.headers['webhook-id']), /^msg_[A-Za-z0-9_-]{24}$/);
       assert.equal(webhook.headers['webhook-signature'], expectedSignature(TEST_WEBHOOK_SECRET, webhook));
+      const verified = await verifyWebhook(TEST_WEBHOOK_SECRET, webhook.headers, webhook.body, {
+        now: stack.clock.now,
+      });
+      assert.equal(verified.type, 'order.paid');
       assert.equal(webhook.headers['content-type'], 'application/json');
       assert.match(String(webhook.headers['user-agent']), /^pay-checkout\/\d+\.\d+\.\d+/);
       assert.equal(
