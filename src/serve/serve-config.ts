@@ -7,8 +7,10 @@
  * sentence, nothing of zod's. Secrets never live here: they come from the
  * environment (serve-environment.ts).
  */
+import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import { WEBHOOK_EVENT_TYPES } from '../server/fulfilment/webhooks/webhook-event.js';
+import { describeAddressKind, refusedAddressKind } from '../server/webhooks/target-address.js';
 import { CURRENCIES, ORDER_INPUT_LIMITS } from '../shared/service-contract.js';
 
 /** Where `serve` listens without a `listen` key: loopback, behind the merchant's own proxy. */
@@ -315,6 +317,28 @@ function repeatedEndpoints(webhooks: readonly WebhookEndpointConfig[]): string[]
   });
 }
 
+/**
+ * One line per endpoint whose URL names a private address outright (`127.0.0.1`, `[::1]`,
+ * `localhost`): every attempt to it would be refused, so serve says so before it starts. A name
+ * that resolves to one is refused at each attempt, after resolution.
+ */
+function privateEndpoints(webhooks: readonly WebhookEndpointConfig[]): string[] {
+  return webhooks.flatMap((endpoint, index) => {
+    const { hostname } = new URL(endpoint.url);
+    const literal = isIP(hostname.replace(/^\[|\]$/g, '')) !== 0;
+    const kind =
+      hostname === 'localhost' || hostname.endsWith('.localhost')
+        ? 'loopback'
+        : literal
+          ? refusedAddressKind(hostname)
+          : null;
+    if (kind === null) return [];
+    return [
+      `webhooks[${index}].url: ${hostname} is ${describeAddressKind(kind)}, refused unless "allowPrivateWebhookTargets": true (for development only)`,
+    ];
+  });
+}
+
 /** Checks a parsed configuration file (`{}` when there is none) and puts its defaults in place. */
 export function checkServeConfig(value: unknown): ConfigCheck {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -332,8 +356,11 @@ export function checkServeConfig(value: unknown): ConfigCheck {
       ],
     };
   }
-  const repeated = repeatedEndpoints(file.webhooks ?? []);
-  if (repeated.length > 0) return { ok: false, errors: repeated };
+  const webhookMistakes = [
+    ...repeatedEndpoints(file.webhooks ?? []),
+    ...(file.allowPrivateWebhookTargets ? [] : privateEndpoints(file.webhooks ?? [])),
+  ];
+  if (webhookMistakes.length > 0) return { ok: false, errors: webhookMistakes };
   return {
     ok: true,
     config: {

@@ -234,7 +234,7 @@ describe('pay-checkout webhooks', { timeout: 120_000 }, () => {
     const pings = receiver.received.length;
     const refused = await cli(['test', receiver.url, '--config', strict]);
     assert.equal(refused.code, 1, refused.transcript);
-    assert.match(refused.stderr, /no answer in \d+ ms \(.*refused/);
+    assert.match(refused.stderr, /webhooks\[0\]\.url: 127\.0\.0\.1 is a loopback address, refused unless/);
     assert.equal(receiver.received.length, pings, 'nothing reached the private target');
   });
 

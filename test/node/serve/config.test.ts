@@ -190,6 +190,20 @@ describe('serve’s webhook endpoints, configured', () => {
     assert.deepEqual(mistakes({ webhooks: [endpoint, { ...endpoint, secretEnv: 'OTHER' }] }), [
       'webhooks[1].url: expected a URL no other endpoint has (one endpoint, several events)',
     ]);
+    const local = [
+      { url: 'http://127.0.0.1:8000/hook', secretEnv: 'A' },
+      { url: 'http://[::1]/hook', secretEnv: 'A' },
+      { url: 'http://localhost:8000/hook', secretEnv: 'A' },
+      { url: 'http://10.1.2.3/hook', secretEnv: 'A' },
+      { url: 'https://shop.example/hook', secretEnv: 'A' },
+    ];
+    assert.deepEqual(mistakes({ webhooks: local }), [
+      'webhooks[0].url: 127.0.0.1 is a loopback address, refused unless "allowPrivateWebhookTargets": true (for development only)',
+      'webhooks[1].url: [::1] is a loopback address, refused unless "allowPrivateWebhookTargets": true (for development only)',
+      'webhooks[2].url: localhost is a loopback address, refused unless "allowPrivateWebhookTargets": true (for development only)',
+      'webhooks[3].url: 10.1.2.3 is a private address, refused unless "allowPrivateWebhookTargets": true (for development only)',
+    ]);
+    assert.deepEqual(mistakes({ webhooks: local, allowPrivateWebhookTargets: true }), []);
   });
 
   it('reads each secret from the variable secretEnv names, naming the field and never the value', () => {
