@@ -369,3 +369,10 @@ export async function runWebhookCommands(
   const [code] = await once(child, 'exit');
   return { code, stdout, stderr };
 }
+
+/** `count` distinct loopback ports, free when asked: serve and each shop get one of their own. */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}

@@ -29,11 +29,11 @@ import { after, before, describe, it } from 'node:test';
 import { createSandbox, SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { customerPayingFrom } from '../fixtures/checkout-data.js';
 import { type FaultPlan, startFaultProxy } from '../fixtures/fault-proxy.js';
-import { freePort } from '../fixtures/free-port.js';
 import { serveSandbox } from '../fixtures/sandbox.js';
 import { eventually, gate } from '../fixtures/wait.js';
 import {
   configureServe,
+  freePorts,
   type GuideProcess,
   holdOrdersLock,
   type InstalledShops,
@@ -198,7 +198,7 @@ describe('serve killed at each crash point, under the PHP and Python shops', { t
   async function startAll(serviceUrl: string, more: Record<string, unknown> = {}) {
     const keys = await makeKeys(shops.php);
     await copyFile(join(shops.php, '.env'), join(shops.python, '.env'));
-    const [servePort, phpPort, pythonPort] = [await freePort(), await freePort(), await freePort()];
+    const [servePort, phpPort, pythonPort] = (await freePorts(3)) as [number, number, number];
     const origins = [`http://127.0.0.1:${phpPort}`, `http://127.0.0.1:${pythonPort}`];
     await configureServe(shops.php, servePort, origins, {
       service: { baseUrl: serviceUrl },

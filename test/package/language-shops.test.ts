@@ -25,10 +25,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../e2e/helpers/browser.js';
-import { freePort } from '../fixtures/free-port.js';
 import { eventually } from '../fixtures/wait.js';
 import {
   configureServe,
+  freePorts,
   type GuideProcess,
   type InstalledShops,
   installShops,
@@ -119,7 +119,7 @@ describe('the PHP and Python shops, from the packed package and the page’s com
       const folder = shops[language];
       const keys = await makeKeys(folder);
       assert.ok((keys.PAY_CHECKOUT_API_KEY ?? '').length >= 32);
-      const [servePort, shopPort] = [await freePort(), await freePort()];
+      const [servePort, shopPort] = (await freePorts(2)) as [number, number];
       const shopOrigin = `http://127.0.0.1:${shopPort}`;
       await configureServe(folder, servePort, [shopOrigin]);
       const serve = await startServeCommand(folder, servePort);
@@ -143,7 +143,7 @@ describe('the PHP and Python shops, from the packed package and the page’s com
     }, async (t) => {
       const folder = shops[language];
       const keys = await makeKeys(folder);
-      const [servePort, shopPort] = [await freePort(), await freePort()];
+      const [servePort, shopPort] = (await freePorts(2)) as [number, number];
       await configureServe(folder, servePort, [`http://127.0.0.1:${shopPort}`]);
       const serve = await startServeCommand(folder, servePort);
       const shop = await startShopCommand(folder, language, serve.url, shopPort);
