@@ -147,7 +147,13 @@ function relayOf(parts: ServeParts): CheckoutRelay {
 async function listenServe(parts: ServeParts): Promise<RunningServe> {
   const { config, secrets, log, sandbox, journal, embed } = parts;
   const relay = relayOf(parts);
-  const merchantApi = mountMerchantApi({ relay, apiKey: secrets.apiKey, allowedOrigins: config.origins });
+  const merchantApi = mountMerchantApi({
+    relay,
+    config,
+    apiKey: secrets.apiKey,
+    rateLimitStore: parts.redis?.store,
+    log,
+  });
   const client = createServiceClient({ ...serviceOf(parts), secretKey: secrets.secretKey, maxRetries: 0 });
   let closing = false;
   const listener = serveListener({

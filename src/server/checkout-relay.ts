@@ -12,6 +12,8 @@ import { HttpError } from '../http/http-error.js';
 import { pathnameOf } from '../http/pathname.js';
 import type { HttpTransport } from '../http/transport.js';
 import { RETRY_AFTER_HEADER } from '../shared/service-contract.js';
+import { createCheckoutBook } from './checkouts/checkout-book.js';
+import type { ServerCheckouts } from './checkouts/server-checkout.js';
 import type { RelayRoute } from './events/relay-events.js';
 import {
   type FulfilmentRunner,
@@ -24,11 +26,13 @@ import { createOrderHandler } from './handlers/create-order.js';
 import { RELAY_MAX_BODY_BYTES } from './handlers/handler-config.js';
 import { lookupOrderHandler } from './handlers/lookup-order.js';
 import { priceCartHandler } from './handlers/price-cart.js';
+import { clientSecretOfPath, readCheckoutHandler } from './handlers/read-checkout.js';
 import { rememberedAttempts } from './journal/relay-journal.js';
 import { createCustomersInHand } from './lookups/customers-in-hand.js';
 import { createOrderLookups } from './lookups/order-lookups.js';
 import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
+import { createCheckoutSecrets } from './tokens/checkout-secret.js';
 
 /** The relay's handlers, with `handle` as the listener `Listener` of the runtime (on Node, a `node:http` listener). */
 export interface CheckoutRelayOn<Listener> {
@@ -38,7 +42,12 @@ export interface CheckoutRelayOn<Listener> {
   lookup: WebHandler;
   /** `POST` price-url: prices `{ cart }` as a create would, answers the amount, line items and reference; no service call. */
   price: WebHandler;
-  /** All three, routed by path: `…/orders` is create, `…/lookup` lookup, `…/price` price; `OPTIONS` answers preflights. */
+  /** `GET` …/checkouts/<client secret>: a server-created checkout's amount, line items, reference, status and expiry. */
+  checkout: WebHandler;
+  /**
+   * All four, routed by path: `…/orders` is create, `…/lookup` lookup, `…/price` price,
+   * `…/checkouts/<client secret>` the checkout read; `OPTIONS` answers preflights.
+   */
   handle: WebHandler;
   /** `handle` as a `node:http` listener (Express and Fastify accept it too). */
   node: Listener;
@@ -50,6 +59,13 @@ export interface CheckoutRelayOn<Listener> {
    * both reject with an error that names the `journal` option.
    */
   orders: CheckoutOrders;
+  /**
+   * Checkouts the merchant's server creates (`create`, with the client secret
+   * a page pays it with) and reads back (`get`, its status from the orders of
+   * its reference). Without a journal both reject with an error that names
+   * the `journal` option.
+   */
+  checkouts: ServerCheckouts;
   /**
    * Stops watching, lets calls in flight finish, and closes the journal; from
    * then on creates and lookups get `503` with `Retry-After`. Nothing to do without a journal.
@@ -106,9 +122,16 @@ export function assembleCheckoutRelay<Listener>(
       closing && request.method === 'POST'
         ? answerThrow(config, name, request, relayClosing())
         : serve(request, connection);
-  const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal)));
+  const book = createCheckoutBook({
+    journal: settings?.requestJournal,
+    secrets: createCheckoutSecrets(options.secretKey),
+    clock: config.clock,
+    allowedOrigins: config.cors.origins,
+  });
+  const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal, book)));
   const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, lookups, journal)));
-  const price = route(config, 'price', priceCartHandler(config));
+  const price = route(config, 'price', priceCartHandler(config, book));
+  const checkout = route(config, 'checkout', readCheckoutHandler(config, book), 'GET');
   const handle: WebHandler = (request, connection) => {
     let path: string;
     try {
@@ -120,7 +143,9 @@ export function assembleCheckoutRelay<Listener>(
     if (path.endsWith('/orders')) return create(request, connection);
     if (path.endsWith('/lookup')) return lookup(request, connection);
     if (path.endsWith('/price')) return price(request, connection);
-    const message = 'No such checkout route: POST …/orders to create, …/lookup to look up, …/price to price.';
+    if (clientSecretOfPath(path) !== undefined) return checkout(request, connection);
+    const message =
+      'No such checkout route: POST …/orders to create, …/lookup to look up, …/price to price; GET …/checkouts/<client secret> to read a checkout.';
     return answerThrow(config, 'unknown', request, new HttpError('resourceNotFound', message));
   };
   // The listener reads no more than the relay would; its own answers (413, 408) carry the CORS headers.
@@ -136,7 +161,8 @@ export function assembleCheckoutRelay<Listener>(
   const orders = fulfilment
     ? { get: fulfilment.orders.get, byReference: fulfilment.orders.byReference }
     : NO_ORDERS;
-  return { create, lookup, price, handle, node, fulfilment: runner, orders, close };
+  const checkouts: ServerCheckouts = { create: book.create, get: book.get };
+  return { create, lookup, price, checkout, handle, node, fulfilment: runner, orders, checkouts, close };
 }
 
 /** The answer of a relay whose `close()` began: try again shortly (a 5xx the element retries). */

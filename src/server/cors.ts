@@ -13,6 +13,8 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** The CORS side of the relay. */
 export interface CorsPolicy {
+  /** The allowed origins, each as its URL's origin (`https://shop.example`). */
+  readonly origins: ReadonlySet<string>;
   /** Headers to add to an answer to `request`: empty unless its Origin is allowed. */
   headersFor(request: Request): Record<string, string>;
   /** The answer to an `OPTIONS` preflight. */
@@ -36,6 +38,7 @@ export function createCorsPolicy(allowedOrigins: readonly string[] = []): CorsPo
   }
 
   return {
+    origins: allowed,
     headersFor(request) {
       const origin = allowedOrigin(request);
       if (origin === undefined) return vary;

@@ -1,6 +1,6 @@
 /**
  * What every relay route does around its handler: answers `OPTIONS`
- * preflights, refuses other methods than `POST`, adds the CORS headers, and
+ * preflights, refuses other methods than the route's (`POST`, `GET` for a checkout read), adds the CORS headers, and
  * is the relay's `onError`. Handlers only throw; here a throw is reported to
  * `onEvent`, once, and put as the browser may hear it: a RelayRefusal as its
  * own event and answer, any other HttpError as `request_rejected`, a service
@@ -19,20 +19,21 @@ import { upstreamAnswer } from './handlers/upstream-answer.js';
 import type { RelayConfig } from './relay-config.js';
 import { ServiceError } from './service-client/service-errors.js';
 
-/** Wraps a handler: preflight, the method check, CORS headers, and its throws answered. */
+/** Wraps a handler: preflight, the method check (`method`, POST unless told), CORS headers, and its throws answered. */
 export function route(
   config: RelayConfig,
   name: RelayRoute,
   serve: (request: Request, connection?: ConnectionInfo) => Promise<Response>,
+  method: 'POST' | 'GET' = 'POST',
 ): WebHandler {
   return async (request, connection) => {
     if (request.method === 'OPTIONS') return config.cors.preflight(request);
-    if (request.method !== 'POST') {
+    if (request.method !== method) {
       return answerThrow(
         config,
         name,
         request,
-        new HttpError('methodNotAllowed', 'Use POST.', { headers: { allow: 'POST, OPTIONS' } }),
+        new HttpError('methodNotAllowed', `Use ${method}.`, { headers: { allow: `${method}, OPTIONS` } }),
       );
     }
     try {

@@ -16,6 +16,13 @@ export type { ConnectionInfo, WebHandler } from '../http/handler.js';
 export type { RunningServer } from '../http/node/listen.js';
 export { type NodeListener, type NodeListenerOptions, toNodeListener } from '../http/node/node-listener.js';
 export type { Clock } from '../shared/clock.js';
+export type {
+  ServerCheckout,
+  ServerCheckoutInput,
+  ServerCheckoutLineItem,
+  ServerCheckoutStatus,
+  ServerCheckouts,
+} from './checkouts/server-checkout.js';
 export type { FulfilmentEvent } from './events/fulfilment-events.js';
 export type { CheckoutRelayEvent, CheckoutRelayEventHandler } from './events/relay-events.js';
 export type { CheckoutOrder, FulfilledOrder } from './fulfilment/fulfilled-order.js';
@@ -33,6 +40,7 @@ export {
   type WatchOptions,
 } from './fulfilment/watch-settings.js';
 export {
+  type CheckoutLineItem,
   type CheckResult,
   type Claimed,
   type ClaimOptions,
@@ -47,6 +55,7 @@ export {
   JOURNAL_PHASE,
   type Journal,
   type JournalAttempt,
+  type JournalCheckout,
   type JournalEntry,
   type JournalOrder,
   type JournalOutcome,

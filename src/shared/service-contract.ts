@@ -83,6 +83,8 @@ export function classifyPaymentStatus(status: string): PaymentOutcome {
 /** Error codes, types and HTTP statuses (the service's, and ours for those its interface leaves open). */
 export const SERVICE_ERRORS = {
   authenticationFailed: { status: 401, code: 'authentication_failed', type: 'authentication_error' },
+  // The merchant API's Bearer key is missing or wrong (`WWW-Authenticate: Bearer` beside it).
+  invalidApiKey: { status: 401, code: 'invalid_api_key', type: 'authentication_error' },
   permissionDenied: { status: 403, code: 'permission_denied', type: 'authorization_error' },
   invalidRequest: { status: 400, code: 'invalid_request', type: 'invalid_request_error' },
   resourceNotFound: { status: 404, code: 'resource_not_found', type: 'invalid_request_error' },
@@ -101,6 +103,11 @@ export const SERVICE_ERRORS = {
   amountChanged: { status: 409, code: 'amount_changed', type: 'invalid_request_error' },
   // The sandbox's control surface: approving or declining a payment that is already final.
   paymentNotPending: { status: 409, code: 'payment_not_pending', type: 'invalid_request_error' },
+  // A checkout's client secret the relay cannot open: unknown, malformed, wrong, or from another origin.
+  checkoutNotFound: { status: 404, code: 'checkout_not_found', type: 'invalid_request_error' },
+  // A new attempt for a server-created checkout already paid, or past its expiry.
+  checkoutPaid: { status: 409, code: 'checkout_paid', type: 'invalid_request_error' },
+  checkoutExpired: { status: 409, code: 'checkout_expired', type: 'invalid_request_error' },
   rateLimited: { status: 429, code: 'rate_limited', type: 'rate_limit_error' },
   // The prompt limit: payment prompts to one mobile-money number, whoever sends them.
   tooManyPaymentRequests: { status: 429, code: 'too_many_payment_requests', type: 'rate_limit_error' },

@@ -55,6 +55,8 @@ export const checkoutIntentSchema = z
       mobile_money: mobileMoneySchema,
     }),
     cart: z.optional(z.unknown()),
+    /** A server-created checkout's client secret, in place of `cart`: the relay prices the checkout. */
+    checkout: z.optional(z.nullable(z.string("Give the checkout's client secret."))),
     /** The amount the shopper saw on the button; another priced total is refused before any prompt (`409 amount_changed`). */
     expected_amount: z.optional(orderAmountSchema),
   })
@@ -160,8 +162,11 @@ export function issueParam(issue: { path: readonly PropertyKey[] }): string {
     .join('');
 }
 
-/** What the element sends to `price-url`: the cart the merchant's server prices. */
-export const priceRequestSchema = z.object({ cart: z.optional(z.unknown()) });
+/** What the element sends to `price-url`: the cart the merchant's server prices, or a server-created checkout's client secret. */
+export const priceRequestSchema = z.object({
+  cart: z.optional(z.unknown()),
+  checkout: z.optional(z.nullable(z.string())),
+});
 
 /** One line of the relay's price: what the merchant returned as a line item, nothing more. */
 const pricedLineSchema = z.object({
@@ -178,6 +183,18 @@ export const priceAnswerSchema = z.object({
 });
 /** The relay's answer to a price request, as read. */
 export type PriceAnswer = z.infer<typeof priceAnswerSchema>;
+
+/** The relay's answer to `GET …/checkouts/<client secret>`: what the checkout sells and where it stands; never metadata or order ids. */
+export const checkoutAnswerSchema = z.object({
+  amount: orderAmountSchema,
+  line_items: z.array(pricedLineSchema),
+  reference: z.string(),
+  status: z.enum(['open', 'paid', 'expired']),
+  /** ISO 8601. */
+  expires_at: z.string(),
+});
+/** The relay's answer to a checkout read, as read. */
+export type CheckoutAnswer = z.infer<typeof checkoutAnswerSchema>;
 
 /** The relay's `409` when its price differs from `expected_amount`: the error, and the new amount beside it. */
 export const amountChangedSchema = z.object({

@@ -14,23 +14,38 @@ import { request } from 'node:http';
 /** What one create got: a status, or the network error that stood for one. */
 export type CreateOutcome = { status: number } | { error: string };
 
+/** Where a shop takes its creates, and the cart its page sends. */
+export interface CreateRoute {
+  path: string;
+  cart: unknown;
+}
+
+/** The example shop's: its relay under /api/checkout/, its cart of product ids. */
+export const SHOP_CREATES: CreateRoute = {
+  path: '/api/checkout/orders',
+  cart: { items: [{ product_id: 'kente-tote', quantity: 1 }] },
+};
+
 /** The `index`th shopper: a loopback address and a mobile-money number no other create uses. */
-export function shopperOf(index: number): { localAddress: string; body: string } {
+export function shopperOf(
+  index: number,
+  route: CreateRoute = SHOP_CREATES,
+): { localAddress: string; body: string; path: string } {
   const number = `024${1_000_000 + index}`;
   const body = JSON.stringify({
     customer_data: { name: 'Ama Mensah', phone_number: `+233${number.slice(1)}` },
     payment_method_data: { type: 'mobile_money', mobile_money: { issuer: 'mtn', number } },
-    cart: { items: [{ product_id: 'kente-tote', quantity: 1 }] },
+    cart: route.cart,
   });
-  return { localAddress: `127.1.${index >> 8}.${(index & 255) + 1}`, body };
+  return { localAddress: `127.1.${index >> 8}.${(index & 255) + 1}`, body, path: route.path };
 }
 
-function createOptions(url: string, localAddress: string, body: string) {
+function createOptions(url: string, localAddress: string, body: string, path: string) {
   const { hostname, port } = new URL(url);
   return {
     host: hostname,
     port: Number(port),
-    path: '/api/checkout/orders',
+    path,
     method: 'POST',
     localAddress,
     agent: false as const,
@@ -43,9 +58,14 @@ function createOptions(url: string, localAddress: string, body: string) {
 }
 
 /** Sends one create from `localAddress` on a connection of its own. */
-export function createFrom(url: string, localAddress: string, body: string): Promise<CreateOutcome> {
+export function createFrom(
+  url: string,
+  localAddress: string,
+  body: string,
+  path = SHOP_CREATES.path,
+): Promise<CreateOutcome> {
   return new Promise((resolve) => {
-    const sent = request(createOptions(url, localAddress, body), (response) => {
+    const sent = request(createOptions(url, localAddress, body, path), (response) => {
       response.resume();
       response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
     });
@@ -63,8 +83,9 @@ export function heldCreate(
   url: string,
   localAddress: string,
   body: string,
+  path = SHOP_CREATES.path,
 ): Promise<{ finish(): Promise<{ status: number; text: string }> }> {
-  const options = createOptions(url, localAddress, body);
+  const options = createOptions(url, localAddress, body, path);
   return new Promise((taken, failed) => {
     let answered: (answer: { status: number; text: string }) => void = () => undefined;
     const answer = new Promise<{ status: number; text: string }>((resolve) => {
@@ -94,7 +115,7 @@ export function heldCreate(
  * Creates sent without pause by `workers` shoppers, until `stop()`; each
  * outcome tagged with whether it was sent before `markSignalled()`.
  */
-export function startCreates(url: string, workers: number, limit = 2_000) {
+export function startCreates(url: string, workers: number, limit = 2_000, route = SHOP_CREATES) {
   const outcomes: { afterSignal: boolean; outcome: CreateOutcome }[] = [];
   const waiters = new Set<() => void>();
   let sent = 0;
@@ -102,9 +123,9 @@ export function startCreates(url: string, workers: number, limit = 2_000) {
   let signalled = false;
   const worker = async () => {
     while (!stopped && sent < limit) {
-      const { localAddress, body } = shopperOf(sent++);
+      const { localAddress, body } = shopperOf(sent++, route);
       const afterSignal = signalled;
-      outcomes.push({ afterSignal, outcome: await createFrom(url, localAddress, body) });
+      outcomes.push({ afterSignal, outcome: await createFrom(url, localAddress, body, route.path) });
       for (const waiter of waiters) waiter();
     }
   };
@@ -138,13 +159,17 @@ export function startCreates(url: string, workers: number, limit = 2_000) {
   };
 }
 
-/** Resolves once `child` printed a line starting with `start`; rejects after `timeoutMs` or if it exits first. */
-function printedLine(child: ChildProcess, start: string, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once `child` printed a line starting with `start` (or matching it,
+ * for a pattern); rejects after `timeoutMs` or if it exits first.
+ */
+function printedLine(child: ChildProcess, start: string | RegExp, timeoutMs: number): Promise<void> {
+  const matches = (line: string) => (typeof start === 'string' ? line.startsWith(start) : start.test(line));
   return new Promise((resolve, reject) => {
     let text = '';
     const onData = (chunk: Buffer) => {
       text += chunk.toString();
-      if (text.split('\n').some((line) => line.startsWith(start))) done();
+      if (text.split('\n').some(matches)) done();
     };
     const onExit = () => done(new Error(`exited before printing "${start}"`));
     const timer = setTimeout(() => done(new Error(`no "${start}" within ${timeoutMs} ms`)), timeoutMs);
@@ -160,29 +185,32 @@ function printedLine(child: ChildProcess, start: string, timeoutMs: number): Pro
 }
 
 /**
- * The shutdown recipe under traffic: creates flow, one is held in flight,
- * SIGTERM; once the server says it is closing (a line starting with
- * `closingLine`), a new connection is refused, the held create is answered
- * `200`, and the process exits 0. No create gets a 5xx. Answers a summary.
+ * The shutdown recipe under traffic: creates flow (to `route`), one is held
+ * in flight, SIGTERM; once the server says it is closing (a line starting
+ * with `closingLine`, or matching it as a pattern), a new connection is
+ * refused, the held create is answered `200`, and the process exits 0. No create gets a 5xx. Answers a summary.
  */
 export async function checkShutdownUnderTraffic(
   url: string,
   child: ChildProcess,
-  closingLine: string,
+  closingLine: string | RegExp,
+  route: CreateRoute = SHOP_CREATES,
 ): Promise<string> {
-  const traffic = startCreates(url, 2);
+  const traffic = startCreates(url, 2, 2_000, route);
   try {
     await traffic.answered(10, 30_000);
-    const inFlight = shopperOf(3_000);
-    const held = await heldCreate(url, inFlight.localAddress, inFlight.body);
+    const inFlight = shopperOf(3_000, route);
+    const held = await heldCreate(url, inFlight.localAddress, inFlight.body, route.path);
     const closing = printedLine(child, closingLine, 10_000);
     const exited = once(child, 'exit');
     traffic.markSignalled();
     child.kill('SIGTERM');
     await closing;
     await traffic.stop();
-    const late = shopperOf(3_001);
-    assert.deepEqual(await createFrom(url, late.localAddress, late.body), { error: 'ECONNREFUSED' });
+    const late = shopperOf(3_001, route);
+    assert.deepEqual(await createFrom(url, late.localAddress, late.body, route.path), {
+      error: 'ECONNREFUSED',
+    });
     const answer = await held.finish();
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(await exited, [0, null], 'a clean exit');

@@ -10,8 +10,8 @@ import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { ServiceError } from '../service-client/service-errors.js';
 import type { FulfilmentEvent } from './fulfilment-events.js';
 
-/** The relay's routes: create, lookup, and the price before the create. */
-export type RelayRoute = 'create' | 'lookup' | 'price';
+/** The relay's routes: create, lookup, the price before the create, and a server-created checkout's read. */
+export type RelayRoute = 'create' | 'lookup' | 'price' | 'checkout';
 
 /** Warnings about the relay's setup, each given once. */
 export type RelayWarningCode =

@@ -44,6 +44,8 @@ import {
   issueParam,
   isValidIdempotencyKey,
 } from '../../shared/wire.js';
+import { type CheckoutBook, NO_CHECKOUT_BOOK } from '../checkouts/checkout-book.js';
+import type { ServerCheckout } from '../checkouts/server-checkout.js';
 import { orderCreatedEvent } from '../events/order-created.js';
 import { internalRefusal, RelayRefusal } from '../events/relay-refusal.js';
 import type { OrderAmount, OrderDetails } from '../journal/journal.js';
@@ -62,8 +64,8 @@ import { lineItemsTotal } from '../pricing/priced-cart.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
 import { isRefusedForGood } from '../service-client/service-trouble.js';
-import { priceCart } from './cart-price.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
+import { priceRequest } from './priced-request.js';
 import { idempotencyKeyReused } from './upstream-answer.js';
 
 /** The body the relay sends the service to create an order; the journal keeps it until the service answers. */
@@ -95,15 +97,22 @@ interface OwnCreate {
   details: OrderDetails;
 }
 
-/** `POST` create-url; throws for every refusal. `steps` record the create first when there is a journal. */
-export function createOrderHandler(config: HandlerConfig, steps: RelayJournal = NO_JOURNAL) {
+/**
+ * `POST` create-url; throws for every refusal. `steps` record the create
+ * first when there is a journal; `book` opens the checkouts a `checkout` names.
+ */
+export function createOrderHandler(
+  config: HandlerConfig,
+  steps: RelayJournal = NO_JOURNAL,
+  book: CheckoutBook = NO_CHECKOUT_BOOK,
+) {
   return async function createOrder(request: Request, connection?: ConnectionInfo): Promise<Response> {
     // From its arrival, all the create's waits on the journal share one allowance: it answers within 5 s.
     const journal = steps.forCreate();
     await takeClientToken(config, 'create', request, connection);
     const shopperKey = shopperKeyOf(request);
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
-    const priced = await priceCart(config, intent.cart, request);
+    const priced = await priceRequest(config, book, intent, request, connection);
     const attemptDigest = await config.attemptDigests.attemptDigestOf(intent);
     const context: CreateContext = {
       config,
@@ -115,6 +124,7 @@ export function createOrderHandler(config: HandlerConfig, steps: RelayJournal = 
       intent,
     };
     if (!priced.ok) return answerRefusedCart(context, priced.refusal);
+    if (priced.opened) await checkOpenForAttempt(context, priced.opened.checkout);
     const { lineItems, reference, metadata } = priced.cart;
     await checkExpectedAmount(context, lineItemsTotal(lineItems));
     const own: OwnCreate = {
@@ -133,6 +143,29 @@ export function createOrderHandler(config: HandlerConfig, steps: RelayJournal = 
       return answerRecorded(context, recorded, own, slot);
     });
   };
+}
+
+/**
+ * The `409` of a new attempt for a server-created checkout that is paid
+ * (`checkout_paid`) or past its expiry (`checkout_expired`). A create under
+ * a key whose attempt is recorded already is that attempt's retry, not a new
+ * one: it goes on and answers its order, so the shopper's own paid order is
+ * never refused.
+ */
+async function checkOpenForAttempt(context: CreateContext, checkout: ServerCheckout): Promise<void> {
+  if (checkout.status === 'open') return;
+  let earlier: HeldAttempt | undefined;
+  try {
+    earlier = await context.journal.recall(context.idempotencyKey);
+  } catch (error) {
+    throw journalUnavailable(error);
+  }
+  if (earlier !== undefined && earlier.attemptDigest === context.attemptDigest) return;
+  throw checkout.status === 'paid'
+    ? new HttpError('checkoutPaid', 'This checkout is already paid.', { param: 'checkout' })
+    : new HttpError('checkoutExpired', 'This checkout has expired. Ask the shop for a new one.', {
+        param: 'checkout',
+      });
 }
 
 /**

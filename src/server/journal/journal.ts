@@ -219,6 +219,39 @@ export interface DeliveryFailure {
   error: string;
 }
 
+/**
+ * A checkout the merchant's server created (`relay.checkouts.create`), as the
+ * journal keeps it: what it sells, for which reference, until when, and a
+ * keyed digest of its client secret, never the secret itself.
+ */
+export interface JournalCheckout {
+  /** `cs_` and 24 base64url characters. */
+  id: string;
+  /** The keyed digest of the client secret (tokens/checkout-secret.ts). */
+  secretDigest: string;
+  /** The merchant's reference: the checkout's orders are the orders of this reference. */
+  reference: string;
+  /** The line items as the merchant gave them, `sku` included. */
+  lineItems: readonly CheckoutLineItem[];
+  /** The merchant's own notes: never shown to a browser. */
+  metadata: Readonly<Record<string, string>>;
+  /** What the line items cost together. */
+  amount: OrderAmount;
+  /** The only origin whose pages may use the client secret, or `null` for any. */
+  origin: string | null;
+  /** When it was created and when it stops taking new attempts, epoch ms on the relay's clock. */
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** One line of a server-created checkout: a product, how many, at what unit price, and the merchant's sku. */
+export interface CheckoutLineItem {
+  name: string;
+  quantity: number;
+  unitPrice: PricedLineItem['product']['price'];
+  sku: string | null;
+}
+
 /** The storage every journal offers, in memory, in SQLite or in PostgreSQL; lookups are shared through it too. Times are the journal's own. */
 export interface Journal extends LookupJournal {
   /** Records a checkout attempt before the service is called; a second intent with the same key is ignored. */
@@ -285,7 +318,11 @@ export interface Journal extends LookupJournal {
   ordersByReference(reference: string, limit: number): Promise<JournalOrder[]>;
   /** Records the service's total of an order journalled before amounts were kept; a recorded amount stays. */
   recordAmount(idempotencyKey: string, amount: OrderAmount): Promise<boolean>;
-  /** Deletes entries delivered more than `retentionMs` ago; returns how many. */
+  /** Records a checkout the merchant's server created; an id recorded already is left as it is. */
+  recordCheckout(checkout: JournalCheckout): Promise<void>;
+  /** The checkout with this id, or `undefined`. */
+  readCheckout(id: string): Promise<JournalCheckout | undefined>;
+  /** Deletes entries delivered, and checkouts expired, more than `retentionMs` ago; returns how many. */
   prune(options: { retentionMs: number }): Promise<number>;
   /** Closes the store; the journal is unusable afterwards. */
   close(): Promise<void>;

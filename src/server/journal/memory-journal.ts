@@ -3,6 +3,8 @@
  * the same rules as the SQL stores, kept in a `Map`, and gone with the process.
  * Its clock is this process's (or a test's): one process, one clock.
  */
+
+import { type CheckoutRow, checkoutRowOf, rowToCheckout } from './checkout-row.js';
 import type {
   CheckResult,
   Claimed,
@@ -13,6 +15,7 @@ import type {
   ExpiredOrder,
   FulfilmentSummary,
   Journal,
+  JournalCheckout,
   JournalEntry,
   JournalOrder,
   OrderAmount,
@@ -64,6 +67,8 @@ function isOwnAndDue(row: JournalRow, owner: string, now: number): boolean {
 /** A journal held in memory; `memory:` in `openJournal`. */
 export class MemoryJournal implements Journal {
   readonly #rows = new Map<string, JournalRow>();
+  /** The checkouts the merchant's server created, as the SQL stores keep them in their own table. */
+  readonly #checkouts = new Map<string, CheckoutRow>();
   readonly #clock: JournalClock;
   /** The fleet's one sweep, as the SQL stores keep it in its own table. */
   readonly #sweep = {
@@ -317,9 +322,31 @@ export class MemoryJournal implements Journal {
     return true;
   }
 
+  async recordCheckout(checkout: JournalCheckout): Promise<void> {
+    const checkouts = this.#openCheckouts();
+    if (!checkouts.has(checkout.id)) checkouts.set(checkout.id, checkoutRowOf(checkout));
+  }
+
+  async readCheckout(id: string): Promise<JournalCheckout | undefined> {
+    const row = this.#openCheckouts().get(id);
+    return row && rowToCheckout(row);
+  }
+
+  /** The checkouts, once the journal is known to be open. */
+  #openCheckouts(): Map<string, CheckoutRow> {
+    this.#open();
+    return this.#checkouts;
+  }
+
   async prune({ retentionMs }: { retentionMs: number }): Promise<number> {
     const now = this.#clock.now();
     let pruned = 0;
+    for (const [id, row] of this.#openCheckouts()) {
+      if (Number(row.expires_at) < now - retentionMs) {
+        this.#checkouts.delete(id);
+        pruned += 1;
+      }
+    }
     for (const [key, row] of this.#open()) {
       if (
         row.phase === 'settled' &&
@@ -336,6 +363,7 @@ export class MemoryJournal implements Journal {
   async close(): Promise<void> {
     this.#closed = true;
     this.#rows.clear();
+    this.#checkouts.clear();
   }
 
   async shareLookup(orderId: string, options: ShareLookupOptions): Promise<SharedLookup> {

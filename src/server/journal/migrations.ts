@@ -145,6 +145,29 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
       'INSERT INTO pay_checkout_journal_sweep (id) VALUES (1)',
     ],
   },
+  {
+    version: 7,
+    description:
+      "Checkouts the merchant's server created: what they sell, until when, and their secret's digest",
+    statements: [
+      // The client secret is kept as a keyed digest only (tokens/checkout-secret.ts): the file
+      // cannot pay a checkout. Nothing personal: the merchant's items, reference and notes.
+      `CREATE TABLE pay_checkout_checkouts (
+        id TEXT PRIMARY KEY,
+        secret_digest TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        line_items TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        amount_currency TEXT NOT NULL,
+        amount_value BIGINT NOT NULL,
+        origin TEXT,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
+      // Pruning reads the checkouts long expired, oldest first.
+      'CREATE INDEX pay_checkout_checkouts_expires ON pay_checkout_checkouts (expires_at)',
+    ],
+  },
 ];
 
 /** The newest version this library knows. */

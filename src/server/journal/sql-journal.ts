@@ -4,6 +4,7 @@
  * each store supplies an executor and this module supplies the journal, once.
  */
 
+import { type CheckoutRow, checkoutRowOf, rowToCheckout } from './checkout-row.js';
 import type { JournalDialect, JournalStatementName } from './dialects/dialect.js';
 import type {
   CheckResult,
@@ -14,6 +15,7 @@ import type {
   ExpiredOrder,
   FulfilmentSummary,
   Journal,
+  JournalCheckout,
   JournalEntry,
   OrderAmount,
   OrdersWithinOptions,
@@ -138,7 +140,10 @@ export function createSqlJournal(executor: SqlExecutor, clock?: JournalClock): J
     recordDeliveryFailure: (idempotencyKey: string, owner: string, { retryInMs, error }: DeliveryFailure) =>
       changed('deliveryFailed', [idempotencyKey, owner, shortDeliveryError(error), ms(retryInMs)]),
     ...reads(run),
-    prune: ({ retentionMs }: { retentionMs: number }) => run.execute('prune', [ms(retentionMs)]),
+    ...checkoutSteps(run),
+    prune: async ({ retentionMs }: { retentionMs: number }) =>
+      (await run.execute('prune', [ms(retentionMs)])) +
+      (await run.execute('pruneCheckouts', [ms(retentionMs)])),
     close: () => run.close(),
     ...sqlLookupJournal(run),
   };
@@ -168,6 +173,19 @@ function lateSteps(
       changed('claimSweep', [owner, ms(leaseMs), ms(everyMs)]),
     async finishSweep(owner: string, swept: boolean) {
       await run.execute('finishSweep', [owner, swept ? 1 : 0]);
+    },
+  };
+}
+
+/** The checkouts the merchant's server created: recorded once, read by id. */
+function checkoutSteps(run: Runner) {
+  return {
+    async recordCheckout(checkout: JournalCheckout) {
+      await run.execute('insertCheckout', Object.values(checkoutRowOf(checkout)) as SqlValue[]);
+    },
+    async readCheckout(id: string) {
+      const [row] = await run.query('checkoutById', [id]);
+      return row && rowToCheckout(row as unknown as CheckoutRow);
     },
   };
 }

@@ -60,9 +60,13 @@ export interface CheckoutRelayRateLimitOptions {
   clientAddress?: ClientAddressOption;
 }
 
+/** The routes with a limit of their own. */
+export type LimitedRoute = Exclude<RelayRoute, 'checkout'>;
+
 /** What the relay's handlers read about limits. */
 export interface RelayLimits {
-  readonly rules: Readonly<Record<RelayRoute, TokenBucketRule | undefined>>;
+  /** Per route; a checkout read takes the lookup limit's tokens. */
+  readonly rules: Readonly<Record<LimitedRoute, TokenBucketRule | undefined>>;
   readonly promptRule: SlidingWindowRule | undefined;
   readonly store: RateLimitStore;
   /** Where limits go while a shared store is failing: this process's memory. */

@@ -12,7 +12,7 @@ import type { RelayRoute } from '../events/relay-events.js';
 import { RelayRefusal } from '../events/relay-refusal.js';
 import type { RelayReporter } from '../events/relay-reporter.js';
 import type { RateLimitDecision, RateLimitStore } from './rate-limiter.js';
-import type { RelayLimits } from './relay-limit-config.js';
+import type { LimitedRoute, RelayLimits } from './relay-limit-config.js';
 
 /** The `param` of a refused prompt: the number the shopper can change. */
 export const PROMPT_LIMIT_PARAM = 'payment_method_data.mobile_money.number';
@@ -30,7 +30,7 @@ export interface LimitsConfig extends RelayLimits {
  */
 export function takeClientToken(
   config: LimitsConfig,
-  route: RelayRoute,
+  route: LimitedRoute,
   request: Request,
   connection: ConnectionInfo | undefined,
 ): void | Promise<void> {

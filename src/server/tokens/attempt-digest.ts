@@ -1,6 +1,6 @@
 /**
  * Keyed digests of what a checkout attempt is: the browser's cart (key order
- * ignored), the customer's name and number and the mobile-money network. The
+ * ignored) or a server-created checkout's client secret, the customer's name and number and the mobile-money network. The
  * journal keeps the digest with the intent and after the order is known, so
  * a create under the same key with anything else is told apart without
  * keeping a name or a number: an HMAC under a key derived from the relay's
@@ -21,7 +21,7 @@ const PROMPT_LABEL = 'pay-checkout relay prompt key v1';
 
 /** The digests of the relay holding one secret key. */
 export interface AttemptDigests {
-  /** The digest of what identifies an attempt: cart, name, number, network. */
+  /** The digest of what identifies an attempt: cart (or checkout), name, number, network. */
   attemptDigestOf(intent: CheckoutIntent): Promise<string>;
   /** The key of one checkout's prompts to one number: its reference and the number. */
   promptKeyOf(reference: string, internationalNumber: string): Promise<string>;
@@ -46,6 +46,8 @@ export function createAttemptDigests(secretKey: string): AttemptDigests {
           cart: intent.cart ?? null,
           customer_data: intent.customer_data,
           payment_method_data: intent.payment_method_data,
+          // A server-created checkout's client secret, only when given: a cart's digest stays as it was.
+          ...(typeof intent.checkout === 'string' ? { checkout: intent.checkout } : {}),
         }),
       ),
     promptKeyOf: (reference, internationalNumber) =>

@@ -110,7 +110,7 @@ describe('postgres:// journal', { skip }, () => {
       const outputs = await Promise.all(Array.from({ length: 4 }, () => runChild('open', url)));
       assert.deepEqual(outputs, Array(4).fill('opened\n'));
       const versions = (await readRows(url, 'pay_checkout_journal_migrations')).map((row) => row.version);
-      assert.deepEqual(versions, [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(versions, [1, 2, 3, 4, 5, 6, 7]);
       await (await openJournal(url)).close();
       assert.equal(
         (await readRows(url, 'pay_checkout_journal_migrations')).length,

@@ -286,12 +286,14 @@ describe('the shape of test/', () => {
  * The folders of src/server/ from the top down: a folder imports only folders
  * on a lower line, never one beside it or above it. handlers/ and fulfilment/
  * use the rest; lookups/ is shared by both; orders/ is what the service said
- * about an order; journal/ keeps it.
+ * about an order; checkouts/ the checkouts the merchant's server created;
+ * journal/ keeps them.
  */
 const SERVER_FOLDER_LEVELS: readonly (readonly string[])[] = [
+  ['merchant-api'],
   ['handlers', 'fulfilment'],
   ['lookups'],
-  ['orders', 'limits'],
+  ['orders', 'limits', 'checkouts'],
   ['events'],
   ['journal'],
   ['pricing', 'service-client'],

@@ -14,6 +14,7 @@ import {
   payThroughServe,
   postJson,
   startTestServe,
+  TEST_API_KEY,
   TEST_CATALOGUE,
   TEST_EMBED,
   type TestServe,
@@ -59,7 +60,10 @@ describe('pay-checkout serve: its routes', () => {
   it('takes a paid order from cart to lookup, approved by the sandbox', async () => {
     const paid = await payThroughServe(url, '0241110001');
     assert.equal(paid.lookup.status, 200, JSON.stringify(paid.lookup.body));
-    assert.equal((paid.lookup.body?.order as { payment?: { status: string } } | undefined)?.payment?.status, 'paid');
+    assert.equal(
+      (paid.lookup.body?.order as { payment?: { status: string } } | undefined)?.payment?.status,
+      'paid',
+    );
     const order = await running.serve.relay.orders.get(paid.orderId);
     assert.deepEqual(order?.amount, { currency: 'ghs', value: 12_500 });
   });
@@ -133,8 +137,36 @@ describe('pay-checkout serve: its routes', () => {
     assert.equal(rebound, 404);
   });
 
-  it('answers 404 for /v1 until the merchant API is mounted, and for any other path', async () => {
-    for (const path of ['/v1/checkouts', '/', '/checkout', '/sandboxes', '/pay-checkout.embed.js.map']) {
+  it('mounts the merchant API under /v1: a wrong key is 401, the right one creates a checkout the page pays', async () => {
+    const body = {
+      line_items: [{ name: 'Kente tote', quantity: 1, unit_price: { currency: 'ghs', value: 12_500 } }],
+      reference: 'order-1001',
+    };
+    const refused = await postJson(`${url}/v1/checkouts`, body, { authorization: 'Bearer wrong' });
+    assert.equal(refused.status, 401);
+    const created = await postJson(`${url}/v1/checkouts`, body, { authorization: `Bearer ${TEST_API_KEY}` });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const clientSecret = created.body?.client_secret as string;
+    const shown = await fetch(`${url}/checkout/checkouts/${clientSecret}`);
+    assert.equal(shown.status, 200);
+    assert.deepEqual(((await shown.json()) as { amount: unknown }).amount, {
+      currency: 'ghs',
+      value: 12_500,
+    });
+    const paid = await payThroughServe(url, '0241110004', undefined, undefined, { checkout: clientSecret });
+    assert.equal(paid.lookup.status, 200, JSON.stringify(paid.lookup.body));
+    const verified = await fetch(`${url}/v1/orders?reference=order-1001`, {
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+    });
+    const orders = ((await verified.json()) as { data: { id: string; outcome: string }[] }).data;
+    assert.deepEqual(
+      orders.map((order) => order.id),
+      [paid.orderId],
+    );
+  });
+
+  it('answers 404 for any other path', async () => {
+    for (const path of ['/', '/v2/checkouts', '/checkout', '/sandboxes', '/pay-checkout.embed.js.map']) {
       const answer = await fetch(`${url}${path}`);
       assert.equal(answer.status, 404, path);
       await answer.body?.cancel();

@@ -44,6 +44,9 @@ export const JOURNAL_STATEMENT_NAMES = [
   'lookupClaim',
   'lookupHold',
   'lookupRecord',
+  'insertCheckout',
+  'checkoutById',
+  'pruneCheckouts',
 ] as const;
 
 /** The name of one statement the journal runs. */

@@ -6,6 +6,7 @@
  */
 import type { JournalStatementName } from './dialect.js';
 import {
+  CHECKOUTS_TABLE,
   FREE_LEASE,
   LIFTABLE,
   NOW,
@@ -23,7 +24,24 @@ type Placeholder = (n: number) => string;
 export function sharedStatements(
   p: Placeholder,
 ): Readonly<Record<Exclude<JournalStatementName, 'claimDue' | 'claimUndelivered'>, string>> {
-  return { ...orderStatements(p), ...latePaymentStatements(p), ...lookupStatements(p) };
+  return {
+    ...orderStatements(p),
+    ...latePaymentStatements(p),
+    ...lookupStatements(p),
+    ...checkoutStatements(p),
+  };
+}
+
+/** The checkouts the merchant's server created: recorded once, read by id, pruned long after they expired. */
+function checkoutStatements(p: Placeholder) {
+  return {
+    insertCheckout: `INSERT INTO ${CHECKOUTS_TABLE} (id, secret_digest, reference, line_items, metadata,
+      amount_currency, amount_value, origin, created_at, expires_at)
+      VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)})
+      ON CONFLICT DO NOTHING`,
+    checkoutById: `SELECT * FROM ${CHECKOUTS_TABLE} WHERE id = ${p(1)}`,
+    pruneCheckouts: `DELETE FROM ${CHECKOUTS_TABLE} WHERE expires_at < ${NOW} - ${p(1)}`,
+  };
 }
 
 /** An attempt's life: its intent, its order, the watcher's checks, its delivery, and the reads of orders. */

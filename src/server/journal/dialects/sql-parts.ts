@@ -15,6 +15,8 @@ import { SETTLER_DELIVERS_FIRST_MS, SETTLER_LEASE_SUFFIX, UNKNOWN_ORDER_FAILURE 
 export const TABLE = 'pay_checkout_journal';
 /** One row: the fleet's sweep of the service for late payments (late-payment-sweep.ts). */
 export const SWEEP_TABLE = 'pay_checkout_journal_sweep';
+/** The checkouts the merchant's server created (checkouts/). */
+export const CHECKOUTS_TABLE = 'pay_checkout_checkouts';
 /** Where a statement reads the time, replaced when the journal opens (journal-sql.ts). */
 export const NOW = '{now}';
 /** Lets go of a row's lease. */
