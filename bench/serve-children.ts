@@ -18,12 +18,16 @@ import { createCheckoutRelay, listen, openJournal, toNodeListener } from '../src
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { creationInputFor } from '../test/fixtures/checkout-data.js';
 import { CATALOGUE, LOOKUP_SECRET, priceCart } from '../test/fixtures/relay.js';
+import { withCpuReport } from './cpu-report.js';
 import type { StartedServer } from './lib.js';
 
 /** The shop's page: the one origin both relays allow, sent on every browser request. */
 export const SHOP_ORIGIN = 'https://shop.example';
 
-/** Child-process starter: a sandbox holding `seededOrders` orders whose payer never answers. */
+/**
+ * Child-process starter: a sandbox holding `seededOrders` orders whose payer
+ * never answers; it counts the calls it serves (bench/cpu-report.ts).
+ */
 export async function serveBenchSandbox({
   seededOrders,
   approveAfterMs,
@@ -33,7 +37,9 @@ export async function serveBenchSandbox({
 }): Promise<StartedServer<{ orderIds: string[] }>> {
   const sandbox = createSandbox({ approveAfterMs });
   const orderIds = sandbox.seedOrders(seededOrders, creationInputFor(SANDBOX_TEST_NUMBERS.neverAnswers));
-  const server = await listen(toNodeListener(sandbox.handle, { maxBodyBytes: SERVICE_MAX_BODY_BYTES }));
+  const server = await listen(
+    withCpuReport(toNodeListener(sandbox.handle, { maxBodyBytes: SERVICE_MAX_BODY_BYTES })),
+  );
   return { url: server.url, info: { orderIds }, close: server.close };
 }
 

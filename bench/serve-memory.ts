@@ -6,12 +6,15 @@
  * watcher keeps looking them up; they come from distinct numbers, since
  * the default prompt limit allows one number 3 prompts in 10 minutes (the
  * sandbox's never-answering number alone would make 3 orders). The watcher's
- * CPU over the hold is reported beside.
+ * CPU over the hold is reported beside. Every child runs under the tsx
+ * loader, which weighs on its memory too: a bare `node:http` server in the
+ * same kind of child is measured first, the floor serve's figures stand on.
  */
 import { type ChildMemory, type ChildServer, runLoad, startServerInChild } from './lib.js';
 import { createRequests } from './serve-requests.js';
 
-const PENDING_ORDERS = 10_000;
+/** `BENCH_PENDING_ORDERS` shortens a quick run. */
+const PENDING_ORDERS = Number(process.env.BENCH_PENDING_ORDERS ?? 10_000);
 const CONNECTIONS = 20;
 /** How long serve holds its pending orders before it is measured: its watcher's passes over them. */
 const HOLD_SECONDS = 6;
@@ -32,8 +35,22 @@ function inMebibytes(memory: ChildMemory) {
 
 const pause = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
+/** A bare `node:http` JSON server's memory, idle in a child like serve's. */
+async function bareServerMemory() {
+  const bare = await startServerInChild(new URL('./lib.ts', import.meta.url), 'startBareJsonServer', {}, [
+    '--expose-gc',
+  ]);
+  try {
+    await pause(IDLE_SECONDS);
+    return inMebibytes(await bare.memory());
+  } finally {
+    await bare.close();
+  }
+}
+
 /** serve's memory idle and with {@link PENDING_ORDERS} pending orders, and its watcher's CPU then. */
 export async function measureServeMemory(children: URL) {
+  const bareServer = await bareServerMemory();
   const sandbox = await startServerInChild(children, 'serveBenchSandbox', {
     seededOrders: 0,
     approveAfterMs: DAY_MS,
@@ -43,6 +60,7 @@ export async function measureServeMemory(children: URL) {
     serve = await startServerInChild(children, 'serveServe', { sandboxUrl: sandbox.url }, ['--expose-gc']);
     await pause(IDLE_SECONDS);
     const idle = inMebibytes(await serve.memory());
+    const createStart = performance.now();
     const created = await runLoad({
       url: `${serve.url}/checkout/orders`,
       connections: CONNECTIONS,
@@ -50,21 +68,24 @@ export async function measureServeMemory(children: URL) {
       headers: { 'content-type': 'application/json' },
       next: createRequests(),
     });
+    const createSeconds = Math.round((performance.now() - createStart) / 100) / 10;
     const cpuBefore = await serve.cpuMicroseconds();
     await pause(HOLD_SECONDS);
     const watcherShareOfACore =
       Math.round(((await serve.cpuMicroseconds()) - cpuBefore) / (HOLD_SECONDS * 10_000)) / 100;
     const holding = inMebibytes(await serve.memory());
     const figures = {
+      bareServer,
       idle,
       holding: { pendingOrders: created.totalRequests - created.non2xx, ...holding },
       createdPerSecond: created.requestsPerSecond,
+      createSeconds,
       refusedCreates: created.non2xx + created.errors,
       heldSeconds: HOLD_SECONDS,
       watcherShareOfACore,
     };
     process.stdout.write(
-      `serve memory: idle RSS ${idle.rssMiB} MiB (heap used ${idle.heapUsedMiB} MiB); with ${figures.holding.pendingOrders} pending orders RSS ${holding.rssMiB} MiB (heap used ${holding.heapUsedMiB} MiB), created at ${created.requestsPerSecond}/s, ${figures.refusedCreates} refused; its watcher then took ${Math.round(watcherShareOfACore * 100)} % of a core\n`,
+      `serve memory (a bare node:http server in the same harness: RSS ${bareServer.rssMiB} MiB, heap used ${bareServer.heapUsedMiB} MiB): idle RSS ${idle.rssMiB} MiB (heap used ${idle.heapUsedMiB} MiB); with ${figures.holding.pendingOrders} pending orders RSS ${holding.rssMiB} MiB (heap used ${holding.heapUsedMiB} MiB), created in ${createSeconds} s, ${figures.refusedCreates} refused; its watcher then took ${Math.round(watcherShareOfACore * 100)} % of a core\n`,
     );
     return figures;
   } finally {

@@ -25,6 +25,7 @@
  * Writes bench/results/serve.json.
  */
 import { cpus } from 'node:os';
+import { cpuOf } from './cpu-report.js';
 import {
   type ChildServer,
   isMainModule,
@@ -37,12 +38,20 @@ import {
 import { measureServeMemory } from './serve-memory.js';
 import { createRequests, lookupRequests } from './serve-requests.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+/** Short turns, many of them: the other work on a shared machine comes in bursts that a few long turns would catch on one side. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const WARM_UP_SECONDS = 1;
 /** Full-speed load each relay gets before the first round, so JIT warm-up is not measured. */
-const PRIME_SECONDS = 2;
-const CONNECTIONS = 100;
+const PRIME_SECONDS = 3;
+/**
+ * Connections per kind: lookups as bench/relay.bench.ts loads them; creates
+ * fewer, enough to keep a relay busy, since the creates a run leaves in
+ * flight when it stops (a create costs several lookups) would weigh on the
+ * next run, the other relay's.
+ */
+const CONNECTIONS = { lookups: 100, creates: 20 } as const;
+type Kind = keyof typeof CONNECTIONS;
 const DISTINCT_ORDERS = 30_000;
 const TARGET_LOOKUP_RATIO = 0.9;
 /** A generator busier than this share of one core caps what it measures. */
@@ -55,9 +64,12 @@ const SIDES: readonly Side[] = ['serve', 'library'];
 /** A relay under test and the sandbox behind it. */
 interface Target {
   side: Side;
+  kind: Kind;
   url: string;
   path: string;
   processes: Record<string, ChildServer>;
+  /** The sandbox's URL, whose calls served are counted. */
+  service: string;
 }
 
 /** One measured run. */
@@ -71,6 +83,8 @@ interface Run {
   totalRequests: number;
   /** CPU µs of each process on the path per request the generator completed. */
   cpuMicrosecondsPerRequest: Record<string, number>;
+  /** Calls the sandbox served per request the generator completed, the watcher's included. */
+  serviceCallsPerRequest: number;
   /** The generator's CPU over the run's wall time: 1 is a full core. */
   generatorBusy: number;
   loadAverage: [number, number, number];
@@ -82,7 +96,7 @@ const ratio = (part: number, whole: number) => Math.round((part / whole) * 1000)
 function loadOptions(target: Target, next: NonNullable<LoadOptions['next']>, seconds: number): LoadOptions {
   return {
     url: `${target.url}${target.path}`,
-    connections: CONNECTIONS,
+    connections: CONNECTIONS[target.kind],
     durationSeconds: seconds,
     headers: { 'content-type': 'application/json' },
     next,
@@ -99,12 +113,14 @@ async function measure(
   await runLoad(loadOptions(target, next, WARM_UP_SECONDS));
   const processes = Object.entries(target.processes);
   const before = await Promise.all(processes.map(([, child]) => child.cpuMicroseconds()));
+  const callsBefore = (await cpuOf(target.service)).requests;
   const generatorBefore = process.cpuUsage();
   const start = performance.now();
   const result = await runLoad(loadOptions(target, next, SECONDS));
   const wallMicroseconds = (performance.now() - start) * 1000;
   const generator = process.cpuUsage(generatorBefore);
   const after = await Promise.all(processes.map(([, child]) => child.cpuMicroseconds()));
+  const calls = (await cpuOf(target.service)).requests - callsBefore;
   const served = Math.max(1, result.totalRequests);
   const cpuMicrosecondsPerRequest = Object.fromEntries(
     processes.map(([processName], index) => [
@@ -116,11 +132,12 @@ async function measure(
     round,
     ...result,
     cpuMicrosecondsPerRequest,
+    serviceCallsPerRequest: round2(calls / served),
     generatorBusy: round2((generator.user + generator.system) / wallMicroseconds),
     loadAverage: loadAverage(),
   };
   process.stdout.write(
-    `${name} round ${round}: ${run.requestsPerSecond}/s, p50 ${run.latencyP50Ms} ms, p99 ${run.latencyP99Ms} ms, errors ${run.errors}, non-2xx ${run.non2xx}, CPU µs/request ${JSON.stringify(cpuMicrosecondsPerRequest)}, generator ${Math.round(run.generatorBusy * 100)} % of a core, load ${run.loadAverage[0]}\n`,
+    `${name} round ${round}: ${run.requestsPerSecond}/s, p50 ${run.latencyP50Ms} ms, p99 ${run.latencyP99Ms} ms, errors ${run.errors}, non-2xx ${run.non2xx}, CPU µs/request ${JSON.stringify(cpuMicrosecondsPerRequest)}, service calls/request ${run.serviceCallsPerRequest}, generator ${Math.round(run.generatorBusy * 100)} % of a core, load ${run.loadAverage[0]}\n`,
   );
   return run;
 }
@@ -143,6 +160,7 @@ function summary(runs: readonly Run[]) {
     cpuMicrosecondsPerRequest: Object.fromEntries(
       names.map((name) => [name, median(runs.map((run) => run.cpuMicrosecondsPerRequest[name] ?? 0))]),
     ),
+    serviceCallsPerRequest: median(runs.map((run) => run.serviceCallsPerRequest)),
     non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
   };
@@ -173,8 +191,10 @@ async function compare(
     ratio(run.requestsPerSecond, (runs.library[index] as Run).requestsPerSecond),
   );
   const serveOverLibrary = {
-    requestsPerSecond: ratio(serve.requestsPerSecond, library.requestsPerSecond),
+    /** The median of the rounds' ratios: a burst of other work in one turn moves it least. */
+    requestsPerSecond: median(perRound),
     requestsPerSecondPerRound: perRound,
+    requestsPerSecondOfAllRounds: ratio(serve.requestsPerSecond, library.requestsPerSecond),
     relayCpuPerRequest: ratio(relayCpu('serve'), relayCpu('library')),
     sandboxCpuPerRequest: ratio(
       serve.cpuMicrosecondsPerRequest.sandbox ?? 0,
@@ -182,7 +202,7 @@ async function compare(
     ),
   };
   process.stdout.write(
-    `${kind}: serve ${serve.requestsPerSecond}/s (${relayCpu('serve')} µs CPU each), library ${library.requestsPerSecond}/s (${relayCpu('library')} µs); serve ÷ library ${serveOverLibrary.requestsPerSecond} (rounds ${perRound.join(', ')}), CPU per request ${serveOverLibrary.relayCpuPerRequest}\n`,
+    `${kind}: serve ${serve.requestsPerSecond}/s (${relayCpu('serve')} µs CPU each), library ${library.requestsPerSecond}/s (${relayCpu('library')} µs); serve ÷ library ${serveOverLibrary.requestsPerSecond} (median of rounds ${perRound.join(', ')}), CPU per request ${serveOverLibrary.relayCpuPerRequest}\n`,
   );
   return { runs, serve, library, serveOverLibrary };
 }
@@ -221,22 +241,24 @@ async function runAll(profileFolder: string | undefined) {
       relays[side] = await startServerInChild(CHILDREN, starter, { sandboxUrl: sandbox.url }, profile);
       children.push(relays[side]);
     }
-    const target = (side: Side, path: string): Target => ({
+    const target = (side: Side, kind: Kind, path: string): Target => ({
       side,
+      kind,
       url: relays[side].url,
       path: side === 'serve' ? `/checkout/${path}` : `/api/checkout/${path}`,
       processes: { [side]: relays[side], sandbox },
+      service: sandbox.url,
     });
     const lookupNext = await lookupRequests(sandbox.info.orderIds);
     const lookups = await compare(
       'lookups',
-      { serve: target('serve', 'lookup'), library: target('library', 'lookup') },
+      { serve: target('serve', 'lookups', 'lookup'), library: target('library', 'lookups', 'lookup') },
       { serve: lookupNext, library: lookupNext },
     );
     const createNext = createRequests();
     const creates = await compare(
       'creates',
-      { serve: target('serve', 'orders'), library: target('library', 'orders') },
+      { serve: target('serve', 'creates', 'orders'), library: target('library', 'creates', 'orders') },
       { serve: createNext, library: createNext },
     );
     for (const child of children.splice(1)) await child.close();
