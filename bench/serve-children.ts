@@ -14,7 +14,13 @@ import { join } from 'node:path';
 import { createSandbox, SANDBOX_KEYS } from '../src/sandbox/index.js';
 import { SANDBOX_TEST_NUMBERS } from '../src/sandbox/test-numbers.js';
 import { startServe } from '../src/serve/start-serve.js';
-import { createCheckoutRelay, listen, openJournal, toNodeListener } from '../src/server/node.js';
+import {
+  createCheckoutRelay,
+  listen,
+  type NodeListener,
+  openJournal,
+  toNodeListener,
+} from '../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../src/shared/service-contract.js';
 import { creationInputFor } from '../test/fixtures/checkout-data.js';
 import { CATALOGUE, LOOKUP_SECRET, priceCart } from '../test/fixtures/relay.js';
@@ -24,9 +30,40 @@ import type { StartedServer } from './lib.js';
 /** The shop's page: the one origin both relays allow, sent on every browser request. */
 export const SHOP_ORIGIN = 'https://shop.example';
 
+/** Where the parent makes the sandbox's lookups busy (`…/on`) and lets them answer again (`…/off`). */
+export const BUSY_LOOKUPS_PATH = '/__bench/busy-lookups';
+
+/**
+ * The sandbox's control of its own load, as a busy service would answer: while
+ * on, every lookup is a `429` asking to wait a second, so a relay's watcher
+ * pauses (and backs off) while orders are made through the relay at full speed.
+ */
+function withBusyLookups(listener: NodeListener): NodeListener {
+  let busy = false;
+  return (incoming, outgoing) => {
+    if (incoming.url?.startsWith(BUSY_LOOKUPS_PATH)) {
+      busy = incoming.url.endsWith('/on');
+      outgoing.writeHead(204).end();
+      return;
+    }
+    if (busy && incoming.url?.endsWith('/orders/lookup')) {
+      const refusal = {
+        error: { code: 'rate_limited', type: 'rate_limit_error', message: 'Busy: try again later.' },
+      };
+      incoming.resume();
+      outgoing
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end(JSON.stringify(refusal));
+      return;
+    }
+    listener(incoming, outgoing);
+  };
+}
+
 /**
  * Child-process starter: a sandbox holding `seededOrders` orders whose payer
- * never answers; it counts the calls it serves (bench/cpu-report.ts).
+ * never answers; it counts the calls it serves (bench/cpu-report.ts), and
+ * its lookups can be made busy ({@link BUSY_LOOKUPS_PATH}).
  */
 export async function serveBenchSandbox({
   seededOrders,
@@ -38,7 +75,7 @@ export async function serveBenchSandbox({
   const sandbox = createSandbox({ approveAfterMs });
   const orderIds = sandbox.seedOrders(seededOrders, creationInputFor(SANDBOX_TEST_NUMBERS.neverAnswers));
   const server = await listen(
-    withCpuReport(toNodeListener(sandbox.handle, { maxBodyBytes: SERVICE_MAX_BODY_BYTES })),
+    withCpuReport(withBusyLookups(toNodeListener(sandbox.handle, { maxBodyBytes: SERVICE_MAX_BODY_BYTES }))),
   );
   return { url: server.url, info: { orderIds }, close: server.close };
 }

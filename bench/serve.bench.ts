@@ -8,19 +8,25 @@
  *   SQLite journal and its watcher, the sandbox as its `service`), and the
  *   library's `createCheckoutRelay` in a `node:http` server with the same
  *   journal kind, shop, limits and proxy trust.
- * - Lookups on 30,000 distinct pending orders, then creates by new
- *   shoppers (bench/serve-requests.ts), at 100 connections as fast as each
- *   answers; the two relays take turns, a few rounds each, so both see the
- *   same machine. Each run: requests/s, CPU per request of every process on
- *   the path (the relay and the sandbox, each process's CPU over the
- *   requests the generator completed), how busy the generator was, and the
- *   load average. A generator near a full core caps both sides alike and
- *   flatters the slower one: the output says so when it happens.
+ * - Lookups on 30,000 distinct pending orders (100 connections), then
+ *   creates by new shoppers (20), each from its own client address
+ *   (bench/serve-requests.ts), as fast as each relay answers; the two take
+ *   short turns, 4 rounds of lookups and 3 of creates, so both see the same
+ *   machine. Each run starts on idle relays and its CPU is read once the
+ *   sandbox is quiet again (a created order is paid a second later, and
+ *   the relay's watcher looks it up and delivers it), so a create's CPU is
+ *   its whole life. Each run: requests/s, CPU per request of every process
+ *   on the path (the relay, the sandbox), service calls per request, how
+ *   busy the generator was and the load average. A generator near a full
+ *   core caps both sides alike and flatters the slower one: the output
+ *   says so when it happens.
  * - Memory (bench/serve-memory.ts): an idle serve after start, and the same
  *   process holding 10,000 pending orders created through it.
  *
- * Target: serve's lookups at 0.9× the library relay's or better. About
- * 2 minutes; `BENCH_SECONDS` lengthens each measured run. `BENCH_CPU_PROF`
+ * Target: serve's lookups at 0.9× the library relay's or better (the
+ * median of the rounds' ratios). About 3 minutes on a quiet machine;
+ * `BENCH_SECONDS` lengthens each measured run, `BENCH_ROUNDS` sets the
+ * rounds, `BENCH_PENDING_ORDERS` shrinks the memory run for a quick try. `BENCH_CPU_PROF`
  * names a folder for CPU profiles of both relays (`node --cpu-prof`).
  * Writes bench/results/serve.json.
  */
@@ -40,8 +46,11 @@ import { createRequests, lookupRequests } from './serve-requests.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /** Short turns, many of them: the other work on a shared machine comes in bursts that a few long turns would catch on one side. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const WARM_UP_SECONDS = 1;
+const ROUNDS_GIVEN = process.env.BENCH_ROUNDS === undefined ? undefined : Number(process.env.BENCH_ROUNDS);
+/** Turns per kind: a create run takes longer, its watcher's work waited out. */
+const ROUNDS = { lookups: ROUNDS_GIVEN ?? 4, creates: ROUNDS_GIVEN ?? 3 } as const;
+/** How long the sandbox stays unasked before a run counts as done: creates wait out a watcher pass. */
+const QUIET_MS = { lookups: 500, creates: 3_500 } as const;
 /** Full-speed load each relay gets before the first round, so JIT warm-up is not measured. */
 const PRIME_SECONDS = 3;
 /**
@@ -103,14 +112,34 @@ function loadOptions(target: Target, next: NonNullable<LoadOptions['next']>, sec
   };
 }
 
-/** One run at full speed after a second's warm-up, with each process's CPU and the generator's. */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until the sandbox has served no call for `QUIET_MS[kind]` (at most
+ * 30 s): the relays are done with the run's requests and, for creates, their
+ * watchers have looked up and delivered the orders made (a watcher pass
+ * comes every 3 s), so the next run starts on idle relays and the CPU read
+ * then holds each request's whole work.
+ */
+async function settle(target: Target): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  let quietSince = performance.now();
+  let calls = (await cpuOf(target.service)).requests;
+  while (performance.now() < deadline && performance.now() - quietSince < QUIET_MS[target.kind]) {
+    await pause(250);
+    const now = (await cpuOf(target.service)).requests;
+    if (now !== calls) quietSince = performance.now();
+    calls = now;
+  }
+}
+
+/** One run at full speed from idle relays, with each process's CPU until they are idle again, and the generator's. */
 async function measure(
   name: string,
   target: Target,
   next: NonNullable<LoadOptions['next']>,
   round: number,
 ): Promise<Run> {
-  await runLoad(loadOptions(target, next, WARM_UP_SECONDS));
   const processes = Object.entries(target.processes);
   const before = await Promise.all(processes.map(([, child]) => child.cpuMicroseconds()));
   const callsBefore = (await cpuOf(target.service)).requests;
@@ -119,6 +148,7 @@ async function measure(
   const result = await runLoad(loadOptions(target, next, SECONDS));
   const wallMicroseconds = (performance.now() - start) * 1000;
   const generator = process.cpuUsage(generatorBefore);
+  await settle(target);
   const after = await Promise.all(processes.map(([, child]) => child.cpuMicroseconds()));
   const calls = (await cpuOf(target.service)).requests - callsBefore;
   const served = Math.max(1, result.totalRequests);
@@ -167,18 +197,19 @@ function summary(runs: readonly Run[]) {
 }
 
 /**
- * Both relays in turns: primed, then `ROUNDS` rounds, the first relay of a
+ * Both relays in turns: primed, then `ROUNDS[kind]` rounds, the first relay of a
  * round alternating; serve ÷ library for throughput and for each process's
  * CPU per request.
  */
 async function compare(
-  kind: string,
+  kind: Kind,
   targets: Record<Side, Target>,
   nexts: Record<Side, NonNullable<LoadOptions['next']>>,
 ) {
   for (const side of SIDES) await runLoad(loadOptions(targets[side], nexts[side], PRIME_SECONDS));
+  await settle(targets.serve);
   const runs: Record<Side, Run[]> = { serve: [], library: [] };
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= ROUNDS[kind]; round++) {
     const order = round % 2 ? SIDES : [...SIDES].reverse();
     for (const side of order)
       runs[side].push(await measure(`${side} ${kind}`, targets[side], nexts[side], round));
@@ -283,7 +314,7 @@ async function main(): Promise<void> {
     settings: {
       secondsPerRun: SECONDS,
       rounds: ROUNDS,
-      warmUpSecondsPerRun: WARM_UP_SECONDS,
+      quietMsAfterEachRun: QUIET_MS,
       primeSecondsPerRelay: PRIME_SECONDS,
       connections: CONNECTIONS,
       distinctOrders: DISTINCT_ORDERS,
