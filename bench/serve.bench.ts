@@ -190,7 +190,7 @@ function summary(runs: readonly Run[]) {
     cpuMicrosecondsPerRequest: Object.fromEntries(
       names.map((name) => [name, median(runs.map((run) => run.cpuMicrosecondsPerRequest[name] ?? 0))]),
     ),
-    serviceCallsPerRequest: median(runs.map((run) => run.serviceCallsPerRequest)),
+    serviceCallsPerRequest: round2(median(runs.map((run) => run.serviceCallsPerRequest))),
     non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
   };
