@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ServeSetupError } from '../serve/serve-parts.js';
+import { missingDrivers, ServeSetupError } from '../serve/serve-parts.js';
 import { checkServeSetup, startServe } from '../serve/start-serve.js';
 import { EXIT } from './usage-error.js';
 
@@ -79,7 +79,9 @@ export async function runServe(args: readonly string[], print: (line: string) =>
   if ('error' in read) return fail([read.error]);
   try {
     if (values.check) {
-      checkServeSetup(read.value, process.env);
+      const { config } = checkServeSetup(read.value, process.env);
+      const missing = await missingDrivers(config);
+      if (missing.length > 0) return fail(missing);
       print(`pay-checkout serve: ${file} and the environment are valid.`);
       return EXIT.ok;
     }

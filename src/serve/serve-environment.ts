@@ -49,9 +49,10 @@ export function readServeSecrets(config: ServeConfig, env: NodeJS.ProcessEnv): S
     }
   }
   const apiKey = given(SERVE_ENVIRONMENT.apiKey);
-  if (apiKey !== undefined && (apiKey.length < API_KEY_MIN_LENGTH || /\s/.test(apiKey))) {
+  // Printable ASCII only, as the merchant API takes it: a key outside it could never be sent in a header.
+  if (apiKey !== undefined && (apiKey.length < API_KEY_MIN_LENGTH || !/^[\x21-\x7e]+$/.test(apiKey))) {
     errors.push(
-      `${SERVE_ENVIRONMENT.apiKey}: expected at least ${API_KEY_MIN_LENGTH} characters and no spaces (openssl rand -base64 32 makes one)`,
+      `${SERVE_ENVIRONMENT.apiKey}: expected at least ${API_KEY_MIN_LENGTH} printable characters and no spaces (openssl rand -base64 32 makes one)`,
     );
   }
   const lookupSecret = given(SERVE_ENVIRONMENT.lookupSecret);

@@ -52,12 +52,18 @@ export function serveListener(routes: ServeRoutes): NodeListener {
   };
 }
 
-/** The path of a request target, without its query; an absolute-form target gives its path. */
+/**
+ * The path of a request target, without its query, as the handlers behind
+ * will read it: a URL parser resolves `.` and `..` segments and turns `\`
+ * into `/`, so a target such as `/sandbox/./_sandbox/…` is routed as the
+ * control path it becomes, never past the check. A plain target (the usual
+ * one) is taken as it is, unparsed.
+ */
 function pathOf(target: string | undefined): string {
   const raw = (target ?? '/').split('?', 1)[0] as string;
-  if (raw.startsWith('/')) return raw;
+  if (raw.startsWith('/') && !/[.\\%]/.test(raw)) return raw;
   try {
-    return new URL(raw).pathname;
+    return new URL(raw, 'http://localhost').pathname;
   } catch {
     return '';
   }

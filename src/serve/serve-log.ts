@@ -93,6 +93,10 @@ export function createServeLog(
   };
   return {
     write,
-    relayEvent: (event) => write(LEVELS[event.type] ?? 'info', event.type, relayEventFields(event)),
+    relayEvent: (event) => {
+      const level = LEVELS[event.type] ?? 'info';
+      // A lookup's event comes with every poll of every shopper: nothing is built for a line not written.
+      if (level !== 'debug') write(level, event.type, relayEventFields(event));
+    },
   };
 }

@@ -50,6 +50,34 @@ export async function openServeJournal(config: ServeConfig): Promise<Journal> {
   }
 }
 
+/** The drivers a configuration needs: the journal's, and node-redis for `redis`. */
+function driversOf(config: ServeConfig): { packageName: string; field: string; why: string }[] {
+  const scheme = journalScheme(config.journal);
+  const drivers = [];
+  if (scheme === 'sqlite:')
+    drivers.push({ packageName: 'libsql', field: 'journal', why: 'the sqlite: journal' });
+  if (scheme.startsWith('postgres')) {
+    drivers.push({ packageName: 'pg', field: 'journal', why: `the ${scheme} journal` });
+  }
+  if (config.redis !== undefined) {
+    drivers.push({ packageName: 'redis', field: 'redis', why: 'a Redis for the rate limits' });
+  }
+  return drivers;
+}
+
+/** One line per driver the configuration needs that is not installed (`--check` says so before a start would). */
+export async function missingDrivers(config: ServeConfig): Promise<string[]> {
+  const missing: string[] = [];
+  for (const { packageName, field, why } of driversOf(config)) {
+    try {
+      await import(packageName);
+    } catch {
+      missing.push(`${field}: ${why} needs the ${packageName} package: npm install ${packageName}`);
+    }
+  }
+  return missing;
+}
+
 /** A connected Redis for the fleet's limits, and how to close it. */
 export interface ServeRedis {
   readonly store: RateLimitStore;
@@ -97,6 +125,11 @@ export function embeddedSandbox(config: ServeConfig, log: ServeLog): Sandbox {
       'No "service" configured: payments go to the embedded sandbox, in test mode. NO REAL MONEY MOVES. Configure "service" and PAY_SECRET_KEY to take payments.',
     path: SANDBOX_PATH,
   });
+  if (!['127.0.0.1', 'localhost', '::1'].includes(config.listen.host)) {
+    log.write('warn', 'sandbox_reachable', {
+      message: `Listening on ${config.listen.host}: the sandbox's service API, whose key is published, is reachable beyond this machine (its control surface is not). Test mode only, on a network you trust.`,
+    });
+  }
   return createSandbox({
     basePath: SANDBOX_PATH,
     ...(config.sandbox.approveAfterMs === undefined ? {} : { approveAfterMs: config.sandbox.approveAfterMs }),

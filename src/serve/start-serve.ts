@@ -10,6 +10,7 @@ import { listen } from '../http/node/listen.js';
 import { toNodeListener } from '../http/node/node-listener.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { Journal } from '../server/journal/journal.js';
+import type { CheckoutRelayRateLimitOptions } from '../server/limits/relay-limit-config.js';
 import { type CheckoutRelay, createCheckoutRelay } from '../server/node.js';
 import { createServiceClient } from '../server/service-client/service-client.js';
 import { randomLookupSecret } from '../server/tokens/lookup-token.js';
@@ -42,6 +43,12 @@ export interface StartServeOptions {
   writeLog?: (line: string) => void;
   /** The embed script's code; default the package's built `pay-checkout.embed.js`. */
   embed?: string | Buffer;
+  /**
+   * The relay's limits, in this process only (a benchmark lifts them to
+   * measure the work of a lookup, not its refusal); the file has no such
+   * key, and the command keeps the library's defaults.
+   */
+  rateLimit?: CheckoutRelayRateLimitOptions | false;
 }
 
 /** A running serve. */
@@ -95,7 +102,21 @@ export async function startServe(options: StartServeOptions = {}): Promise<Runni
   try {
     redis = config.redis === undefined ? undefined : await connectServeRedis(config.redis, log);
     const embed = options.embed === undefined ? await readBuiltEmbed() : embedAsset(options.embed);
-    return await listenServe({ config, secrets, log, sandbox, journal, redis, embed });
+    if (embed === undefined) {
+      log.write('warn', 'embed_missing', {
+        message: 'No built pay-checkout.embed.js beside serve: /pay-checkout.embed.js answers 404.',
+      });
+    }
+    return await listenServe({
+      config,
+      secrets,
+      log,
+      sandbox,
+      journal,
+      redis,
+      embed,
+      rateLimit: options.rateLimit,
+    });
   } catch (error) {
     await redis?.close();
     await journal.close();
@@ -112,6 +133,7 @@ interface ServeParts {
   journal: Journal;
   redis: ServeRedis | undefined;
   embed: EmbedAsset | undefined;
+  rateLimit: CheckoutRelayRateLimitOptions | false | undefined;
 }
 
 /** The origin the relay's service URL names for the embedded sandbox: its calls never reach a socket. */
@@ -126,15 +148,23 @@ function serviceOf(parts: ServeParts): { baseUrl: string; fetch?: typeof fetch }
   };
 }
 
+/** The relay's limits: in Redis for a fleet, lifted or changed in this process by `startServe`'s option. */
+function rateLimitOf(parts: ServeParts): { rateLimit?: CheckoutRelayRateLimitOptions | false } {
+  const { rateLimit, redis } = parts;
+  if (rateLimit === false) return { rateLimit: false };
+  if (rateLimit === undefined && redis === undefined) return {};
+  return { rateLimit: { ...rateLimit, ...(redis ? { store: redis.store } : {}) } };
+}
+
 function relayOf(parts: ServeParts): CheckoutRelay {
-  const { config, secrets, log, journal, redis } = parts;
+  const { config, secrets, log, journal } = parts;
   return createCheckoutRelay({
     secretKey: secrets.secretKey,
     ...serviceOf(parts),
     priceCart: cataloguePriceCart(config.catalogue),
     lookupSecret: secrets.lookupSecret ?? randomLookupSecret(),
     ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
-    ...(redis ? { rateLimit: { store: redis.store } } : {}),
+    ...rateLimitOf(parts),
     allowedOrigins: config.origins,
     journal,
     watch: config.watch,

@@ -1,7 +1,8 @@
 /**
  * The merchant relay: the part a merchant mounts on their own server between
  * `<pay-checkout>` and the payments service. Its options are checked in
- * relay-config.ts; its handlers (create, lookup, price) are in handlers/;
+ * relay-config.ts; its handlers (create, lookup, price, the checkout read)
+ * are in handlers/, and the checkouts the merchant's server creates in checkouts/;
  * relay-route.ts wraps each with CORS, the method check, and reports their
  * throws. Here they are routed by path. Web-standard handlers, so it runs on
  * Node and edge runtimes; the entries (web.ts, node.ts) give it the Node
@@ -30,7 +31,7 @@ import { clientSecretOfPath, readCheckoutHandler } from './handlers/read-checkou
 import { rememberedAttempts } from './journal/relay-journal.js';
 import { createCustomersInHand } from './lookups/customers-in-hand.js';
 import { createOrderLookups } from './lookups/order-lookups.js';
-import { type CheckoutRelayOptions, resolveRelayConfig } from './relay-config.js';
+import { type CheckoutRelayOptions, type RelayConfig, resolveRelayConfig } from './relay-config.js';
 import { answerThrow, route } from './relay-route.js';
 import { createCheckoutSecrets } from './tokens/checkout-secret.js';
 
@@ -117,9 +118,9 @@ export function assembleCheckoutRelay<Listener>(
   let closing = false;
   // Once close() began the journal is going: a clear 503 the element retries, never a 500 from a closed journal.
   const whileOpen =
-    (name: RelayRoute, serve: WebHandler): WebHandler =>
+    (name: RelayRoute, serve: WebHandler, method: 'POST' | 'GET' = 'POST'): WebHandler =>
     (request, connection) =>
-      closing && request.method === 'POST'
+      closing && request.method === method
         ? answerThrow(config, name, request, relayClosing())
         : serve(request, connection);
   const book = createCheckoutBook({
@@ -131,23 +132,12 @@ export function assembleCheckoutRelay<Listener>(
   const create = whileOpen('create', route(config, 'create', createOrderHandler(config, journal, book)));
   const lookup = whileOpen('lookup', route(config, 'lookup', lookupOrderHandler(config, lookups, journal)));
   const price = route(config, 'price', priceCartHandler(config, book));
-  const checkout = route(config, 'checkout', readCheckoutHandler(config, book), 'GET');
-  const handle: WebHandler = (request, connection) => {
-    let path: string;
-    try {
-      path = pathnameOf(request.url).replace(/\/+$/, '');
-    } catch (error) {
-      // A Host that is not a plain host name (the Node listener's 400): answered with CORS headers.
-      return answerThrow(config, 'unknown', request, error);
-    }
-    if (path.endsWith('/orders')) return create(request, connection);
-    if (path.endsWith('/lookup')) return lookup(request, connection);
-    if (path.endsWith('/price')) return price(request, connection);
-    if (clientSecretOfPath(path) !== undefined) return checkout(request, connection);
-    const message =
-      'No such checkout route: POST …/orders to create, …/lookup to look up, …/price to price; GET …/checkouts/<client secret> to read a checkout.';
-    return answerThrow(config, 'unknown', request, new HttpError('resourceNotFound', message));
-  };
+  const checkout = whileOpen(
+    'checkout',
+    route(config, 'checkout', readCheckoutHandler(config, book), 'GET'),
+    'GET',
+  );
+  const handle = routedByPath(config, { create, lookup, price, checkout });
   // The listener reads no more than the relay would; its own answers (413, 408) carry the CORS headers.
   const node = listenerOf(handle, {
     maxBodyBytes: RELAY_MAX_BODY_BYTES,
@@ -163,6 +153,29 @@ export function assembleCheckoutRelay<Listener>(
     : NO_ORDERS;
   const checkouts: ServerCheckouts = { create: book.create, get: book.get };
   return { create, lookup, price, checkout, handle, node, fulfilment: runner, orders, checkouts, close };
+}
+
+/** The relay's routes as `handle` routes them, by the end of the path. */
+function routedByPath(
+  config: RelayConfig,
+  routes: Record<'create' | 'lookup' | 'price' | 'checkout', WebHandler>,
+): WebHandler {
+  return (request, connection) => {
+    let path: string;
+    try {
+      path = pathnameOf(request.url).replace(/\/+$/, '');
+    } catch (error) {
+      // A Host that is not a plain host name (the Node listener's 400): answered with CORS headers.
+      return answerThrow(config, 'unknown', request, error);
+    }
+    if (path.endsWith('/orders')) return routes.create(request, connection);
+    if (path.endsWith('/lookup')) return routes.lookup(request, connection);
+    if (path.endsWith('/price')) return routes.price(request, connection);
+    if (clientSecretOfPath(path) !== undefined) return routes.checkout(request, connection);
+    const message =
+      'No such checkout route: POST …/orders to create, …/lookup to look up, …/price to price; GET …/checkouts/<client secret> to read a checkout.';
+    return answerThrow(config, 'unknown', request, new HttpError('resourceNotFound', message));
+  };
 }
 
 /** The answer of a relay whose `close()` began: try again shortly (a 5xx the element retries). */

@@ -110,6 +110,7 @@ function stepsWithin(
       return attempt === undefined ? undefined : heldAttempt(attempt);
     },
     forCreate: () => stepsWithin(settings, runner, reporter, createDeadline(settings.now)),
+    within: intime,
   };
 }
 

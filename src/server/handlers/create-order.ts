@@ -112,7 +112,7 @@ export function createOrderHandler(
     await takeClientToken(config, 'create', request, connection);
     const shopperKey = shopperKeyOf(request);
     const intent = parseIntent(await readJsonObject(request, RELAY_MAX_BODY_BYTES));
-    const priced = await priceRequest(config, book, intent, request, connection);
+    const priced = await pricedIntent(config, book, journal, intent, request, connection);
     const attemptDigest = await config.attemptDigests.attemptDigestOf(intent);
     const context: CreateContext = {
       config,
@@ -143,6 +143,26 @@ export function createOrderHandler(
       return answerRecorded(context, recorded, own, slot);
     });
   };
+}
+
+/**
+ * The intent priced: its cart by `priceCart`, or its checkout as recorded,
+ * read within the create's allowance; a journal that fails or is too slow
+ * refuses the create as it does a journal that cannot record the intent.
+ */
+async function pricedIntent(
+  config: HandlerConfig,
+  book: CheckoutBook,
+  journal: RelayJournal,
+  intent: CheckoutIntent,
+  request: Request,
+  connection: ConnectionInfo | undefined,
+) {
+  const read = <T>(work: Promise<T>) =>
+    journal.within(work).catch((error: unknown) => {
+      throw journalUnavailable(error);
+    });
+  return priceRequest(config, book, intent, request, connection, read);
 }
 
 /**

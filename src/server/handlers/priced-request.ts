@@ -38,26 +38,31 @@ export async function openCheckout(
   clientSecret: unknown,
   request: Request,
   connection: ConnectionInfo | undefined,
+  within: <T>(read: Promise<T>) => Promise<T> = (read) => read,
 ): Promise<OpenedCheckout> {
-  const opened = await book.open(clientSecret, request);
+  const opened = await within(book.open(clientSecret, request));
   if (opened) return opened;
   await takeClientToken(config, 'lookup', request, connection);
   throw checkoutNotFound();
 }
 
-/** Prices `body`'s cart, or the checkout its `checkout` opens; both given is a `400` at `cart`. */
+/**
+ * Prices `body`'s cart, or the checkout its `checkout` opens, its journal
+ * reads waited for `within` the caller's allowance; both given is a `400` at `cart`.
+ */
 export async function priceRequest(
   config: HandlerConfig,
   book: CheckoutBook,
   body: { cart?: unknown; checkout?: string | null | undefined },
   request: Request,
   connection: ConnectionInfo | undefined,
+  within?: <T>(read: Promise<T>) => Promise<T>,
 ): Promise<PricedRequest> {
   const { cart, checkout } = body;
   if (checkout === undefined || checkout === null) return priceCart(config, cart, request);
   if (cart !== undefined && cart !== null) {
     throw new HttpError('invalidRequest', 'Send either a cart or a checkout, not both.', { param: 'cart' });
   }
-  const opened = await openCheckout(config, book, checkout, request, connection);
+  const opened = await openCheckout(config, book, checkout, request, connection, within);
   return { ok: true, cart: pricedCheckout(opened.stored), opened };
 }

@@ -72,6 +72,8 @@ export interface RelayJournal {
   recall(idempotencyKey: string): Promise<HeldAttempt | undefined>;
   /** The steps of one create arriving now: all its waits on the journal share one allowance of 4 s. */
   forCreate(): RelayJournal;
+  /** `read` (a checkout's, say), waited for within the same allowance; rejects with a JournalTooSlowError once it is spent. */
+  within<T>(read: Promise<T>): Promise<T>;
 }
 
 /**
@@ -100,6 +102,7 @@ export const NO_JOURNAL: RelayJournal = {
   lookedUp: async () => undefined,
   recall: async () => undefined,
   forCreate: () => NO_JOURNAL,
+  within: (read) => read,
 };
 
 /** How many attempts a relay without a journal remembers: enough for every retry in flight, bounded whatever the traffic. */

@@ -9,20 +9,18 @@ import { jsonResponse } from '../../http/json-response.js';
 import { readJsonObject } from '../../http/read-json-body.js';
 import { ORDER_ID_PATTERN } from '../../shared/service-contract.js';
 import { REFERENCE_PATTERN } from '../../shared/wire.js';
+import type { ServerCheckouts } from '../checkouts/server-checkout.js';
 import type { CheckoutOrders } from '../fulfilment/order-records.js';
+import { CHECKOUT_ID_PATTERN } from '../tokens/checkout-secret.js';
 import { checkoutOnWire, createdCheckoutOnWire, orderOnWire } from './api-wire.js';
-import { checkoutInputOf } from './checkout-body.js';
-import type { MerchantCheckouts } from './merchant-checkouts.js';
+import { checkoutInputOf, refusedCheckout } from './checkout-body.js';
 
 /** Largest body the merchant API reads: 16 KiB, as the relay's own routes. */
 export const MERCHANT_API_MAX_BODY_BYTES = 16 * 1024;
 
-/** A checkout id: `cs_` and 24 base64url characters. */
-export const CHECKOUT_ID_PATTERN = /^cs_[A-Za-z0-9_-]{24}$/;
-
 /** What the routes read: the relay's checkouts and orders, and the shop origins a checkout may be bound to. */
 export interface ApiRouteContext {
-  readonly checkouts: MerchantCheckouts;
+  readonly checkouts: ServerCheckouts;
   readonly orders: CheckoutOrders;
   readonly allowedOrigins: readonly string[];
 }
@@ -63,12 +61,12 @@ async function createCheckout(context: ApiRouteContext, request: Request): Promi
     'Send the checkout as a JSON object.',
   );
   const input = checkoutInputOf(body, context.allowedOrigins);
-  let created: Awaited<ReturnType<MerchantCheckouts['create']>>;
+  let created: Awaited<ReturnType<ServerCheckouts['create']>>;
   try {
     created = await context.checkouts.create(input);
   } catch (error) {
     // The relay names what it refuses with a TypeError; the wire checks above catch all they know first.
-    if (error instanceof TypeError) throw new HttpError('invalidRequest', error.message, { cause: error });
+    if (error instanceof TypeError) throw refusedCheckout(error);
     throw error;
   }
   return jsonResponse(createdCheckoutOnWire(created), 201);

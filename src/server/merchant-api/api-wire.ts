@@ -4,9 +4,9 @@
  * Built field by field, so nothing the relay adds later reaches a shop's
  * backend unless it is written here.
  */
+import type { ServerCheckout, ServerCheckoutLineItem } from '../checkouts/server-checkout.js';
 import type { CheckoutOrder } from '../fulfilment/fulfilled-order.js';
 import type { PricedLineItem } from '../pricing/priced-line-items.js';
-import type { MerchantCheckout, MerchantCheckoutLineItem } from './merchant-checkouts.js';
 
 /** An instant (epoch ms) in ISO 8601, `null` kept. */
 function isoTime(ms: number): string;
@@ -40,13 +40,13 @@ export function orderOnWire(order: CheckoutOrder) {
   };
 }
 
-function checkoutLineOnWire(item: MerchantCheckoutLineItem) {
+function checkoutLineOnWire(item: ServerCheckoutLineItem) {
   const { currency, value } = item.unitPrice;
   return { name: item.name, quantity: item.quantity, unit_price: { currency, value }, sku: item.sku };
 }
 
 /** The fields every answer about a checkout has. */
-function checkoutFieldsOnWire(checkout: MerchantCheckout) {
+function checkoutFieldsOnWire(checkout: ServerCheckout) {
   return {
     id: checkout.id,
     status: checkout.status,
@@ -61,13 +61,13 @@ function checkoutFieldsOnWire(checkout: MerchantCheckout) {
 }
 
 /** The answer to `POST /v1/checkouts`: the checkout and its client secret, shown this once. */
-export function createdCheckoutOnWire(checkout: MerchantCheckout & { clientSecret: string }) {
+export function createdCheckoutOnWire(checkout: ServerCheckout & { clientSecret: string }) {
   const { id, ...rest } = checkoutFieldsOnWire(checkout);
   return { id, client_secret: checkout.clientSecret, ...rest };
 }
 
 /** The answer to `GET /v1/checkouts/{id}`: never the client secret; its orders and the paid one. */
-export function checkoutOnWire(checkout: MerchantCheckout) {
+export function checkoutOnWire(checkout: ServerCheckout) {
   return {
     ...checkoutFieldsOnWire(checkout),
     order_ids: [...checkout.orderIds],

@@ -9,11 +9,12 @@ import * as z from 'zod/mini';
 import { HttpError } from '../../http/http-error.js';
 import { CURRENCIES, ORDER_INPUT_LIMITS } from '../../shared/service-contract.js';
 import { issueParam, REFERENCE_PATTERN } from '../../shared/wire.js';
+import { CHECKOUT_EXPIRY_SECONDS } from '../checkouts/checkout-input.js';
+import type { ServerCheckoutInput } from '../checkouts/server-checkout.js';
 import { METADATA_LIMITS } from '../pricing/priced-cart.js';
-import type { MerchantCheckoutInput } from './merchant-checkouts.js';
 
-/** Shortest and longest life of a checkout, in seconds (`expires_in`). */
-export const CHECKOUT_EXPIRES_IN = { min: 300, max: 86_400 } as const;
+/** Shortest and longest life of a checkout, in seconds (`expires_in`): the relay's. */
+const CHECKOUT_EXPIRES_IN = CHECKOUT_EXPIRY_SECONDS;
 
 /** Longest `sku`: a shop's own product code. */
 const SKU_MAX_LENGTH = 64;
@@ -75,29 +76,35 @@ const checkoutBodySchema = z.strictObject({
   ),
   reference: z.string(referenceExpected).check(z.regex(REFERENCE_PATTERN, referenceExpected)),
   metadata: z.optional(
-    z
-      .record(
-        z.string().check(z.minLength(1), z.maxLength(maxKeyLength)),
-        z.string(metadataValueExpected).check(z.maxLength(maxValueLength, metadataValueExpected)),
-        `expected an object of at most ${maxKeys} string values, keys of 1 to ${maxKeyLength} characters`,
-      )
-      .check(
-        z.refine((metadata) => Object.keys(metadata).length <= maxKeys, `expected at most ${maxKeys} keys`),
-      ),
+    z.nullable(
+      z
+        .record(
+          z.string().check(z.minLength(1), z.maxLength(maxKeyLength)),
+          z.string(metadataValueExpected).check(z.maxLength(maxValueLength, metadataValueExpected)),
+          `expected an object of at most ${maxKeys} string values, keys of 1 to ${maxKeyLength} characters`,
+        )
+        .check(
+          z.refine((metadata) => Object.keys(metadata).length <= maxKeys, `expected at most ${maxKeys} keys`),
+        ),
+    ),
   ),
   expires_in: z.optional(
-    z
-      .int(expiresExpected)
-      .check(
-        z.gte(CHECKOUT_EXPIRES_IN.min, expiresExpected),
-        z.lte(CHECKOUT_EXPIRES_IN.max, expiresExpected),
-      ),
+    z.nullable(
+      z
+        .int(expiresExpected)
+        .check(
+          z.gte(CHECKOUT_EXPIRES_IN.min, expiresExpected),
+          z.lte(CHECKOUT_EXPIRES_IN.max, expiresExpected),
+        ),
+    ),
   ),
-  origin: z.optional(z.string('expected the origin of the shop’s page, such as https://shop.example')),
+  origin: z.optional(
+    z.nullable(z.string('expected null or the origin of the shop’s page, such as https://shop.example')),
+  ),
 });
 
 /** The wire body checked into `relay.checkouts.create`'s input; throws a `400` naming the field. */
-export function checkoutInputOf(body: unknown, allowedOrigins: readonly string[]): MerchantCheckoutInput {
+export function checkoutInputOf(body: unknown, allowedOrigins: readonly string[]): ServerCheckoutInput {
   const parsed = checkoutBodySchema.safeParse(body);
   if (!parsed.success) {
     const { issues } = parsed.error;
@@ -105,7 +112,7 @@ export function checkoutInputOf(body: unknown, allowedOrigins: readonly string[]
     throw invalidField(issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0]);
   }
   const { line_items, reference, metadata, expires_in, origin } = parsed.data;
-  if (origin !== undefined && !allowedOrigins.includes(origin)) {
+  if (origin != null && !allowedOrigins.includes(origin)) {
     const allowed = allowedOrigins.length ? `one of: ${allowedOrigins.join(', ')}` : 'none is configured';
     throw new HttpError('invalidRequest', `origin: expected one of the server’s shop origins (${allowed}).`, {
       param: 'origin',
@@ -119,9 +126,10 @@ export function checkoutInputOf(body: unknown, allowedOrigins: readonly string[]
       sku: item.sku ?? null,
     })),
     reference,
-    ...(metadata === undefined ? {} : { metadata: { ...metadata } }),
-    ...(expires_in === undefined ? {} : { expiresInSeconds: expires_in }),
-    ...(origin === undefined ? {} : { origin }),
+    // null stands for absent, as a backend's JSON encoder may write an unset field.
+    ...(metadata == null ? {} : { metadata: { ...metadata } }),
+    ...(expires_in == null ? {} : { expiresInSeconds: expires_in }),
+    ...(origin == null ? {} : { origin }),
   };
 }
 
@@ -139,4 +147,23 @@ function invalidField(issue: z.core.$ZodIssue | undefined): HttpError {
   const param = issueParam(issue);
   const where = param === '' ? 'body' : param;
   return new HttpError('invalidRequest', `${where}: ${issue.message}.`, param === '' ? {} : { param });
+}
+
+/** The wire's path of a field `relay.checkouts.create` names (`lineItems[0].unitPrice` → `line_items[0].unit_price`). */
+function wireParamOf(field: string): string {
+  if (field === 'expiresInSeconds') return 'expires_in';
+  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * The `400` of the relay's own refusal of a checkout (a TypeError
+ * `relay.checkouts.create: <field>: expected …`), its field as on the wire.
+ */
+export function refusedCheckout(error: TypeError): HttpError {
+  const named = /^relay\.checkouts\.create: ([\w.[\]]+): (.*)$/s.exec(error.message);
+  if (!named?.[1] || named[1] === 'input') {
+    return new HttpError('invalidRequest', 'The checkout is not valid.', { cause: error });
+  }
+  const param = wireParamOf(named[1]);
+  return new HttpError('invalidRequest', `${param}: ${named[2]}`, { param, cause: error });
 }

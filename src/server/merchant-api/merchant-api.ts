@@ -12,6 +12,7 @@ import type { ConnectionInfo } from '../../http/handler.js';
 import { HttpError } from '../../http/http-error.js';
 import { pathnameOf } from '../../http/pathname.js';
 import { type Clock, systemClock } from '../../shared/clock.js';
+import type { ServerCheckouts } from '../checkouts/server-checkout.js';
 import type { CheckoutOrders } from '../fulfilment/order-records.js';
 import {
   type ClientAddressOption,
@@ -34,12 +35,11 @@ import {
   DEFAULT_FAILED_AUTH_LIMIT,
   type FailedAuthLimit,
 } from './failed-auth-limit.js';
-import type { MerchantCheckouts } from './merchant-checkouts.js';
 
 /** Options of {@link createMerchantApi}. */
 export interface MerchantApiOptions {
   /** The relay's server-created checkouts (`relay.checkouts`). */
-  checkouts: MerchantCheckouts;
+  checkouts: ServerCheckouts;
   /** The relay's journal orders (`relay.orders`). */
   orders: CheckoutOrders;
   /** The shop backend's key (`PAY_CHECKOUT_API_KEY`, at least 32 characters); `undefined`: every request `401`. */
@@ -117,10 +117,3 @@ async function authenticate(
   if (await check(presented)) return;
   throw (await limit.failed(request, connection)) ?? invalidApiKey(API_KEY_MESSAGES.wrong);
 }
-
-export type {
-  MerchantCheckout,
-  MerchantCheckoutInput,
-  MerchantCheckoutLineItem,
-  MerchantCheckouts,
-} from './merchant-checkouts.js';

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { API_KEY, merchantApiStack } from '../../fixtures/merchant-api.js';
+import { API_KEY, merchantApiStack, SHOP_ORIGIN } from '../../fixtures/merchant-api.js';
 
 /** A body `POST /v1/checkouts` takes: two totes for cart-301. */
 function checkoutBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -98,6 +98,24 @@ describe('the merchant API checks the wire', () => {
       body: checkoutBody({ origin: 'https://elsewhere.example' }),
     });
     assert.match(origin.body.error.message, /https:\/\/shop\.example/);
+  });
+
+  it('takes null for an optional field, as a backend’s JSON encoder may write an unset one', async () => {
+    const stack = await merchantApiStack();
+    const body = checkoutBody({ metadata: null, expires_in: null, origin: null });
+    const answer = await stack.v1('/v1/checkouts', { body: { ...body, line_items: [line({ sku: null })] } });
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    assert.deepEqual([answer.body.metadata, answer.body.origin], [{}, null]);
+    assert.equal(Date.parse(answer.body.expires_at) - Date.parse(answer.body.created_at), 3_600_000);
+  });
+
+  it('answers what the relay itself refuses as a 400 at the field’s wire path', async () => {
+    // The API allows an origin the relay does not: the relay's own check is the last word.
+    const stack = await merchantApiStack({ allowedOrigins: [] }, { allowedOrigins: [SHOP_ORIGIN] });
+    const answer = await stack.v1('/v1/checkouts', { body: checkoutBody({ origin: SHOP_ORIGIN }) });
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal(answer.body.error.param, 'origin');
+    assert.match(answer.body.error.message, /^origin: expected one of the relay's allowedOrigins/);
   });
 
   it('refuses a body that is not a JSON object: 415 for another type, 400 for bad JSON or an array', async () => {

@@ -8,8 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import * as z from 'zod';
+import { openJournal } from '../../../src/server/index.js';
 import { INTERNATIONAL_PHONE_PATTERN } from '../../../src/shared/ghana-mobile-money.js';
 import {
   CUSTOMER_NAME_MAX_LENGTH,
@@ -51,15 +52,25 @@ function zodOf(schema: Node): z.ZodType {
   return z.fromJSONSchema({ ...local(schema), $defs: local(doc.components.schemas) });
 }
 
+/** The path of the checkout read; the others are POST routes. */
+const CHECKOUT_READ = '/checkouts/{client_secret}';
+/** A route of the document. */
+type DocumentedPath = '/orders' | '/lookup' | '/price' | typeof CHECKOUT_READ;
+
+/** The operation of `path`: its one method's. */
+function operationOf(path: DocumentedPath): Node {
+  return path === CHECKOUT_READ ? doc.paths[path].get : doc.paths[path].post;
+}
+
 /** The document's response for `status` on `path`. */
-function responseOf(path: '/orders' | '/lookup' | '/price', status: number): Node {
-  const response = resolve(doc.paths[path].post.responses[String(status)]);
+function responseOf(path: DocumentedPath, status: number): Node {
+  const response = resolve(operationOf(path).responses[String(status)]);
   assert.ok(response, `the document has no ${status} answer for ${path}`);
   return response;
 }
 
 /** Asserts `response` is what the document says `path` answers with its status: body and headers. */
-async function assertDocumented(path: '/orders' | '/lookup' | '/price', response: Response): Promise<Node> {
+async function assertDocumented(path: DocumentedPath, response: Response): Promise<Node> {
   const documented = responseOf(path, response.status);
   const body = await response.json();
   const parsed = zodOf(documented.content['application/json'].schema).safeParse(body);
@@ -85,7 +96,7 @@ function refsIn(node: Node): string[] {
 describe('openapi/relay.json', () => {
   it('is an OpenAPI 3.1 document whose every reference resolves, shipped and exported by the package', () => {
     assert.equal(doc.openapi, '3.1.0');
-    assert.deepEqual(Object.keys(doc.paths).sort(), ['/lookup', '/orders', '/price']);
+    assert.deepEqual(Object.keys(doc.paths).sort(), [CHECKOUT_READ, '/lookup', '/orders', '/price']);
     const refs = refsIn(doc);
     assert.ok(refs.length > 20);
     for (const ref of refs) assert.ok(resolve({ $ref: ref }), `${ref} does not resolve`);
@@ -104,8 +115,8 @@ describe('openapi/relay.json', () => {
     const mobileMoney = schemas.CheckoutIntent.properties.payment_method_data.properties.mobile_money;
     assert.deepEqual(mobileMoney.properties.issuer.enum, [...ISSUERS]);
     const codes = Object.values(SERVICE_ERRORS);
-    for (const path of ['/orders', '/lookup', '/price'] as const) {
-      for (const [status, entry] of Object.entries(doc.paths[path].post.responses)) {
+    for (const path of ['/orders', '/lookup', '/price', CHECKOUT_READ] as const) {
+      for (const [status, entry] of Object.entries(operationOf(path).responses)) {
         if (status === '200') continue;
         const code =
           resolve(entry).content['application/json'].schema.allOf[1].properties.error.properties.code;
@@ -233,6 +244,53 @@ describe('openapi/relay.json', () => {
       const body = await assertDocumented('/orders', changed);
       assert.equal(body.error.code, 'amount_changed');
       assert.deepEqual(body.amount, priced.amount);
+    });
+
+    it('a server-created checkout: its price, its create, its read, and their refusals', async () => {
+      const relayTime = clockAhead();
+      const relay = relayWith({
+        clock: relayTime.clock,
+        journal: await openJournal('memory:'),
+        onPaid: () => undefined,
+        watch: { ticks: false },
+        rateLimit: { lookup: { capacity: 3, refillPerMinute: 1 } },
+      });
+      after(() => relay.close());
+      const paying = await relay.checkouts.create({
+        lineItems: [{ name: 'Kente tote', quantity: 1, unitPrice: { currency: 'ghs', value: 12_500 } }],
+        reference: 'order-4001',
+      });
+      const checkout = paying.clientSecret;
+      const read = (secret: string) =>
+        relay.handle(new Request(`http://shop.test/api/checkout/checkouts/${secret}`), CLIENT);
+      const priced = await assertDocumented('/price', await relay.price(priceRequest({ checkout }), CLIENT));
+      assert.equal(priced.reference, 'order-4001');
+      const answer = await assertDocumented(CHECKOUT_READ, await read(checkout));
+      assert.equal(answer.status, 'open');
+      const created = await relay.create(
+        createRequest({ ...customerPayingFrom('0241140001'), checkout }),
+        CLIENT,
+      );
+      const order = await assertDocumented('/orders', created);
+      sandbox.approve(order.order.id);
+      relayTime.pastSharedReads();
+      const lookupBody = { order_id: order.order.id, lookup_token: order.lookup_token };
+      assert.equal((await relay.lookup(lookupRequest(lookupBody), CLIENT)).status, 200);
+      const paid = await relay.create(
+        createRequest({ ...customerPayingFrom('0241140002'), checkout }),
+        CLIENT,
+      );
+      assert.equal((await assertDocumented('/orders', paid)).error.code, 'checkout_paid');
+      const unknown = `${checkout.slice(0, -1)}${checkout.endsWith('A') ? 'B' : 'A'}`;
+      const notFound = await assertDocumented(CHECKOUT_READ, await read(unknown));
+      assert.equal(notFound.error.code, 'checkout_not_found');
+      assert.equal((await read(unknown)).status, 429);
+      const posted = await relay.handle(
+        new Request(`http://shop.test/api/checkout/checkouts/${checkout}`, { method: 'POST' }),
+        CLIENT,
+      );
+      assert.equal(posted.status, 405);
+      await assertDocumented(CHECKOUT_READ, posted);
     });
 
     it('both 429s, with their Retry-After', async () => {

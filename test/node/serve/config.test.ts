@@ -139,7 +139,7 @@ describe('serve’s secrets, from the environment', () => {
       PAY_LOOKUP_SECRET: 'short',
     });
     assert.deepEqual(short.ok ? [] : short.errors, [
-      'PAY_CHECKOUT_API_KEY: expected at least 32 characters and no spaces (openssl rand -base64 32 makes one)',
+      'PAY_CHECKOUT_API_KEY: expected at least 32 printable characters and no spaces (openssl rand -base64 32 makes one)',
       'PAY_LOOKUP_SECRET: expected at least 16 characters, the same on every serve process',
     ]);
   });

@@ -110,4 +110,17 @@ describe('a fleet of serve processes on one PostgreSQL and one Redis', { skip, t
     // Three prompts per number in ten minutes, counted in Redis: the fourth is refused wherever it lands.
     assert.deepEqual(statuses, [200, 200, 200, 429]);
   });
+
+  it('says on /readyz that the journal does not answer while PostgreSQL is frozen, and is ready once it answers', async () => {
+    const [first] = fleet as [ServeCommand];
+    cluster.freeze();
+    try {
+      const frozen = await fetch(`${first.url}/readyz`);
+      assert.equal(frozen.status, 503);
+      assert.deepEqual(((await frozen.json()) as { failing: string[] }).failing, ['journal']);
+    } finally {
+      cluster.thaw();
+    }
+    assert.equal((await fetch(`${first.url}/readyz`)).status, 200);
+  });
 });

@@ -132,6 +132,15 @@ describe('pay-checkout serve: its routes', () => {
     const control = `${url}/sandbox/_sandbox/payments/decline`;
     const forwarded = await postJson(control, { order_id: orderId }, { 'x-forwarded-for': '203.0.113.9' });
     assert.equal(forwarded.status, 404);
+    // Targets a URL parser turns into the control path are judged as that path.
+    for (const target of [
+      '/sandbox/./_sandbox/payments/decline',
+      '/sandbox/x/../_sandbox/payments/decline',
+    ]) {
+      const { port } = new URL(url);
+      const status = await rawPost(Number(port), target, '127.0.0.1', { 'x-forwarded-for': '203.0.113.9' });
+      assert.equal(status, 404, target);
+    }
     const { port } = new URL(url);
     const rebound = await rawPost(Number(port), '/sandbox/_sandbox/payments/decline', 'shop.example');
     assert.equal(rebound, 404);
@@ -207,8 +216,13 @@ describe('pay-checkout serve whose service does not answer', () => {
   });
 });
 
-/** A POST with an empty JSON body and the given `Host`, over a plain socket: fetch would not let the Host differ. */
-async function rawPost(port: number, path: string, host: string): Promise<number> {
+/** A POST of `{}` to `path` exactly as written, with the given `Host`: fetch would neither keep the path nor let the Host differ. */
+async function rawPost(
+  port: number,
+  path: string,
+  host: string,
+  headers: Record<string, string> = {},
+): Promise<number> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
     const sent = request(
@@ -217,7 +231,7 @@ async function rawPost(port: number, path: string, host: string): Promise<number
         port,
         path,
         method: 'POST',
-        headers: { host, 'content-type': 'application/json' },
+        headers: { ...headers, host, 'content-type': 'application/json' },
       },
       (response) => {
         response.resume();

@@ -2,15 +2,16 @@
  * `pay-checkout serve` as a command, from the sources: `--check` judges a
  * configuration and the environment with exit codes and each mistake named,
  * and SIGTERM under a stream of creates answers every one in flight, refuses
- * new connections, and exits 0 with no 5xx.
+ * new connections, and exits 0 with no 5xx and every order in its journal.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { openJournal } from '../../../src/server/index.js';
 import { runCli as runCliFrom } from '../../fixtures/pay-checkout-cli.js';
-import { TEST_CATALOGUE } from '../../fixtures/serve.js';
+import { startTestServe, TEST_CATALOGUE } from '../../fixtures/serve.js';
 import { SOURCE_CLI_ANYWHERE, startServeCommand } from '../../fixtures/serve-command.js';
 import { checkShutdownUnderTraffic } from '../../package/shutdown-traffic.js';
 
@@ -72,7 +73,7 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
     const env = bareEnvironment({ PAY_SECRET_KEY: 'sk_test_abc', PAY_CHECKOUT_API_KEY: 'short-key' });
     const short = await runCli(['serve', '--config', file, '--check'], { cwd: folder, env });
     assert.equal(short.code, 1, short.transcript);
-    assert.match(short.stderr, /PAY_CHECKOUT_API_KEY: expected at least 32 characters/);
+    assert.match(short.stderr, /PAY_CHECKOUT_API_KEY: expected at least 32 printable characters/);
     assert.ok(!short.stderr.includes('short-key') && !short.stderr.includes('sk_test_abc'));
   });
 
@@ -87,6 +88,27 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
     const absent = await runCli(['serve', '--config', join(folder, 'none.json')], { cwd: folder });
     assert.equal(absent.code, 1, absent.transcript);
     assert.match(absent.stderr, /cannot read it/);
+  });
+
+  it('exits 2 for an option it does not know, pointing to --help', async () => {
+    const result = await runCli(['serve', '--port', '80'], { cwd: folder, env: bareEnvironment() });
+    assert.equal(result.code, 2, result.transcript);
+    assert.match(result.stderr, /See: pay-checkout serve --help/);
+  });
+
+  it('exits 1 saying it cannot listen when its port is taken', async () => {
+    const taken = await startTestServe();
+    try {
+      const file = await write('taken.json', {
+        listen: { port: taken.serve.port },
+        journal: `sqlite:${join(folder, 'taken.db')}`,
+      });
+      const result = await runCli(['serve', '--config', file], { cwd: folder, env: bareEnvironment() });
+      assert.equal(result.code, 1, result.transcript);
+      assert.match(result.stderr, /pay-checkout serve: cannot listen: .*EADDRINUSE/);
+    } finally {
+      await taken.close();
+    }
   });
 
   it('--help names its options and environment; pay-checkout --help names serve', async () => {
@@ -122,6 +144,21 @@ describe('pay-checkout serve, the command', { timeout: 120_000 }, () => {
       assert.match(serve.output(), /"event":"serve_stopped"/);
     } finally {
       await serve.stop('SIGKILL');
+    }
+    // No order lost: every order serve said it created is in the journal it closed.
+    const created = [...serve.output().matchAll(/"event":"order_created","orderId":"(or_\w+)"/g)].map(
+      (match) => match[1] as string,
+    );
+    assert.ok(created.length >= 10, `${created.length} orders created`);
+    const journal = await openJournal(`sqlite:${join(folder, 'traffic.db')}`);
+    try {
+      const recorded = new Set((await journal.listRecent(10_000)).map((row) => row.orderId));
+      assert.deepEqual(
+        created.filter((orderId) => !recorded.has(orderId)),
+        [],
+      );
+    } finally {
+      await journal.close();
     }
   });
 });
