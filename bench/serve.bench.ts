@@ -45,9 +45,13 @@ import { measureServeMemory } from './serve-memory.js';
 import { createRequests, lookupRequests } from './serve-requests.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-/** Short turns, many of them: the other work on a shared machine comes in bursts that a few long turns would catch on one side. */
+/** `BENCH_ROUNDS`, when set: the rounds of both kinds. */
 const ROUNDS_GIVEN = process.env.BENCH_ROUNDS === undefined ? undefined : Number(process.env.BENCH_ROUNDS);
-/** Turns per kind: a create run takes longer, its watcher's work waited out. */
+/**
+ * Turns per kind: short and several, since the other work on a shared
+ * machine comes in bursts that a few long turns would catch on one side;
+ * fewer of creates, whose runs last longer (their watcher's work waited out).
+ */
 const ROUNDS = { lookups: ROUNDS_GIVEN ?? 4, creates: ROUNDS_GIVEN ?? 3 } as const;
 /** How long the sandbox stays unasked before a run counts as done: creates wait out a watcher pass. */
 const QUIET_MS = { lookups: 500, creates: 3_500 } as const;
@@ -223,7 +227,7 @@ async function compare(
   );
   const serveOverLibrary = {
     /** The median of the rounds' ratios: a burst of other work in one turn moves it least. */
-    requestsPerSecond: median(perRound),
+    requestsPerSecond: Math.round(median(perRound) * 1000) / 1000,
     requestsPerSecondPerRound: perRound,
     requestsPerSecondOfAllRounds: ratio(serve.requestsPerSecond, library.requestsPerSecond),
     relayCpuPerRequest: ratio(relayCpu('serve'), relayCpu('library')),
