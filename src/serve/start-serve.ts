@@ -119,7 +119,8 @@ export async function startServe(options: StartServeOptions = {}): Promise<Runni
     });
   } catch (error) {
     await redis?.close();
-    await journal.close();
+    // The relay, once made, closed the journal itself; a second close must not hide why the start failed.
+    await journal.close().catch(() => undefined);
     throw error;
   }
 }
