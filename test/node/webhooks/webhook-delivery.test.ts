@@ -153,6 +153,17 @@ function describeDelivery(store: JournalStore): void {
       const { delivery, statuses } = await onlyDelivery(await stack.relay.webhooks.list());
       assert.deepEqual(statuses, [500, 500, 500, 200]);
       assert.equal(delivery.state, 'delivered');
+      assert.deepEqual(
+        stack.events
+          .filter((event) => event.type.startsWith('webhook_'))
+          .map((event) => [event.type, 'attempt' in event ? event.attempt : 0]),
+        [
+          ['webhook_attempt_failed', 1],
+          ['webhook_attempt_failed', 2],
+          ['webhook_attempt_failed', 3],
+          ['webhook_delivered', 4],
+        ],
+      );
     });
 
     it('waits for Retry-After instead of the schedule', async () => {
