@@ -127,6 +127,22 @@ function describeDelivery(store: JournalStore): void {
       assert.notEqual((await stack.relay.orders.get(orderId))?.deliveredAt, null);
     });
 
+    it('journals an order handed over twice (onPaid threw the first time) as one event, sent once', async () => {
+      const receiver = await startReceiver();
+      let calls = 0;
+      const onPaid = () => {
+        calls += 1;
+        if (calls === 1) throw new Error('the shop was busy');
+      };
+      const stack = await webhookStack([receiver.url], { onPaid }, store);
+      await stack.checkout();
+      await stack.advance(PAID_AFTER_MS);
+      await stack.advance(60_000);
+      assert.equal(calls, 2, 'onPaid called again after it threw');
+      assert.equal(receiver.received.length, 1);
+      assert.equal((await stack.relay.webhooks.list()).length, 1);
+    });
+
     it('tries again on a 500 at each step of the schedule, on the relay clock', async () => {
       const receiver = await startReceiver((n) => ({ status: n <= 3 ? 500 : 200 }));
       const stack = await webhookStack([receiver.url], {}, store);
