@@ -82,6 +82,33 @@ export type FulfilmentEvent =
       type: 'watcher_resumed';
     }
   | {
+      /** A webhook endpoint answered `2xx`: the event is delivered there. */
+      type: 'webhook_delivered';
+      eventId: string;
+      /** The endpoint's URL, without its query. */
+      endpoint: string;
+      /** 1 for the first attempt to this endpoint. */
+      attempt: number;
+      status: number;
+    }
+  | {
+      /**
+       * A webhook attempt failed: `pending` when another is due at
+       * `nextAttemptAt`, `failed` after the schedule's last step, `disabled`
+       * when the endpoint answered `410`.
+       */
+      type: 'webhook_attempt_failed';
+      eventId: string;
+      endpoint: string;
+      attempt: number;
+      /** The HTTP status, or `null` when none came. */
+      status: number | null;
+      /** A short description (a refused target, a time-out, a redirect not followed), or `null`. */
+      error: string | null;
+      state: 'pending' | 'failed' | 'disabled';
+      nextAttemptAt: number | null;
+    }
+  | {
       /** The journal failed (or failed to close), or a resent create was refused for good; `error` says why. */
       type: 'watcher_error';
       stage:

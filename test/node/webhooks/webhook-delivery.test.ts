@@ -8,7 +8,7 @@
  * holds up no other.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -20,6 +20,7 @@ import {
 } from '../../../src/server/index.js';
 import { MemoryJournal } from '../../../src/server/journal/memory-journal.js';
 import { createCheckoutRelay } from '../../../src/server/node.js';
+import { CUSTOMER_NAME } from '../../fixtures/checkout-data.js';
 import { fulfilmentStack, type JournalStore } from '../../fixtures/fulfilment.js';
 import { eventually } from '../../fixtures/wait.js';
 import {
@@ -127,6 +128,22 @@ function describeDelivery(store: JournalStore): void {
       assert.notEqual((await stack.relay.orders.get(orderId))?.deliveredAt, null);
     });
 
+    it('journals an order handed over twice (onPaid threw the first time) as one event, sent once', async () => {
+      const receiver = await startReceiver();
+      let calls = 0;
+      const onPaid = () => {
+        calls += 1;
+        if (calls === 1) throw new Error('the shop was busy');
+      };
+      const stack = await webhookStack([receiver.url], { onPaid }, store);
+      await stack.checkout();
+      await stack.advance(PAID_AFTER_MS);
+      await stack.advance(60_000);
+      assert.equal(calls, 2, 'onPaid called again after it threw');
+      assert.equal(receiver.received.length, 1);
+      assert.equal((await stack.relay.webhooks.list()).length, 1);
+    });
+
     it('tries again on a 500 at each step of the schedule, on the relay clock', async () => {
       const receiver = await startReceiver((n) => ({ status: n <= 3 ? 500 : 200 }));
       const stack = await webhookStack([receiver.url], {}, store);
@@ -153,6 +170,17 @@ function describeDelivery(store: JournalStore): void {
       const { delivery, statuses } = await onlyDelivery(await stack.relay.webhooks.list());
       assert.deepEqual(statuses, [500, 500, 500, 200]);
       assert.equal(delivery.state, 'delivered');
+      assert.deepEqual(
+        stack.events
+          .filter((event) => event.type.startsWith('webhook_'))
+          .map((event) => [event.type, 'attempt' in event ? event.attempt : 0]),
+        [
+          ['webhook_attempt_failed', 1],
+          ['webhook_attempt_failed', 2],
+          ['webhook_attempt_failed', 3],
+          ['webhook_delivered', 4],
+        ],
+      );
     });
 
     it('waits for Retry-After instead of the schedule', async () => {
@@ -265,6 +293,31 @@ describe('webhook delivery when the journal blips', () => {
       stack.events.filter((event) => event.type === 'watcher_error'),
       [],
     );
+  });
+});
+
+describe('the customer in a webhook event on SQLite', () => {
+  it('leaves no file once every endpoint is done', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'pay-checkout-webhook-erase-'));
+    after(() => rmSync(folder, { recursive: true, force: true }));
+    const path = join(folder, 'journal.db');
+    const filesHold = (text: string) =>
+      [path, `${path}-wal`, `${path}-shm`].some(
+        (file) => existsSync(file) && readFileSync(file).toString('latin1').includes(text),
+      );
+    // One endpoint fails once, then answers 410: its delivery stays pending until then.
+    const flaky = await startReceiver((n) => ({ status: n === 1 ? 500 : 410 }));
+    const receiver = await startReceiver();
+    const stack = await webhookStack([flaky.url, receiver.url], {}, `sqlite:${path}`);
+    await stack.checkout();
+    await stack.advance(PAID_AFTER_MS);
+    assert.equal(JSON.parse(String(receiver.received[0]?.body)).data.customer.name, CUSTOMER_NAME);
+    assert.ok(filesHold(CUSTOMER_NAME), 'kept while a delivery is pending');
+    await stack.advance(6_000);
+    assert.equal(flaky.received.length, 2);
+    // The next claim empties the log first.
+    await stack.advance(1_000);
+    assert.ok(!filesHold(CUSTOMER_NAME), 'no file holds the name once every endpoint is done');
   });
 });
 

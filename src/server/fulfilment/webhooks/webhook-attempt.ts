@@ -80,24 +80,49 @@ export async function attempt(
       { url: endpoint.url, headers, body },
       { allowPrivateTargets: deps.allowPrivateTargets, timeoutMs: WEBHOOK_SEND_TIMEOUT_MS, now: deps.now },
     );
-    await record(deps, delivery, { ...result, next: nextAfter(result, delivery.step + 1) }, lease);
+    const next = nextAfter(result, delivery.step + 1);
+    if (await record(deps, delivery, { ...result, next }, lease)) report(deps, delivery, result, next);
   } catch (error) {
     // The journal failed past the lease: the delivery is tried again once it runs out.
     deps.reporter.emit({ type: 'watcher_error', stage: 'webhook', error });
   }
 }
 
-/** Records the attempt, asking again while the lease holds when the journal does not answer. */
+/** Tells `onEvent` what a recorded attempt came to. */
+function report(
+  deps: AttemptDeps,
+  delivery: ClaimedWebhookDelivery,
+  result: WebhookSendResult,
+  next: WebhookNext,
+): void {
+  const url = new URL(delivery.endpoint);
+  const common = {
+    eventId: delivery.eventId,
+    endpoint: `${url.origin}${url.pathname}`,
+    attempt: delivery.attempts + 1,
+  };
+  if (next.state === 'delivered') {
+    deps.reporter.emit({ type: 'webhook_delivered', ...common, status: result.status as number });
+    return;
+  }
+  deps.reporter.emit({
+    type: 'webhook_attempt_failed',
+    ...common,
+    ...{ status: result.status, error: result.error, state: next.state },
+    nextAttemptAt: next.state === 'pending' ? deps.now() + next.retryInMs : null,
+  });
+}
+
+/** Records the attempt, asking again while the lease holds when the journal does not answer; `false` if the lease passed on. */
 async function record(
   deps: AttemptDeps,
   delivery: ClaimedWebhookDelivery,
   result: WebhookSendResult & { next: WebhookNext },
   lease: LeaseClock,
-): Promise<void> {
+): Promise<boolean> {
   for (let tries = 0; ; tries += 1) {
     try {
-      await deps.journal.recordWebhookAttempt(delivery, deps.owner, result);
-      return;
+      return await deps.journal.recordWebhookAttempt(delivery, deps.owner, result);
     } catch (error) {
       const waitMs = Math.min(MAX_RECORD_RETRY_MS, RECORD_RETRY_MS * 2 ** tries);
       if (lease.elapsedMs() + waitMs > WEBHOOK_LEASE_MS - LEASE_MARGIN_MS) throw error;
