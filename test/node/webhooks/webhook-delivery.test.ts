@@ -8,7 +8,7 @@
  * holds up no other.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -20,6 +20,7 @@ import {
 } from '../../../src/server/index.js';
 import { MemoryJournal } from '../../../src/server/journal/memory-journal.js';
 import { createCheckoutRelay } from '../../../src/server/node.js';
+import { CUSTOMER_NAME } from '../../fixtures/checkout-data.js';
 import { fulfilmentStack, type JournalStore } from '../../fixtures/fulfilment.js';
 import { eventually } from '../../fixtures/wait.js';
 import {
@@ -292,6 +293,31 @@ describe('webhook delivery when the journal blips', () => {
       stack.events.filter((event) => event.type === 'watcher_error'),
       [],
     );
+  });
+});
+
+describe('the customer in a webhook event on SQLite', () => {
+  it('leaves no file once every endpoint is done', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'pay-checkout-webhook-erase-'));
+    after(() => rmSync(folder, { recursive: true, force: true }));
+    const path = join(folder, 'journal.db');
+    const filesHold = (text: string) =>
+      [path, `${path}-wal`, `${path}-shm`].some(
+        (file) => existsSync(file) && readFileSync(file).toString('latin1').includes(text),
+      );
+    // One endpoint fails once, then answers 410: its delivery stays pending until then.
+    const flaky = await startReceiver((n) => ({ status: n === 1 ? 500 : 410 }));
+    const receiver = await startReceiver();
+    const stack = await webhookStack([flaky.url, receiver.url], {}, `sqlite:${path}`);
+    await stack.checkout();
+    await stack.advance(PAID_AFTER_MS);
+    assert.equal(JSON.parse(String(receiver.received[0]?.body)).data.customer.name, CUSTOMER_NAME);
+    assert.ok(filesHold(CUSTOMER_NAME), 'kept while a delivery is pending');
+    await stack.advance(6_000);
+    assert.equal(flaky.received.length, 2);
+    // The next claim empties the log first.
+    await stack.advance(1_000);
+    assert.ok(!filesHold(CUSTOMER_NAME), 'no file holds the name once every endpoint is done');
   });
 });
 
