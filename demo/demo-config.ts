@@ -20,6 +20,9 @@ export const DEMO_CONFIG_PATH = '/api/demo/config';
 /** The merchant's-server view reads each order as the server sees it here. */
 export const DEMO_FULFILMENTS_PATH = '/api/demo/fulfilments';
 
+/** Where the demo server receives its own relay's signed webhooks (POST, from this machine only). */
+export const DEMO_WEBHOOK_PATH = '/api/demo/webhooks';
+
 /** This browser's cart: `GET` reads it (made on first use), `POST` starts a new one. */
 export const DEMO_CART_PATH = '/api/demo/cart';
 
@@ -50,6 +53,14 @@ export interface DemoFulfilments {
     paid_twice: boolean;
     /** The other paid orders of this order's reference (order ids only), when it is paid; else empty. */
     other_paid_order_ids: string[];
+    /** The order's webhook events to the demo server's own receiver, newest first, with each attempt's status and time. */
+    webhooks: {
+      event_id: string;
+      type: string;
+      state: 'pending' | 'delivered' | 'failed';
+      /** Each attempt: its number, the HTTP status (null when no answer came) and when it was made (ISO 8601). */
+      attempts: { attempt: number; status: number | null; at: string }[];
+    }[];
   }[];
 }
 

@@ -4,7 +4,9 @@
  * its status, and its cart's reference, items and amount as `onPaid` gets
  * them, and a warning when one checkout was paid twice. The list is not a live region; one polite status line announces an order
  * only when the server's callback was delivered, so a screen reader hears
- * one short sentence per payment, not every poll.
+ * one short sentence per payment, not every poll. Each order also lists its
+ * signed webhook events to the demo server's own receiver: event id, type,
+ * where it stands, and each attempt's status and time.
  */
 import { DEMO_FULFILMENTS_PATH, type DemoFulfilments } from '../demo-config.js';
 import { createNode } from './dom.js';
@@ -35,6 +37,33 @@ function fulfilmentAttributes(fulfilment: Fulfilment): Record<string, string> {
   return fulfilment.paid_twice
     ? { 'data-status': fulfilment.status, 'data-paid-twice': '' }
     : { 'data-status': fulfilment.status };
+}
+
+/** An order's webhook events, each with its attempts; nothing when it has none. */
+function webhookList(webhooks: Fulfilment['webhooks'], text: PageText): HTMLOListElement | undefined {
+  if (webhooks.length === 0) return undefined;
+  return createNode(
+    'ol',
+    { className: 'fulfilment__webhooks', attributes: { 'aria-label': text.webhooksLabel } },
+    webhooks.map((webhook) =>
+      createNode('li', { className: 'fulfilment__webhook', attributes: { 'data-state': webhook.state } }, [
+        createNode('code', { className: 'fulfilment__event-id' }, [webhook.event_id]),
+        ' ',
+        createNode('span', { className: 'fulfilment__event-type' }, [webhook.type]),
+        ' · ',
+        createNode('span', { className: 'fulfilment__event-state' }, [text.webhookState[webhook.state]]),
+        createNode(
+          'ol',
+          { className: 'fulfilment__attempts' },
+          webhook.attempts.map((attempt) =>
+            createNode('li', { className: 'fulfilment__attempt' }, [
+              text.webhookAttempt(attempt.attempt, attempt.status, attempt.at.slice(11, 19)),
+            ]),
+          ),
+        ),
+      ]),
+    ),
+  );
 }
 
 /** The view, bound to its list and its status line. */
@@ -88,6 +117,7 @@ export class FulfilmentView {
                 ]),
               ]
             : []),
+          webhookList(fulfilment.webhooks ?? [], text),
         ]),
       ),
     );

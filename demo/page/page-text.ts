@@ -78,6 +78,12 @@ export interface PageText {
   orderFor: (order: OrderFor) => string;
   /** A paid order whose checkout another order paid too (`otherPaidOrderIds`): the merchant refunds one. */
   paidTwice: (otherOrderIds: readonly string[]) => string;
+  /** The name of an order's list of webhook events, for screen readers. */
+  webhooksLabel: string;
+  /** Where one webhook event stands: still being sent, delivered, or given up after the last attempt. */
+  webhookState: Record<'pending' | 'delivered' | 'failed', string>;
+  /** One attempt: its number, the receiver's HTTP status (`null`: no answer) and its time (HH:MM:SS, UTC). */
+  webhookAttempt: (attempt: number, status: number | null, time: string) => string;
 }
 
 /** The parts of an order the merchant's-server view shows. */
@@ -166,6 +172,10 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     heard: (what) => `Your server heard: ${what}.`,
     orderFor: (order) => orderIn('en', 'no reference', order),
     paidTwice: (others) => `Paid twice: this checkout was also paid by ${others.join(', ')}. Refund one.`,
+    webhooksLabel: 'Signed webhooks sent to your server',
+    webhookState: { pending: 'webhook being sent', delivered: 'webhook delivered', failed: 'webhook failed' },
+    webhookAttempt: (attempt, status, time) =>
+      `attempt ${attempt}: ${status === null ? 'no answer' : `HTTP ${status}`} at ${time} UTC`,
   },
   fr: {
     title: 'Démo pay-checkout : le paiement mobile money en une balise',
@@ -237,6 +247,14 @@ export const PAGE_TEXT: Readonly<Record<DemoLocale, PageText>> = {
     orderFor: (order) => orderIn('fr', 'sans référence', order),
     paidTwice: (others) =>
       `Payée deux fois : ce panier a aussi été payé par ${others.join(', ')}. Remboursez-en une.`,
+    webhooksLabel: 'Webhooks signés envoyés à votre serveur',
+    webhookState: {
+      pending: 'webhook en cours d’envoi',
+      delivered: 'webhook remis',
+      failed: 'webhook en échec',
+    },
+    webhookAttempt: (attempt, status, time) =>
+      `tentative ${attempt} : ${status === null ? 'sans réponse' : `HTTP ${status}`} à ${time} UTC`,
   },
 };
 

@@ -2,9 +2,9 @@
  * The demo's merchant server hearing of payments: the journal
  * the relay records to (an SQLite file for `npm start`, memory in tests), the
  * demo's `onPaid`/`onFailed`/`onExpired`, and `GET /api/demo/fulfilments`,
- * which shows each order as the server sees it: its id and status, and what
- * it was for as the callbacks receive it (reference, items, amount); nothing
- * personal.
+ * which shows each order as the server sees it: its id and status, what
+ * it was for as the callbacks receive it (reference, items, amount), and its
+ * webhook events with their attempts (demo-webhooks.ts); nothing personal.
  */
 import { errorResponse, jsonResponse } from '../../src/http/index.js';
 import {
@@ -15,6 +15,7 @@ import {
   openJournal,
 } from '../../src/server/node.js';
 import type { DemoFulfilments } from '../demo-config.js';
+import { webhooksByOrder } from './demo-webhooks.js';
 
 type Fulfilment = DemoFulfilments['fulfilments'][number];
 
@@ -54,6 +55,7 @@ export async function openDemoFulfilment(
         recent.map((summary) => journal.readOrder({ orderId: summary.orderId })),
       );
       const paidByReference = await paidOrdersByReference(journal, orders);
+      const webhooks = await webhooksByOrder(journal);
       const body: DemoFulfilments = {
         fulfilments: recent.map((summary, index) => ({
           order_id: summary.orderId,
@@ -61,6 +63,7 @@ export async function openDemoFulfilment(
           delivered_at: summary.deliveredAt === null ? null : new Date(summary.deliveredAt).toISOString(),
           ...whatItWasFor(orders[index]),
           ...paidTwice(summary, orders[index], paidByReference),
+          webhooks: webhooks.get(summary.orderId) ?? [],
         })),
       };
       return jsonResponse(body, 200, { 'cache-control': 'no-store' });

@@ -24,12 +24,14 @@ import {
   DEMO_CART_PATH,
   DEMO_CONFIG_PATH,
   DEMO_FULFILMENTS_PATH,
+  DEMO_WEBHOOK_PATH,
   type DemoConfig,
   SANDBOX_BASE_PATH,
 } from '../demo-config.js';
 import { DEMO_CATALOGUE, priceDemoCart } from './catalogue.js';
 import { createDemoCarts } from './demo-cart.js';
 import { DEFAULT_DEMO_JOURNAL_URL, type DemoFulfilment, openDemoFulfilment } from './demo-fulfilment.js';
+import { createDemoWebhookReceiver } from './demo-webhooks.js';
 import { isLocalUnforwarded, isLoopbackHost } from './local-only.js';
 import { maskKey } from './mask-key.js';
 import { createPhoneControl, PHONE_CONTROL_PATH, withPhoneCookie } from './phone-control.js';
@@ -172,6 +174,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 
   const carts = createDemoCarts(lookupSecret);
   const fulfilment = await openFulfilment(options);
+  const webhookReceiver = createDemoWebhookReceiver();
   // The relay needs the sandbox's URL, which is known once the port is.
   let relay: CheckoutRelay | undefined;
   const route = async (request: Request, context?: ConnectionInfo): Promise<Response> => {
@@ -193,6 +196,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       return isLocalUnforwarded(request, context) ? sandbox.handle(request) : notFound();
     }
     if (pathname === DEMO_FULFILMENTS_PATH) return fulfilment.answer(request);
+    if (pathname === DEMO_WEBHOOK_PATH) return webhookReceiver.answer(request, context);
     if (pathname === DEMO_CART_PATH) return carts.answer(request);
     if (pathname === DEMO_CONFIG_PATH) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET, HEAD');
@@ -234,6 +238,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     onEvent: options.onRelayEvent ?? (() => undefined),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...fulfilment.relayOptions,
+    // Every settled order also goes out as a signed webhook, to this server's own receiver.
+    ...webhookReceiver.relayOptions(selfUrl),
   });
   return {
     url: selfUrl,

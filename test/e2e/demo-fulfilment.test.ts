@@ -3,7 +3,8 @@
  * whose page never polls is delivered to the demo's `onPaid` and shown by
  * `GET /api/demo/fulfilments` (ids and statuses, and the cart's reference,
  * items and amount as `onPaid` got them, and whether the checkout was paid
- * twice; nothing personal). The reference comes from the browser's HttpOnly
+ * twice; nothing personal), and sent as a signed webhook to the demo
+ * server's own receiver, whose event and attempts the panel lists. The reference comes from the browser's HttpOnly
  * cart session, never from the cart it sends, so a stranger who reads it in
  * the public feed cannot pay under it; `npm start`'s
  * command keeps its journal in the SQLite file `PAY_JOURNAL_URL` names and
@@ -120,6 +121,7 @@ describe('the demo merchant server', () => {
         ...forCart,
         paid_twice: false,
         other_paid_order_ids: [],
+        webhooks: [],
       },
     ]);
     const fulfilment = await delivered(server.url, orderId);
@@ -147,6 +149,45 @@ describe('the demo merchant server', () => {
     assert.ok(!text.includes(CUSTOMER_NAME) && !text.includes('241234567'), 'no customer data');
     const post = await fetch(`${server.url}/api/demo/fulfilments`, { method: 'POST' });
     assert.equal(post.status, 405);
+  });
+
+  it('sends each paid order as a signed webhook to its own receiver and lists the event and its attempts', async () => {
+    const server = await startDemoServer({ pageRoot: E2E_PAGE_ROOT, sandboxApproveAfterMs: 300 });
+    after(() => server.close());
+    const { orderId } = await createOrder(server.url, await newCartSession(server.url));
+    const [webhook] = await eventually(
+      `order ${orderId}'s webhook to be delivered`,
+      async () => {
+        const found = (await fulfilments(server.url)).body.fulfilments.find((f) => f.order_id === orderId);
+        return found?.webhooks[0]?.state === 'delivered' ? found.webhooks : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
+    assert.ok(webhook);
+    assert.match(webhook.event_id, /^msg_[A-Za-z0-9_-]{24}$/);
+    assert.equal(webhook.type, 'order.paid');
+    // The receiver verified the signature: the relay's one attempt was answered 204.
+    assert.deepEqual(
+      webhook.attempts.map(({ attempt, status }) => ({ attempt, status })),
+      [{ attempt: 1, status: 204 }],
+    );
+    assert.match(webhook.attempts[0]?.at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const text = await (await fetch(`${server.url}/api/demo/fulfilments`)).text();
+    assert.ok(!text.includes(CUSTOMER_NAME) && !text.includes('241234567'), 'no customer data');
+    assert.ok(!text.includes('whsec_'), 'no secret');
+    // A request its relay did not sign is refused; so is one forwarded by a proxy.
+    const unsigned = await fetch(`${server.url}/api/demo/webhooks`, {
+      method: 'POST',
+      headers: { 'webhook-id': webhook.event_id, 'webhook-timestamp': '1', 'webhook-signature': 'v1,AAAA' },
+      body: '{}',
+    });
+    assert.equal(unsigned.status, 400);
+    const forwarded = await fetch(`${server.url}/api/demo/webhooks`, {
+      method: 'POST',
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+      body: '{}',
+    });
+    assert.equal(forwarded.status, 404);
   });
 
   it("takes the reference from the browser's cart session: a stranger who read it cannot pay under it", async () => {
@@ -259,6 +300,16 @@ describe('the demo merchant server', () => {
       `Payée deux fois : ce panier a aussi été payé par ${second}. Remboursez-en une.`,
     );
     assert.equal(await item(second).count(), 1);
+    // Each paid order also went out as a signed webhook: its event and attempt, in French.
+    const attempt = item(first).locator('.fulfilment__attempt');
+    await attempt.waitFor({ timeout: STATE_TIMEOUT_MS });
+    assert.match((await attempt.textContent()) ?? '', /^tentative 1 : HTTP 204 à \d\d:\d\d:\d\d UTC$/);
+    assert.equal(await item(first).locator('.fulfilment__event-type').textContent(), 'order.paid');
+    assert.match((await item(first).locator('.fulfilment__event-id').textContent()) ?? '', /^msg_/);
+    assert.equal(
+      await item(first).locator('.fulfilment__webhooks').getAttribute('aria-label'),
+      'Webhooks signés envoyés à votre serveur',
+    );
   });
 
   it("shows each cart's reference, items and amount in Your server, a new cart after a new payment", async (t) => {
