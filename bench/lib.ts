@@ -24,12 +24,20 @@ export interface LoadOptions {
   connections?: number;
   /** Seconds of load. Default 10. */
   durationSeconds?: number;
+  /** Requests to send in all, in place of a duration. */
+  amount?: number;
   body?: string;
   headers?: Record<string, string>;
   /** Replace `[<id>]` in the body and headers with a fresh id per request (unique idempotency keys). */
   idReplacement?: boolean;
   /** Bodies sent in turn, one per request, across all connections (`body` is then the first). */
   bodies?: readonly string[];
+  /**
+   * Called once per request for its body and extra headers, across all
+   * connections, in place of `bodies`: a request that must never repeat
+   * across runs (a fresh number, a fresh client address) comes from a counter.
+   */
+  next?: () => { body?: string; headers?: Record<string, string> };
 }
 
 /** The figures of one load run. */
@@ -53,7 +61,17 @@ export interface ChildServer<Info = unknown> {
    * a load run give CPU per request, steadier than requests/s on a shared machine.
    */
   cpuMicroseconds(): Promise<number>;
+  /** The child's memory as it measures it itself, after a full collection when it runs with `--expose-gc`. */
+  memory(): Promise<ChildMemory>;
   close(): Promise<void>;
+}
+
+/** A child's resident set and heap, in bytes. */
+export interface ChildMemory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
 }
 
 /** What a child-process starter returns: its URL, anything the benchmark needs to know, and a close. */
@@ -92,10 +110,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? 'POST',
     connections: options.connections ?? 10,
     duration: options.durationSeconds ?? 10,
+    ...(options.amount === undefined ? {} : { amount: options.amount }),
     body: options.body,
     headers: options.headers,
     idReplacement: options.idReplacement ?? false,
     ...(options.bodies ? { requests: [{ setupRequest: inTurn(options.bodies) }] } : {}),
+    ...(options.next ? { requests: [{ setupRequest: fromNext(options.next) }] } : {}),
   });
   return {
     requestsPerSecond: Math.round(result.requests.total / result.duration),
@@ -112,6 +132,16 @@ function inTurn(bodies: readonly string[]) {
   let next = 0;
   return (request: Record<string, unknown>) => {
     request.body = bodies[next++ % bodies.length];
+    return request;
+  };
+}
+
+/** An autocannon `setupRequest` giving each request what `next` answers. */
+function fromNext(next: NonNullable<LoadOptions['next']>) {
+  return (request: Record<string, unknown>) => {
+    const { body, headers } = next();
+    if (body !== undefined) request.body = body;
+    if (headers) request.headers = { ...(request.headers as Record<string, string>), ...headers };
     return request;
   };
 }
@@ -146,16 +176,19 @@ export async function startBareJsonServer(): Promise<StartedServer> {
 
 /**
  * Starts a server in a child Node process: `exportName` of `module` is called
- * with `argument` and must resolve to a {@link StartedServer}.
+ * with `argument` and must resolve to a {@link StartedServer}. `nodeOptions`
+ * go to that Node (`--expose-gc`, `--cpu-prof`).
  */
 export async function startServerInChild<Info = unknown>(
   module: URL,
   exportName: string,
   argument: unknown = {},
+  nodeOptions: readonly string[] = [],
 ): Promise<ChildServer<Info>> {
   const child = spawn(
     process.execPath,
     [
+      ...nodeOptions,
       '--import',
       'tsx',
       fileURLToPath(import.meta.url),
@@ -178,6 +211,11 @@ export async function startServerInChild<Info = unknown>(
       new Promise<number>((resolve) => {
         child.once('message', (message) => resolve((message as { cpuMicroseconds: number }).cpuMicroseconds));
         child.send('cpu');
+      }),
+    memory: () =>
+      new Promise<ChildMemory>((resolve) => {
+        child.once('message', (message) => resolve((message as { memory: ChildMemory }).memory));
+        child.send('memory');
       }),
     close: async () => {
       if (child.exitCode !== null) return;
@@ -253,6 +291,12 @@ async function serveFromChild(moduleHref: string, exportName: string, argument: 
   if (typeof start !== 'function') throw new Error(`${moduleHref} has no export ${exportName}.`);
   const started = await start(JSON.parse(argument));
   process.on('message', (message) => {
+    if (message === 'memory') {
+      (globalThis as { gc?: () => void }).gc?.();
+      const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+      process.send?.({ memory: { rss, heapUsed, heapTotal, external } });
+      return;
+    }
     if (message !== 'cpu') return;
     const { user, system } = process.cpuUsage();
     process.send?.({ cpuMicroseconds: user + system });

@@ -92,6 +92,16 @@ function onBodyClose(this: ReadingMessage): void {
   finishReading(this)?.reject(new Error('The request was closed before its body ended.'));
 }
 
+/**
+ * The time is up, but a process busy with many requests runs its timers
+ * before it reads the sockets that became readable meanwhile: the body may
+ * already be here, unread. One turn of the event loop reads it first, so
+ * only a body that truly did not come in time is refused.
+ */
 function onBodyTimeout(incoming: ReadingMessage): void {
+  setImmediate(refuseUnfinished, incoming);
+}
+
+function refuseUnfinished(incoming: ReadingMessage): void {
   finishReading(incoming)?.resolve(TIMED_OUT);
 }

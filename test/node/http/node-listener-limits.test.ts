@@ -158,6 +158,33 @@ describe("the Node adapter's limits", () => {
     await merchant.close();
   });
 
+  it('reads a body that came in time while the process was too busy to read it, instead of a 408', {
+    timeout: 10_000,
+  }, async () => {
+    const listener = toNodeListener(counting, { bodyTimeoutMs: 50, errorHeaders: POLICY });
+    const server = createServer(listener);
+    const connection = { socket: undefined as import('node:net').Socket | undefined };
+    // Once the listener has started the body's clock, the body is sent, and the process is then
+    // busy past the time-out: the body waits, unread, on the socket.
+    server.on('request', () => {
+      connection.socket?.write('{}');
+      const busyUntil = performance.now() + 200;
+      while (performance.now() < busyUntil) {}
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const raw = await openRaw((server.address() as AddressInfo).port);
+      connection.socket = raw.socket;
+      raw.socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n');
+      const answer = parseAnswer(await raw.received);
+      assert.equal(answer.status, 200, answer.body);
+      assert.deepEqual(JSON.parse(answer.body), { bytes: 2 });
+    } finally {
+      server.close();
+    }
+  });
+
   it('drops 30 requests whose headers stall, and idle connections, with 408', {
     timeout: 10_000,
   }, async () => {
