@@ -8,6 +8,7 @@ import { SANDBOX_KEYS } from '../sandbox/authentication.js';
 import { SANDBOX_CONTROL_PATH } from '../sandbox/control-surface.js';
 import { startSandbox } from '../sandbox/start-sandbox.js';
 import { SANDBOX_TEST_NUMBERS } from '../sandbox/test-numbers.js';
+import { stopSignal } from './stop-signal.js';
 import { EXIT, integerOption } from './usage-error.js';
 
 /** The port of `pay-checkout sandbox` without `--port`. */
@@ -87,17 +88,4 @@ function printBanner(url: string, approveAfterMs: number, print: (line: string) 
     `  control        POST ${url}${SANDBOX_CONTROL_PATH}/approve or /decline with { "order_id": "or_…" }`,
   );
   print('Ctrl-C stops it.');
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }

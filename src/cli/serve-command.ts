@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { missingDrivers, ServeSetupError } from '../serve/serve-parts.js';
 import { checkServeSetup, setupWarnings, startServe } from '../serve/start-serve.js';
 import { DEFAULT_CONFIG_FILE, readConfigFile } from './config-file.js';
+import { stopSignal } from './stop-signal.js';
 import { EXIT } from './usage-error.js';
 
 /** `pay-checkout serve --help`. */
@@ -93,17 +94,4 @@ async function serveUntilStopped(config: unknown): Promise<number> {
   await stopSignal();
   await running.close();
   return EXIT.ok;
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
