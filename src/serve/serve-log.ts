@@ -41,6 +41,9 @@ const LOGGED_FIELDS = [
   'pauseMs',
   'failures',
   'stage',
+  'eventId',
+  'endpoint',
+  'state',
 ] as const;
 
 const LEVELS: Readonly<Partial<Record<CheckoutRelayEvent['type'], LogLevel>>> = {
@@ -57,6 +60,7 @@ const LEVELS: Readonly<Partial<Record<CheckoutRelayEvent['type'], LogLevel>>> = 
   watcher_error: 'error',
   journal_unavailable: 'error',
   price_cart_failed: 'error',
+  webhook_attempt_failed: 'warn',
 };
 
 /** An error as the log shows it: its name, and its code and status when it has them. */
@@ -77,7 +81,10 @@ function relayEventFields(event: CheckoutRelayEvent): Record<string, unknown> {
   for (const name of LOGGED_FIELDS) if (source[name] !== undefined) fields[name] = source[name];
   // The relay's own warnings are fixed sentences; other events' messages may quote a request.
   if (event.type === 'warning') fields.message = event.message;
-  if ('error' in event && event.error !== undefined) fields.error = errorFields(event.error);
+  // A webhook attempt's error is the relay's own short text (a time-out, a refused target); any other is an Error.
+  if ('error' in event && event.error !== undefined && event.error !== null) {
+    fields.error = typeof event.error === 'string' ? event.error : errorFields(event.error);
+  }
   return fields;
 }
 

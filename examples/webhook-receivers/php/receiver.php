@@ -1,6 +1,11 @@
 <?php
 // Receives pay-checkout's signed webhooks (Standard Webhooks): php -S 127.0.0.1:8000 receiver.php
-$secret = base64_decode(substr(getenv('WEBHOOK_SECRET'), strlen('whsec_')));
+$configured = getenv('WEBHOOK_SECRET') ?: '';
+$secret = base64_decode(substr($configured, strlen('whsec_')), true);
+if (!str_starts_with($configured, 'whsec_') || !$secret) {
+    http_response_code(500); // no secret: never check against an empty key, which anyone can sign with
+    exit;
+}
 $id = $_SERVER['HTTP_WEBHOOK_ID'] ?? '';
 $timestamp = $_SERVER['HTTP_WEBHOOK_TIMESTAMP'] ?? '';
 $body = file_get_contents('php://input'); // the raw body: checked before any JSON parsing

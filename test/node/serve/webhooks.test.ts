@@ -124,6 +124,12 @@ describe('serve’s webhooks', { timeout: 60_000 }, () => {
     for (const secret of [OLD, NEW, 'Kofi Boateng', '241234567']) {
       assert.ok(!running.logText().includes(secret), secret);
     }
+    // The operator's line names the event and where it went.
+    const deliveredLine = running
+      .logText()
+      .split('\n')
+      .find((line) => line.includes('"event":"webhook_delivered"') && line.includes(paidEvent?.id as string));
+    assert.ok(deliveredLine?.includes(`"endpoint":"${receiver.url('/paid')}"`), deliveredLine);
   });
 
   it('refuses to start with a loopback endpoint without allowPrivateWebhookTargets, naming the field', async () => {

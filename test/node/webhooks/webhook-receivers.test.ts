@@ -7,8 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +142,35 @@ for (const language of Object.keys(LANGUAGES) as (keyof typeof LANGUAGES)[]) {
       const { 'webhook-signature': _dropped, ...unsigned } = valid;
       assert.equal(await deliver(receiver.url, unsigned), 400, 'no signature');
       assert.deepEqual(receiver.actedOn(), ['msg_valid000000000000000000']);
+    });
+
+    it('acts on nothing without its secret, never checking against an empty key', async () => {
+      const port = await freePort();
+      const seenFile = join(scratch, `${language}-unset-${port}.txt`);
+      const { WEBHOOK_SECRET: _unset, ...environment } = process.env;
+      const { program, args } = LANGUAGES[language];
+      const child = spawn(program, args(port), {
+        env: { ...environment, WEBHOOK_SEEN_FILE: seenFile },
+        stdio: 'ignore',
+      });
+      running.add(child);
+      const exited = new Promise<'exited'>((resolve) => child.once('exit', () => resolve('exited')));
+      const started = await Promise.race([listening(port, child).then(() => 'listening' as const), exited]);
+      if (started === 'exited') return; // refused to start: nothing can reach it
+      // Signed with an empty key, which is what a receiver that read no secret would check against.
+      const id = 'msg_emptykey';
+      const timestamp = String(nowSeconds());
+      const signature = createHmac('sha256', Buffer.alloc(0))
+        .update(`${id}.${timestamp}.${BODY}`)
+        .digest('base64');
+      const headers = {
+        'webhook-id': id,
+        'webhook-timestamp': timestamp,
+        'webhook-signature': `v1,${signature}`,
+      };
+      const status = await deliver(`http://127.0.0.1:${port}/hooks/pay`, headers);
+      assert.ok(status !== null && (status < 200 || status > 299), `answered ${status}`);
+      assert.equal(existsSync(seenFile) ? readFileSync(seenFile, 'utf8') : '', '');
     });
 
     it('verifies with either secret of a rotation', async () => {
