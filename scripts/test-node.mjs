@@ -37,8 +37,14 @@ function runFiles(files, quiet) {
 
 const files = process.argv.slice(2);
 const [rest, waiting] = await Promise.all([
-  runFiles(files.filter((file) => !WAITING.test(file)), false),
-  runFiles(files.filter((file) => WAITING.test(file)), true),
+  runFiles(
+    files.filter((file) => !WAITING.test(file)),
+    false,
+  ),
+  runFiles(
+    files.filter((file) => WAITING.test(file)),
+    true,
+  ),
 ]);
 process.stdout.write(waiting.printed);
 process.exit(rest.code !== 0 ? rest.code : waiting.code);
