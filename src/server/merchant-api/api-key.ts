@@ -10,8 +10,6 @@ import { HttpError } from '../../http/http-error.js';
 import { createHmacSha256 } from '../tokens/hmac.js';
 import { type DigestCompare, timingSafeCompare } from '../tokens/timing-safe-compare.js';
 
-export { type DigestCompare, timingSafeCompare };
-
 /** Fewest characters of an API key: 32 random characters are beyond any guessing. */
 export const MIN_API_KEY_LENGTH = 32;
 

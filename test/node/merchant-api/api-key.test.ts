@@ -10,8 +10,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createApiKeyCheck, timingSafeCompare } from '../../../src/server/merchant-api/api-key.js';
+import { createApiKeyCheck } from '../../../src/server/merchant-api/api-key.js';
 import { createMerchantApi } from '../../../src/server/merchant-api/merchant-api.js';
+import { timingSafeCompare } from '../../../src/server/tokens/timing-safe-compare.js';
 import { API_KEY, type ApiAnswer, merchantApiStack } from '../../fixtures/merchant-api.js';
 
 /** A request to every route, and to one that is not: the key is checked before the route. */
