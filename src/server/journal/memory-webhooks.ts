@@ -85,7 +85,9 @@ export class MemoryWebhooks implements WebhookJournal {
     this.#open();
     const now = this.#clock.now();
     const row = this.#deliveries.get(keyOf(delivery.eventId, delivery.endpoint));
-    if (row?.lease_owner !== owner || row.state !== 'pending') return false;
+    if (row?.lease_owner !== owner || row.state !== 'pending' || Number(row.attempts) !== delivery.attempts)
+      // The holder's attempt is recorded already when its name stays on the row one attempt on.
+      return row?.lease_owner === owner && Number(row.attempts) === delivery.attempts + 1;
     const { next } = result;
     const state = stateAfter(next);
     Object.assign(row, {
@@ -94,7 +96,7 @@ export class MemoryWebhooks implements WebhookJournal {
       state,
       next_attempt_at: next.state === 'pending' ? now + Math.round(next.retryInMs) : null,
       delivered_at: state === 'delivered' ? now : row.delivered_at,
-      lease_owner: null,
+      // The lease is let go; its holder's name stays, as in the SQL stores.
       lease_expires_at: null,
     });
     const attempt = delivery.attempts + 1;

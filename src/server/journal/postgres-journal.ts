@@ -9,7 +9,7 @@
  * The `pg` module is passed in by `openJournal`, which imports it only when a
  * merchant asks for PostgreSQL; here it is named for its types alone.
  */
-import type { Pool, PoolConfig } from 'pg';
+import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { postgres } from './dialects/postgres.js';
 import type { Journal } from './journal.js';
 import type { JournalRow } from './journal-row.js';
@@ -42,9 +42,7 @@ export const POSTGRES_QUERY_TIMEOUT_MS = 5_000;
 /** The advisory lock that lets one process at a time migrate the schema ('pay_jnl' in ASCII). */
 const MIGRATION_LOCK = '31632478412172908';
 async function migrate(pool: Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     // Held until COMMIT: processes that open at once migrate one after the
     // other, and the later ones find nothing left to do.
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -59,12 +57,31 @@ async function migrate(pool: Pool): Promise<void> {
         [migration.version, migration.description, Date.now()],
       );
     }
+  });
+}
+
+/**
+ * Runs `work` on one connection between BEGIN and COMMIT, rolled back if it
+ * throws. A connection that fails while it is taken from the pool reports it
+ * on itself, not on the pool: without a listener that would crash the relay.
+ * One that failed is closed rather than given back.
+ */
+async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const lost = (_error: Error) => {};
+  client.on('error', lost);
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
     await client.query('COMMIT');
+    client.removeListener('error', lost);
+    client.release();
+    return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
+    // The listener stays: a closing connection may still report.
+    client.release(true);
     throw error;
-  } finally {
-    client.release();
   }
 }
 
@@ -87,6 +104,14 @@ function postgresExecutor(pool: Pool): SqlExecutor {
     query: async (sql, params) => (await pool.query<JournalRow>(sql, [...params])).rows,
     // One statement is one transaction: SKIP LOCKED makes it exclusive across the fleet.
     claim: async (sql, params) => (await pool.query<JournalRow>(sql, [...params])).rows,
+    executeIfChanged: ([guardSql, guardParams], rest) =>
+      inTransaction(pool, async (client) => {
+        const changed = (await client.query(guardSql, [...guardParams])).rowCount ?? 0;
+        const counts = [changed];
+        if (changed > 0)
+          for (const [sql, params] of rest) counts.push((await client.query(sql, [...params])).rowCount ?? 0);
+        return counts;
+      }),
     // A dropped row version stays until vacuum; no file is under the journal's own control.
     erased: () => undefined,
     // The journal closes both its pools itself, once.

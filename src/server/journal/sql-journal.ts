@@ -50,6 +50,15 @@ export interface SqlExecutor {
   query(sql: string, params: readonly SqlValue[]): Promise<JournalRow[]>;
   /** Runs a claim so that no two processes can lease the same row. */
   claim(sql: string, params: readonly SqlValue[]): Promise<JournalRow[]>;
+  /**
+   * Runs `guard`, then, only if it changed a row, `rest`, all in one
+   * transaction: a crash or a lost connection leaves all of them or none.
+   * Resolves with each one's row count (just the guard's 0 when it changed none).
+   */
+  executeIfChanged(
+    guard: readonly [string, readonly SqlValue[]],
+    rest: readonly (readonly [string, readonly SqlValue[]])[],
+  ): Promise<number[]>;
   /** Called after a write dropped a customer's details: the store sees that none of its files keeps a copy. */
   erased(): void;
   /** Releases the connection(s). */
@@ -61,6 +70,10 @@ type Runner = {
   execute(name: JournalStatementName, params: SqlValue[]): Promise<number>;
   query(name: JournalStatementName, params: SqlValue[]): Promise<JournalRow[]>;
   claim(name: JournalStatementName, params: SqlValue[]): Promise<JournalRow[]>;
+  executeIfChanged(
+    guard: readonly [JournalStatementName, SqlValue[]],
+    rest: readonly (readonly [JournalStatementName, SqlValue[]])[],
+  ): Promise<number[]>;
   close(): Promise<void>;
 };
 
@@ -81,6 +94,11 @@ function statementRunner(executor: SqlExecutor, clock: JournalClock | undefined)
     execute: async (name, params) => open().execute(...bind(name, params)),
     query: async (name, params) => open().query(...bind(name, params)),
     claim: async (name, params) => open().claim(...bind(name, params)),
+    executeIfChanged: async (guard, rest) =>
+      open().executeIfChanged(
+        bind(...guard),
+        rest.map((statement) => bind(...statement)),
+      ),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -27,6 +27,10 @@ export interface WebhookRunner {
   execute(name: JournalStatementName, params: SqlValue[]): Promise<number>;
   query(name: JournalStatementName, params: SqlValue[]): Promise<readonly object[]>;
   claim(name: JournalStatementName, params: SqlValue[]): Promise<readonly object[]>;
+  executeIfChanged(
+    guard: readonly [JournalStatementName, SqlValue[]],
+    rest: readonly (readonly [JournalStatementName, SqlValue[]])[],
+  ): Promise<number[]>;
 }
 
 /** A duration as every store binds it: whole milliseconds. */
@@ -36,6 +40,15 @@ const ms = (duration: number) => Math.round(duration);
 export function sqlWebhookJournal(run: WebhookRunner, erased: () => void): WebhookJournal {
   const eventOf = async (id: string) =>
     (await run.query('webhookEventById', [id]))[0] as WebhookEventRow | undefined;
+  // The holder's attempt is in the journal already: an earlier record whose answer was lost.
+  const recordedBefore = async (
+    { eventId, endpoint, attempts }: Pick<ClaimedWebhookDelivery, 'eventId' | 'endpoint' | 'attempts'>,
+    owner: string,
+  ) => {
+    const rows = (await run.query('webhookDeliveriesOf', [eventId])) as WebhookDeliveryRow[];
+    const row = rows.find((delivery) => delivery.endpoint === endpoint);
+    return row?.lease_owner === owner && Number(row.attempts) === attempts + 1;
+  };
   return {
     async recordWebhookEvents(events: readonly WebhookEventInput[]) {
       for (const event of events) {
@@ -63,13 +76,17 @@ export function sqlWebhookJournal(run: WebhookRunner, erased: () => void): Webho
       const { next } = result;
       const state = stateAfter(next);
       const retryInMs = next.state === 'pending' ? ms(next.retryInMs) : 0;
-      const changed = await run.execute('webhookAttempted', [eventId, endpoint, state, retryInMs, owner]);
-      if (changed === 0) return false;
       const { status, durationMs, error } = result;
       const attempt = [eventId, endpoint, attempts + 1, status, ms(durationMs), shortWebhookError(error)];
-      await run.execute('insertWebhookAttempt', attempt);
-      if (next.state === 'disabled') await run.execute('disableWebhookEndpoint', [endpoint]);
-      if (state !== 'pending' && (await run.execute('eraseWebhookCustomer', [eventId])) > 0) erased();
+      const then: [JournalStatementName, SqlValue[]][] = [['insertWebhookAttempt', attempt]];
+      if (next.state === 'disabled') then.push(['disableWebhookEndpoint', [endpoint]]);
+      if (state !== 'pending') then.push(['eraseWebhookCustomer', [eventId]]);
+      const counts = await run.executeIfChanged(
+        ['webhookAttempted', [eventId, endpoint, state, retryInMs, owner, attempts]],
+        then,
+      );
+      if (counts[0] === 0) return recordedBefore(delivery, owner);
+      if (state !== 'pending' && (counts.at(-1) ?? 0) > 0) erased();
       return true;
     },
     async listWebhookEvents({ limit, failed }) {

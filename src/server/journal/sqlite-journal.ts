@@ -124,6 +124,12 @@ function sqliteExecutor(connection: SqliteConnection, eraser: LogEraser): SqlExe
       eraser.flush();
       return immediately(connection, () => statement(sql).all(...params) as JournalRow[]);
     },
+    executeIfChanged: async ([guardSql, guardParams], rest) =>
+      immediately(connection, () => {
+        const changed = Number(statement(guardSql).run(...guardParams).changes);
+        if (changed === 0) return [0];
+        return [changed, ...rest.map(([sql, params]) => Number(statement(sql).run(...params).changes))];
+      }),
     erased: () => eraser.erased(),
     close: async () => {
       // libsql closes the file only once its statements are garbage-collected,

@@ -102,7 +102,9 @@ export interface WebhookJournal {
   /**
    * Records an attempt by the lease holder and what comes next, releasing the
    * lease; once no delivery of the event is pending, its customer is erased.
-   * `false` when `owner` no longer held the delivery (nothing is written).
+   * All of it is written or none. `false` when `owner` no longer held the
+   * delivery (nothing is written); `true` again for the same attempt recorded
+   * twice (an earlier record whose answer was lost), written once.
    */
   recordWebhookAttempt(
     delivery: Pick<ClaimedWebhookDelivery, 'eventId' | 'endpoint' | 'attempts'>,

@@ -84,6 +84,11 @@ function webhookContract(name: string, store: () => JournalStore): void {
       assert.ok(again, 'claimed again once the lease ran out');
       assert.equal(await journal.recordWebhookAttempt(delivery, holder, { ...result, next }), false);
       assert.equal(await journal.recordWebhookAttempt(again, other, { ...result, next }), true);
+      assert.equal(
+        await journal.recordWebhookAttempt(delivery, holder, { ...result, next }),
+        false,
+        'the attempt recorded is the new holder’s, not the old one’s',
+      );
       assert.deepEqual(await journal.claimWebhookDeliveries('one', options), [], 'not due for 5 s');
       clock.now += 5_000;
       const [retry] = await journal.claimWebhookDeliveries('one', options);
@@ -137,6 +142,46 @@ function webhookContract(name: string, store: () => JournalStore): void {
       assert.equal(replayed?.attempts, 1, 'attempts keep counting');
       const failed = await journal.listWebhookEvents({ limit: 10, failed: true });
       assert.ok(!failed.some((event) => event.id === 'msg_erase'), 'no longer failed once replayed');
+    });
+
+    it('takes an attempt recorded again after its answer was lost as recorded, and writes it once', async () => {
+      await journal.recordWebhookEvents([eventOf('msg_twice', 'or_twice', [A])]);
+      const options = { endpoint: A, limit: 10, leaseMs: LEASE_MS };
+      const claimOne = async () =>
+        (await journal.claimWebhookDeliveries('one', options)).find((d) => d.eventId === 'msg_twice');
+      const first = await claimOne();
+      assert.ok(first);
+      const retried = {
+        status: 500,
+        durationMs: 4,
+        error: null,
+        next: { state: 'pending', retryInMs: 0 },
+      } as const;
+      assert.equal(await journal.recordWebhookAttempt(first, 'one', retried), true);
+      assert.equal(await journal.recordWebhookAttempt(first, 'one', retried), true, 'the same attempt again');
+      const second = await claimOne();
+      assert.equal(second?.attempts, 1, 'counted once');
+      assert.ok(second);
+      const done = { status: 200, durationMs: 2, error: null, next: { state: 'delivered' } } as const;
+      assert.equal(await journal.recordWebhookAttempt(second, 'one', done), true);
+      assert.equal(await journal.recordWebhookAttempt(second, 'one', done), true, 'the same attempt again');
+      assert.equal(
+        await journal.recordWebhookAttempt(first, 'one', retried),
+        false,
+        'an attempt two behind is not the one recorded',
+      );
+      const [event] = (await journal.listWebhookEvents({ limit: 10 })).filter(
+        (one) => one.id === 'msg_twice',
+      );
+      const delivery = event?.deliveries[0];
+      assert.deepEqual(
+        delivery?.attempts.map(({ attempt, status }) => [attempt, status]),
+        [
+          [1, 500],
+          [2, 200],
+        ],
+      );
+      assert.equal(delivery?.state, 'delivered');
     });
 
     it('claims nothing for a disabled endpoint until a replay to it', async () => {

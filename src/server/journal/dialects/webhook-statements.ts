@@ -3,7 +3,7 @@
  * placeholders (webhook-journal.ts says what each keeps); each dialect writes
  * its claim of due deliveries itself, with `webhookClaim` below.
  */
-import { FREE_LEASE, NOW, RELEASE, TABLE } from './sql-parts.js';
+import { FREE_LEASE, NOW, TABLE } from './sql-parts.js';
 
 /** The events: one per settled order and outcome. */
 export const WEBHOOK_EVENTS = 'pay_checkout_webhook_events';
@@ -50,11 +50,15 @@ export function webhookStatements(p: Placeholder) {
     insertWebhookDelivery: `INSERT INTO ${WEBHOOK_DELIVERIES} (event_id, endpoint, state, attempts, step, next_attempt_at)
       VALUES (${p(1)}, ${p(2)}, 'pending', 0, 0, ${NOW}) ON CONFLICT DO NOTHING`,
     webhookEventById: `SELECT * FROM ${WEBHOOK_EVENTS} WHERE id = ${p(1)}`,
-    // Parameter 3 is the state after it, 4 the wait before the next attempt (pending only).
+    // Parameter 3 is the state after it, 4 the wait before the next attempt (pending only), 6 the
+    // attempts the holder claimed it with: the same attempt recorded twice changes nothing the second
+    // time. The lease is let go but its holder's name stays, so a holder whose record's answer was
+    // lost can tell its own attempt from another's (recordWebhookAttempt).
     webhookAttempted: `UPDATE ${WEBHOOK_DELIVERIES} SET attempts = attempts + 1, step = step + 1, state = ${p(3)},
       next_attempt_at = CASE WHEN ${p(3)} = 'pending' THEN ${NOW} + ${p(4)} ELSE NULL END,
-      delivered_at = CASE WHEN ${p(3)} = 'delivered' THEN ${NOW} ELSE delivered_at END, ${RELEASE}
-      WHERE event_id = ${p(1)} AND endpoint = ${p(2)} AND lease_owner = ${p(5)} AND state = 'pending'`,
+      delivered_at = CASE WHEN ${p(3)} = 'delivered' THEN ${NOW} ELSE delivered_at END, lease_expires_at = NULL
+      WHERE event_id = ${p(1)} AND endpoint = ${p(2)} AND lease_owner = ${p(5)} AND state = 'pending'
+      AND attempts = ${p(6)}`,
     insertWebhookAttempt: `INSERT INTO ${WEBHOOK_ATTEMPTS} (event_id, endpoint, attempt, at, status, duration_ms, error)
       VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${NOW}, ${p(4)}, ${p(5)}, ${p(6)}) ON CONFLICT DO NOTHING`,
     disableWebhookEndpoint: `INSERT INTO ${WEBHOOK_ENDPOINTS} (url, disabled_at) VALUES (${p(1)}, ${NOW})
