@@ -1,12 +1,17 @@
 /**
  * `npm run test:browser`: the browser suite in Chromium, Firefox and WebKit,
- * one engine after the other (the runs share two cores, and each has its own
- * test server), then one line per engine with its counts and time. Exits 1
+ * the engines side by side, then one line per engine with its counts and
+ * time. Each engine spends most of its run waiting on the element's polls
+ * (about a quarter of one core busy), so the three together take about as
+ * long as the slowest alone. Each has its own test server on a port of its
+ * own, its own browser process (WebKit on its own virtual screen), and its
+ * output is printed whole once it ends, so reports never interleave. Exits 1
  * if any engine failed or could not run. `node scripts/test-browser.mjs
  * webkit` runs the engines named.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,20 +27,37 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-/** Runs the suite in `engine`; resolves to its exit code. */
-function runSuite(engine, resultsFile) {
+/** A loopback port free now: the test runner's own search starts at 8000 in every run, and runs side by side would race for it. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs the suite in `engine` on `port`; resolves to its exit code and what it printed. */
+function runSuite(engine, port, resultsFile) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', RUNNER, '--config', 'web-test-runner.config.mjs'],
+    ['--import', 'tsx', RUNNER, '--config', 'web-test-runner.config.mjs', '--port', String(port)],
     {
       cwd: ROOT,
-      stdio: 'inherit',
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, BROWSER_ENGINE: engine, BROWSER_SUITE_RESULTS: resultsFile },
     },
   );
+  let printed = '';
+  for (const stream of [child.stdout, child.stderr])
+    stream.setEncoding('utf8').on('data', (chunk) => {
+      printed += chunk;
+    });
   return new Promise((resolve) => {
-    child.once('error', () => resolve(1));
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.once('error', (error) => resolve({ code: 1, printed: `${printed}${error.message}\n` }));
+    child.once('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), printed }));
   });
 }
 
@@ -44,29 +66,31 @@ const resultsFile = join(folder, 'results.jsonl');
 const lines = [];
 let failed = false;
 try {
-  for (const engine of engines) {
-    console.log(`\nBrowser suite in ${engine}\n`);
-    const started = performance.now();
-    const code = await runSuite(engine, resultsFile);
-    const seconds = Math.round((performance.now() - started) / 1000);
-    let recorded;
-    try {
-      recorded = readFileSync(resultsFile, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line))
-        .findLast((result) => result.engine === engine);
-    } catch {
-      recorded = undefined;
-    }
-    if (code !== 0 || !recorded || recorded.failed > 0) failed = true;
-    lines.push(
-      recorded
+  const ports = [];
+  for (const _ of engines) ports.push(await freePort());
+  await Promise.all(
+    engines.map(async (engine, index) => {
+      const started = performance.now();
+      const { code, printed } = await runSuite(engine, ports[index], resultsFile);
+      const seconds = Math.round((performance.now() - started) / 1000);
+      console.log(`\nBrowser suite in ${engine}\n\n${printed}`);
+      let recorded;
+      try {
+        recorded = readFileSync(resultsFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
+          .findLast((result) => result.engine === engine);
+      } catch {
+        recorded = undefined;
+      }
+      if (code !== 0 || !recorded || recorded.failed > 0) failed = true;
+      lines[index] = recorded
         ? `${engine}: ${recorded.passed} passed, ${recorded.failed} failed, ${recorded.skipped} skipped in ${seconds} s` +
-            (code === 0 ? '' : ` (exit ${code})`)
-        : `${engine}: did not run (exit ${code}) after ${seconds} s`,
-    );
-  }
+          (code === 0 ? '' : ` (exit ${code})`)
+        : `${engine}: did not run (exit ${code}) after ${seconds} s`;
+    }),
+  );
 } finally {
   rmSync(folder, { recursive: true, force: true });
 }
