@@ -326,8 +326,10 @@ function privateEndpoints(webhooks: readonly WebhookEndpointConfig[]): string[] 
   return webhooks.flatMap((endpoint, index) => {
     const { hostname } = new URL(endpoint.url);
     const literal = isIP(hostname.replace(/^\[|\]$/g, '')) !== 0;
+    // A name with its root's dot (`localhost.`) is the same name.
+    const name = hostname.replace(/\.$/, '');
     const kind =
-      hostname === 'localhost' || hostname.endsWith('.localhost')
+      name === 'localhost' || name.endsWith('.localhost')
         ? 'loopback'
         : literal
           ? refusedAddressKind(hostname)

@@ -52,6 +52,7 @@ export class MemoryWebhooks implements WebhookJournal {
           ...{ lease_owner: null, lease_expires_at: null, delivered_at: null },
         });
       }
+      this.#eraseWhenDone(id);
     }
   }
 
@@ -105,13 +106,17 @@ export class MemoryWebhooks implements WebhookJournal {
     );
     if (!recorded) {
       this.#attempts.push({
-        ...{ event_id: delivery.eventId, endpoint: delivery.endpoint, attempt, at: now },
+        // Dated when it was sent, as in the SQL stores.
+        ...{ event_id: delivery.eventId, endpoint: delivery.endpoint, attempt },
+        at: now - Math.round(result.durationMs),
         ...{ status: result.status, duration_ms: Math.round(result.durationMs) },
         error: shortWebhookError(result.error),
       });
     }
-    if (next.state === 'disabled') this.#disabled.set(delivery.endpoint, now);
-    if (state !== 'pending') this.#eraseWhenDone(delivery.eventId);
+    if (next.state === 'disabled') {
+      this.#disabled.set(delivery.endpoint, now);
+      for (const eventId of this.#events.keys()) this.#eraseWhenDone(eventId);
+    } else if (state !== 'pending') this.#eraseWhenDone(delivery.eventId);
     return true;
   }
 
@@ -186,8 +191,10 @@ export class MemoryWebhooks implements WebhookJournal {
     return [...this.#deliveries.values()].filter((row) => row.event_id === eventId);
   }
 
+  /** Erases the event's customer once none of its deliveries will be attempted again (held for a disabled endpoint counts as done). */
   #eraseWhenDone(eventId: string): void {
     const event = this.#events.get(eventId);
-    if (event && !this.#deliveriesOf(eventId).some((row) => row.state === 'pending')) event.customer = null;
+    const waiting = (row: WebhookDeliveryRow) => row.state === 'pending' && !this.#disabled.has(row.endpoint);
+    if (event && !this.#deliveriesOf(eventId).some(waiting)) event.customer = null;
   }
 }

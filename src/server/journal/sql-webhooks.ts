@@ -55,6 +55,8 @@ export function sqlWebhookJournal(run: WebhookRunner, erased: () => void): Webho
         const { id, orderId, type, body, customer } = event;
         await run.execute('insertWebhookEvent', [id, orderId, type, body, customer]);
         for (const endpoint of event.endpoints) await run.execute('insertWebhookDelivery', [id, endpoint]);
+        // Sent to disabled endpoints only, it is held for a replay that will not carry the customer.
+        if ((await run.execute('eraseWebhookCustomer', [id])) > 0) erased();
       }
     },
     async claimWebhookDeliveries(owner, { endpoint, limit, leaseMs }) {
@@ -80,7 +82,8 @@ export function sqlWebhookJournal(run: WebhookRunner, erased: () => void): Webho
       const attempt = [eventId, endpoint, attempts + 1, status, ms(durationMs), shortWebhookError(error)];
       const then: [JournalStatementName, SqlValue[]][] = [['insertWebhookAttempt', attempt]];
       if (next.state === 'disabled') then.push(['disableWebhookEndpoint', [endpoint]]);
-      if (state !== 'pending') then.push(['eraseWebhookCustomer', [eventId]]);
+      if (next.state === 'disabled') then.push(['eraseHeldWebhookCustomers', []]);
+      else if (state !== 'pending') then.push(['eraseWebhookCustomer', [eventId]]);
       const counts = await run.executeIfChanged(
         ['webhookAttempted', [eventId, endpoint, state, retryInMs, owner, attempts]],
         then,

@@ -182,6 +182,11 @@ function webhookContract(name: string, store: () => JournalStore): void {
         ],
       );
       assert.equal(delivery?.state, 'delivered');
+      const attempts = delivery?.attempts ?? [];
+      assert.ok(
+        attempts.every((one) => one.at <= (delivery?.deliveredAt ?? 0)),
+        'each attempt is dated when it was sent, not after the delivery it led to',
+      );
     });
 
     it('claims nothing for a disabled endpoint until a replay to it', async () => {
@@ -197,10 +202,20 @@ function webhookContract(name: string, store: () => JournalStore): void {
         next: { state: 'disabled' },
       });
       assert.deepEqual(await journal.claimWebhookDeliveries('one', { ...options, limit: 10 }), []);
+      await journal.recordWebhookEvents([eventOf('msg_later', 'or_later', [GONE])]);
       const since = clock.now - 1;
-      assert.equal(await journal.replayWebhooks({ since, endpoint: GONE }), 2);
+      assert.equal(await journal.replayWebhooks({ since, endpoint: GONE }), 3);
       const claimed = await journal.claimWebhookDeliveries('one', { ...options, limit: 10 });
-      assert.deepEqual(claimed.map((delivery) => delivery.eventId).sort(), ['msg_gone', 'msg_held']);
+      assert.deepEqual(claimed.map((delivery) => delivery.eventId).sort(), [
+        'msg_gone',
+        'msg_held',
+        'msg_later',
+      ]);
+      assert.deepEqual(
+        claimed.map((delivery) => delivery.customer),
+        [null, null, null],
+        'an event left waiting only for a disabled endpoint keeps no customer',
+      );
     });
 
     it('prunes the events of orders the journal no longer holds', async () => {

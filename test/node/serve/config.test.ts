@@ -196,12 +196,14 @@ describe('serve’s webhook endpoints, configured', () => {
       { url: 'http://localhost:8000/hook', secretEnv: 'A' },
       { url: 'http://10.1.2.3/hook', secretEnv: 'A' },
       { url: 'https://shop.example/hook', secretEnv: 'A' },
+      { url: 'http://localhost.:8000/hook', secretEnv: 'A' },
     ];
     assert.deepEqual(mistakes({ webhooks: local }), [
       'webhooks[0].url: 127.0.0.1 is a loopback address, refused unless "allowPrivateWebhookTargets": true (for development only)',
       'webhooks[1].url: [::1] is a loopback address, refused unless "allowPrivateWebhookTargets": true (for development only)',
       'webhooks[2].url: localhost is a loopback address, refused unless "allowPrivateWebhookTargets": true (for development only)',
       'webhooks[3].url: 10.1.2.3 is a private address, refused unless "allowPrivateWebhookTargets": true (for development only)',
+      'webhooks[5].url: localhost. is a loopback address, refused unless "allowPrivateWebhookTargets": true (for development only)',
     ]);
     assert.deepEqual(mistakes({ webhooks: local, allowPrivateWebhookTargets: true }), []);
   });

@@ -55,6 +55,7 @@ export const JOURNAL_STATEMENT_NAMES = [
   'insertWebhookAttempt',
   'disableWebhookEndpoint',
   'eraseWebhookCustomer',
+  'eraseHeldWebhookCustomers',
   'webhookEventsRecent',
   'webhookEventsFailed',
   'webhookDeliveriesOf',

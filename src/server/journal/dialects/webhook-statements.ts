@@ -38,6 +38,11 @@ function replayed(p: Placeholder): string {
     AND event_id IN (SELECT id FROM ${WEBHOOK_EVENTS} WHERE created_at >= ${p(2)})))`;
 }
 
+/** Events none of whose deliveries will be attempted again: each delivered, failed, or held for an endpoint `410` disabled. */
+const DONE = `NOT EXISTS (SELECT 1 FROM ${WEBHOOK_DELIVERIES} d WHERE d.event_id = ${WEBHOOK_EVENTS}.id
+  AND d.state = 'pending' AND NOT EXISTS
+  (SELECT 1 FROM ${WEBHOOK_ENDPOINTS} e WHERE e.url = d.endpoint AND e.disabled_at IS NOT NULL))`;
+
 /** Events whose order the journal no longer holds: pruned with it. */
 const ORPHANED = `SELECT id FROM ${WEBHOOK_EVENTS} WHERE NOT EXISTS
   (SELECT 1 FROM ${TABLE} WHERE ${TABLE}.order_id = ${WEBHOOK_EVENTS}.order_id)`;
@@ -59,14 +64,16 @@ export function webhookStatements(p: Placeholder) {
       delivered_at = CASE WHEN ${p(3)} = 'delivered' THEN ${NOW} ELSE delivered_at END, lease_expires_at = NULL
       WHERE event_id = ${p(1)} AND endpoint = ${p(2)} AND lease_owner = ${p(5)} AND state = 'pending'
       AND attempts = ${p(6)}`,
+    // An attempt is dated when it was sent: it is recorded once its answer came, `duration_ms` later.
     insertWebhookAttempt: `INSERT INTO ${WEBHOOK_ATTEMPTS} (event_id, endpoint, attempt, at, status, duration_ms, error)
-      VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${NOW}, ${p(4)}, ${p(5)}, ${p(6)}) ON CONFLICT DO NOTHING`,
+      VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${NOW} - ${p(5)}, ${p(4)}, ${p(5)}, ${p(6)}) ON CONFLICT DO NOTHING`,
     disableWebhookEndpoint: `INSERT INTO ${WEBHOOK_ENDPOINTS} (url, disabled_at) VALUES (${p(1)}, ${NOW})
       ON CONFLICT (url) DO UPDATE SET disabled_at = excluded.disabled_at`,
-    // Once no delivery of the event is pending, nothing needs its customer.
+    // Once no delivery of the event will be attempted again, nothing needs its customer.
     eraseWebhookCustomer: `UPDATE ${WEBHOOK_EVENTS} SET customer = NULL
-      WHERE id = ${p(1)} AND customer IS NOT NULL AND NOT EXISTS
-      (SELECT 1 FROM ${WEBHOOK_DELIVERIES} WHERE event_id = ${p(1)} AND state = 'pending')`,
+      WHERE id = ${p(1)} AND customer IS NOT NULL AND ${DONE}`,
+    // When an endpoint is disabled, of every event left waiting only for it.
+    eraseHeldWebhookCustomers: `UPDATE ${WEBHOOK_EVENTS} SET customer = NULL WHERE customer IS NOT NULL AND ${DONE}`,
     webhookEventsRecent: `SELECT * FROM ${WEBHOOK_EVENTS} ORDER BY created_at DESC, id DESC LIMIT ${p(1)}`,
     webhookEventsFailed: `SELECT * FROM ${WEBHOOK_EVENTS} WHERE EXISTS (SELECT 1 FROM ${WEBHOOK_DELIVERIES}
       WHERE event_id = ${WEBHOOK_EVENTS}.id AND state = 'failed') ORDER BY created_at DESC, id DESC LIMIT ${p(1)}`,
