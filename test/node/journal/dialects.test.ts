@@ -24,8 +24,11 @@ function statementsCalled(): string[] {
   const called = new Set<string>();
   for (const file of ['sql-journal.ts', 'sql-lookups.ts', 'sql-webhooks.ts']) {
     const source = readFileSync(new URL(`../../../src/server/journal/${file}`, import.meta.url), 'utf8');
-    for (const match of source.matchAll(/\b(?:execute|query|claim|changed|erasing)\(\s*'(\w+)'/g)) {
-      called.add(match[1] as string);
+    // A statement run by name, or named in a [name, parameters] pair that one transaction runs.
+    for (const match of source.matchAll(
+      /\b(?:execute|query|claim|changed|erasing)\(\s*'(\w+)'|\[\s*'(\w+)',/g,
+    )) {
+      called.add((match[1] ?? match[2]) as string);
     }
   }
   return [...called].sort();
