@@ -11,11 +11,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENGINES } from './browser-engines.mjs';
+import { freePort } from './free-port.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNNER = join(ROOT, 'node_modules/@web/test-runner/dist/bin.js');
@@ -25,18 +25,6 @@ const unknown = engines.filter((engine) => !ENGINES.includes(engine));
 if (unknown.length > 0) {
   console.error(`Unknown engine ${unknown.join(', ')}; the engines are ${ENGINES.join(', ')}.`);
   process.exit(2);
-}
-
-/** A loopback port free now: the test runner's own search starts at 8000 in every run, and runs side by side would race for it. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs the suite in `engine` on `port`; resolves to its exit code and what it printed. */

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.mjs';
 
 /** What the tests ask WebKitWebDriver for: its MiniBrowser, the only browser it drives. */
 export const WEBKIT_CAPABILITIES = { browserName: 'MiniBrowser' };
@@ -41,17 +41,6 @@ export function findWebKit() {
     `No ${missing} found. Install them, then run the tests again:\n${INSTALL_HINT}\n` +
       'or point WEBKIT_WEBDRIVER_PATH and XVFB_PATH at the programs.',
   );
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The last few kilobytes a program wrote to stderr, to explain a failed start. */
