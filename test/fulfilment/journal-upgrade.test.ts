@@ -12,49 +12,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'libsql';
-import pg from 'pg';
 import {
   createServiceClient,
   DEFAULT_CREATE_GRACE_MS,
   type FulfilledOrder,
   openJournal,
 } from '../../src/server/index.js';
-import {
-  CREATE_MIGRATIONS_TABLE,
-  JOURNAL_MIGRATIONS,
-  migrationStatements,
-} from '../../src/server/journal/migrations.js';
 import { creationInputFor, lineItems } from '../fixtures/checkout-data.js';
+import {
+  type OlderJournal,
+  type OlderRow,
+  olderPostgresJournal,
+  olderSqliteJournal,
+  writeSchemaUpTo,
+} from '../fixtures/older-journal.js';
 import { type PostgresCluster, postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
 import { createTestRelay, SECRET } from '../fixtures/relay.js';
 import { clockReading } from '../fixtures/relay-clock.js';
 import { APPROVE_AFTER_MS, sandboxFetch, sandboxWithClock } from '../fixtures/sandbox.js';
 
-/** A row of the version-1 table, with the columns that version had. */
-type VersionOneRow = Record<string, string | number | null>;
-
-/** How a store runs the version-1 SQL: a statement, and a parameterised insert. */
-interface RawStore {
-  dialect: 'sqlite' | 'postgres';
-  exec(sql: string): Promise<void>;
-  insert(table: string, row: VersionOneRow): Promise<void>;
-  versions(): Promise<number[]>;
-  close(): Promise<void>;
-  url: string;
-}
-
 /** Writes the version-1 schema, as that version's relay migrated it, and `rows` into it. */
-async function writeVersionOne(store: RawStore, rows: VersionOneRow[]): Promise<void> {
-  const first = JOURNAL_MIGRATIONS.find((migration) => migration.version === 1);
-  assert.ok(first);
-  await store.exec(CREATE_MIGRATIONS_TABLE);
-  for (const statement of migrationStatements(first, store.dialect)) await store.exec(statement);
-  await store.insert('pay_checkout_journal_migrations', {
-    version: 1,
-    description: first.description,
-    applied_at: 0,
-  });
+async function writeVersionOne(store: OlderJournal, rows: OlderRow[]): Promise<void> {
+  await writeSchemaUpTo(store, 1);
   for (const row of rows) await store.insert('pay_checkout_journal', row);
 }
 
@@ -82,7 +61,7 @@ async function shopOnVersionOne() {
     settled_at: now - 30_000,
     due_at: now - 30_000,
   });
-  const rows: VersionOneRow[] = [
+  const rows: OlderRow[] = [
     {
       ...base,
       idempotency_key: 'upgrade-creating-0000001',
@@ -110,7 +89,7 @@ async function shopOnVersionOne() {
 }
 
 /** Opens `store`'s journal with this version, runs the relay on it, and checks what it delivers. */
-async function upgradeAndDeliver(store: RawStore, shop: Awaited<ReturnType<typeof shopOnVersionOne>>) {
+async function upgradeAndDeliver(store: OlderJournal, shop: Awaited<ReturnType<typeof shopOnVersionOne>>) {
   const journal = await openJournal(store.url, { clock: { now: () => shop.clock.now } });
   assert.deepEqual(await store.versions(), [1, 2, 3, 4, 5, 6, 7, 8], 'migrated in place');
   const unanswered = await journal.readOrder({ idempotencyKey: 'upgrade-creating-0000001' });
@@ -168,7 +147,7 @@ async function upgradeAndDeliver(store: RawStore, shop: Awaited<ReturnType<typeo
 }
 
 /** A shop's version-1 journal written to `store`, then upgraded and delivered from; `store` is closed after. */
-async function upgradeFromVersionOne(store: RawStore): Promise<void> {
+async function upgradeFromVersionOne(store: OlderJournal): Promise<void> {
   const shop = await shopOnVersionOne();
   await writeVersionOne(store, shop.rows);
   try {
@@ -182,28 +161,7 @@ describe('a version-1 journal, upgraded in place', () => {
   it('on SQLite: migrates, and delivers its pending and settled orders', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-upgrade-'));
     after(() => rmSync(scratch, { recursive: true, force: true }));
-    const path = join(scratch, 'journal.db');
-    const connection = new Database(path);
-    const store: RawStore = {
-      dialect: 'sqlite',
-      url: `sqlite:${path}`,
-      exec: async (sql) => void connection.exec(sql),
-      async insert(table, row) {
-        const columns = Object.keys(row);
-        const marks = columns.map((_, index) => `?${index + 1}`).join(', ');
-        connection
-          .prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${marks})`)
-          .run(...Object.values(row));
-      },
-      versions: async () =>
-        (
-          connection.prepare('SELECT version FROM pay_checkout_journal_migrations ORDER BY 1').all() as {
-            version: number;
-          }[]
-        ).map((row) => row.version),
-      close: async () => void connection.close(),
-    };
-    await upgradeFromVersionOne(store);
+    await upgradeFromVersionOne(olderSqliteJournal(join(scratch, 'journal.db')));
   });
 
   describe('on PostgreSQL', { skip: postgresSkipReason() }, () => {
@@ -215,27 +173,7 @@ describe('a version-1 journal, upgraded in place', () => {
 
     it('migrates, and delivers its pending and settled orders', async () => {
       const url = await (cluster as PostgresCluster).createDatabase();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      const store: RawStore = {
-        dialect: 'postgres',
-        url,
-        exec: async (sql) => void (await client.query(sql)),
-        async insert(table, row) {
-          const columns = Object.keys(row);
-          const marks = columns.map((_, index) => `$${index + 1}`).join(', ');
-          await client.query(
-            `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${marks})`,
-            Object.values(row),
-          );
-        },
-        versions: async () =>
-          (await client.query('SELECT version FROM pay_checkout_journal_migrations ORDER BY 1')).rows.map(
-            (row) => Number(row.version),
-          ),
-        close: () => client.end(),
-      };
-      await upgradeFromVersionOne(store);
+      await upgradeFromVersionOne(await olderPostgresJournal(url));
     });
   });
 });

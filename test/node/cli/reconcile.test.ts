@@ -10,7 +10,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'libsql';
 import {
   createSandbox,
   SANDBOX_KEYS,
@@ -18,16 +17,11 @@ import {
   type Sandbox,
 } from '../../../src/sandbox/index.js';
 import { type Journal, openJournal } from '../../../src/server/index.js';
-import {
-  CREATE_MIGRATIONS_TABLE,
-  JOURNAL_MIGRATIONS,
-  LATEST_JOURNAL_VERSION,
-  MIGRATIONS_TABLE,
-  migrationStatements,
-} from '../../../src/server/journal/migrations.js';
+import { LATEST_JOURNAL_VERSION, MIGRATIONS_TABLE } from '../../../src/server/journal/migrations.js';
 import { listen, toNodeListener } from '../../../src/server/node.js';
 import { SERVICE_MAX_BODY_BYTES } from '../../../src/shared/service-contract.js';
 import { CUSTOMER_NAME, creationInput, INTERNATIONAL_NUMBER } from '../../fixtures/checkout-data.js';
+import { olderSqliteJournal, writeSchemaUpTo } from '../../fixtures/older-journal.js';
 import { runCli } from '../../fixtures/pay-checkout-cli.js';
 import { CLIENT, createRequest, createTestRelay, intent, lookupRequest } from '../../fixtures/relay.js';
 import { mountSandbox, sandboxFetch, serveSandbox, withNumber } from '../../fixtures/sandbox.js';
@@ -73,27 +67,12 @@ async function countedSandbox(sandbox: Sandbox) {
   return { env, calls };
 }
 
-/** An SQLite journal file whose schema stops at `version`, as an older pay-checkout left it. */
-function journalAtVersion(path: string, version: number): void {
-  const database = new Database(path);
-  database.exec(CREATE_MIGRATIONS_TABLE);
-  for (const migration of JOURNAL_MIGRATIONS.filter((step) => step.version <= version)) {
-    for (const statement of migrationStatements(migration, 'sqlite')) database.exec(statement);
-    database
-      .prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, description, applied_at) VALUES (?1, ?2, ?3)`)
-      .run(migration.version, migration.description, Date.now());
-  }
-  database.close();
-}
-
 /** The version an SQLite journal file's schema is at. */
-function versionOf(path: string): number {
-  const database = new Database(path);
-  const row = database.prepare(`SELECT MAX(version) AS version FROM ${MIGRATIONS_TABLE}`).get() as {
-    version: number;
-  };
-  database.close();
-  return row.version;
+async function versionOf(path: string): Promise<number> {
+  const store = olderSqliteJournal(path);
+  const versions = await store.versions();
+  await store.close();
+  return Math.max(...versions);
 }
 
 describe('pay-checkout reconcile, its cost and its care', () => {
@@ -121,23 +100,18 @@ describe('pay-checkout reconcile, its cost and its care', () => {
     const service = await countedSandbox(createSandbox());
     for (const version of [LATEST_JOURNAL_VERSION - 1, LATEST_JOURNAL_VERSION + 1]) {
       const path = join(scratch, `version-${version}.db`);
-      journalAtVersion(path, Math.min(version, LATEST_JOURNAL_VERSION));
-      if (version > LATEST_JOURNAL_VERSION) {
-        const database = new Database(path);
-        database
-          .prepare(
-            `INSERT INTO ${MIGRATIONS_TABLE} (version, description, applied_at) VALUES (?1, 'a later one', 0)`,
-          )
-          .run(version);
-        database.close();
-      }
+      const store = olderSqliteJournal(path);
+      await writeSchemaUpTo(store, Math.min(version, LATEST_JOURNAL_VERSION));
+      if (version > LATEST_JOURNAL_VERSION)
+        await store.insert(MIGRATIONS_TABLE, { version, description: 'a later one', applied_at: 0 });
+      await store.close();
       const report = await runCli(['reconcile', '--journal', `sqlite:${path}`], { env: service.env });
       assert.equal(report.code, 1, report.stdout + report.stderr);
       assert.match(
         report.stderr,
         new RegExp(`version ${version}; this pay-checkout reads version ${LATEST_JOURNAL_VERSION}`),
       );
-      assert.equal(versionOf(path), version, 'not migrated');
+      assert.equal(await versionOf(path), version, 'not migrated');
     }
     const missing = join(scratch, 'no-journal-here.db');
     const report = await runCli(['reconcile', '--journal', `sqlite:${missing}`], { env: service.env });

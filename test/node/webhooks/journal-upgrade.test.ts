@@ -9,16 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'libsql';
-import pg from 'pg';
 import { openJournal } from '../../../src/server/index.js';
-import type { SqlDialect } from '../../../src/server/journal/dialects/journal-dialects.js';
 import {
-  CREATE_MIGRATIONS_TABLE,
-  JOURNAL_MIGRATIONS,
-  MIGRATIONS_TABLE,
-  migrationStatements,
-} from '../../../src/server/journal/migrations.js';
+  type OlderJournal,
+  olderPostgresJournal,
+  olderSqliteJournal,
+  writeSchemaUpTo,
+} from '../../fixtures/older-journal.js';
 import { postgresSkipReason, startPostgres } from '../../fixtures/postgres.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-webhook-upgrade-'));
@@ -26,38 +23,25 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 const ORDER_ID = 'or_paidbeforewebhooks00001';
 
-/** Runs SQL on a store as an older pay-checkout did, and reads which versions it applied. */
-interface RawStore {
-  dialect: SqlDialect;
-  url: string;
-  run(sql: string, params?: (string | number | null)[]): Promise<void>;
-  versions(): Promise<number[]>;
-  close(): Promise<void>;
-}
-
 /** The schema up to version 7, with one order paid and delivered and one checkout. */
-async function writeVersionSeven(store: RawStore): Promise<void> {
-  await store.run(CREATE_MIGRATIONS_TABLE);
-  const placeholders = store.dialect === 'sqlite' ? '?1, ?2, ?3' : '$1, $2, $3';
-  for (const migration of JOURNAL_MIGRATIONS.filter((step) => step.version <= 7)) {
-    for (const statement of migrationStatements(migration, store.dialect)) await store.run(statement);
-    await store.run(
-      `INSERT INTO ${MIGRATIONS_TABLE} (version, description, applied_at) VALUES (${placeholders})`,
-      [migration.version, migration.description, 0],
-    );
-  }
+async function writeVersionSeven(store: OlderJournal): Promise<void> {
+  await writeSchemaUpTo(store, 7);
   const now = Date.now();
-  await store.run(`INSERT INTO pay_checkout_journal (idempotency_key, phase, order_id, payment_status, outcome,
-    created_at, settled_at, delivered_at, delivery_attempts, reference, metadata, line_items,
-    amount_currency, amount_value) VALUES ('upgrade-paid-0000000001', 'settled', '${ORDER_ID}',
-    'paid', 'paid', ${now - 60_000}, ${now - 50_000}, ${now - 40_000}, 0, 'order-7001', '{}', '[]', 'ghs', 25000)`);
-  await store.run(`INSERT INTO pay_checkout_checkouts (id, secret_digest, reference, line_items, metadata,
-    amount_currency, amount_value, origin, created_at, expires_at) VALUES ('cs_beforewebhooks0000000001',
-    'digest', 'order-7001', '[]', '{}', 'ghs', 25000, NULL, ${now - 60_000}, ${now + 60_000})`);
+  await store.insert('pay_checkout_journal', {
+    ...{ idempotency_key: 'upgrade-paid-0000000001', phase: 'settled', order_id: ORDER_ID },
+    ...{ payment_status: 'paid', outcome: 'paid', created_at: now - 60_000, settled_at: now - 50_000 },
+    ...{ delivered_at: now - 40_000, delivery_attempts: 0, reference: 'order-7001', metadata: '{}' },
+    ...{ line_items: '[]', amount_currency: 'ghs', amount_value: 25000 },
+  });
+  await store.insert('pay_checkout_checkouts', {
+    ...{ id: 'cs_beforewebhooks0000000001', secret_digest: 'digest', reference: 'order-7001' },
+    ...{ line_items: '[]', metadata: '{}', amount_currency: 'ghs', amount_value: 25000, origin: null },
+    ...{ created_at: now - 60_000, expires_at: now + 60_000 },
+  });
 }
 
 /** Upgrades `store` by opening it, and uses the webhook tables on the old order. */
-async function upgradeAndDeliver(store: RawStore): Promise<void> {
+async function upgradeAndDeliver(store: OlderJournal): Promise<void> {
   await writeVersionSeven(store);
   const journal = await openJournal(store.url);
   try {
@@ -83,45 +67,13 @@ async function upgradeAndDeliver(store: RawStore): Promise<void> {
 
 describe('a version-7 journal', () => {
   it('on SQLite takes the webhook tables in place', async () => {
-    const path = join(scratch, 'v7.db');
-    const database = new Database(path);
-    await upgradeAndDeliver({
-      dialect: 'sqlite',
-      url: `sqlite:${path}`,
-      run: async (sql, params = []) => {
-        if (params.length === 0) database.exec(sql);
-        else database.prepare(sql).run(...params);
-      },
-      versions: async () =>
-        (
-          database.prepare(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`).all() as {
-            version: number;
-          }[]
-        ).map((row) => row.version),
-      close: async () => {
-        database.close();
-      },
-    });
+    await upgradeAndDeliver(olderSqliteJournal(join(scratch, 'v7.db')));
   });
 
   it('on PostgreSQL takes the webhook tables in place', { skip: postgresSkipReason() }, async () => {
     const cluster = await startPostgres();
     try {
-      const url = await cluster.createDatabase();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await upgradeAndDeliver({
-        dialect: 'postgres',
-        url,
-        run: async (sql, params = []) => {
-          await client.query(sql, params);
-        },
-        versions: async () =>
-          (await client.query(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`)).rows.map((row) =>
-            Number(row.version),
-          ),
-        close: () => client.end(),
-      });
+      await upgradeAndDeliver(await olderPostgresJournal(await cluster.createDatabase()));
     } finally {
       await cluster.stop();
     }
