@@ -478,6 +478,8 @@ export class CheckoutSession {
 
   /** Stops every request and timer: off the page, a refusal, another checkout. */
   #stopWork(): void {
+    this.#env.clearTimeout(this.#priceTimer);
+    this.#pricing?.abort();
     this.#create.stop();
     this.#poll.stop();
     this.#others.run(false);

@@ -57,6 +57,19 @@ afterEach(() => {
 });
 
 describe('<pay-checkout price-url>', () => {
+  it('asks the relay for no price once it is off the page, and does while it is on it', async () => {
+    const clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const fetched = sinon.spy(window, 'fetch');
+    const asked = () => fetched.getCalls().filter((call) => String(call.args[0]).endsWith(PRICE_URL)).length;
+    const removed = await mount();
+    removed.el.remove();
+    await clock.tickAsync(5_000);
+    expect(asked(), 'removed before its price was asked').to.equal(0);
+    await mount();
+    await clock.tickAsync(5_000);
+    expect(asked(), 'on the page').to.equal(1);
+  });
+
   it('shows the relay’s amount on the Pay button, sends it as expected_amount, and lists the items on the receipt', async () => {
     const { harness, log } = await mount();
     await eventually('the relay’s price on the button', () => buttonText(harness) === `Pay ${RELAY_PRICE}`);
