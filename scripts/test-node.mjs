@@ -1,5 +1,6 @@
 /**
- * `npm run test:node`: the Node tests given, one file at a time, except the
+ * `npm run test:node`: the Node tests given, two files at a time (most of
+ * them start real servers and processes, and wait on them), except the
  * `check-relay` suites, which run beside them in a process of their own. Those
  * drive a relay through its per-client and per-number limits and spend most of
  * their minutes waiting out its `Retry-After`, not computing; every file
@@ -15,10 +16,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const WAITING = /\/cli\/check-relay[^/]*\.test\.ts$/;
 
-/** Runs the files in one `node --test` process; resolves with its exit code and, when `quiet`, what it printed. */
-function runFiles(files, quiet) {
+/** Runs the files in one `node --test` process, `concurrency` at a time; resolves with its exit code and, when `quiet`, what it printed. */
+function runFiles(files, quiet, concurrency) {
   if (files.length === 0) return Promise.resolve({ code: 0, printed: '' });
-  const child = spawn(process.execPath, [TSX, '--test', '--test-concurrency=1', ...files], {
+  const child = spawn(process.execPath, [TSX, '--test', `--test-concurrency=${concurrency}`, ...files], {
     cwd: ROOT,
     stdio: ['ignore', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'],
   });
@@ -40,10 +41,12 @@ const [rest, waiting] = await Promise.all([
   runFiles(
     files.filter((file) => !WAITING.test(file)),
     false,
+    2,
   ),
   runFiles(
     files.filter((file) => WAITING.test(file)),
     true,
+    1,
   ),
 ]);
 process.stdout.write(waiting.printed);

@@ -184,7 +184,10 @@ async function ping(
   const answer = result.status === null ? 'no answer' : `answered ${result.status}`;
   const line = `ping ${id} to ${endpoint.url}: ${answer} in ${result.durationMs} ms${result.error ? ` (${result.error})` : ''}`;
   const delivered = result.status !== null && result.status >= 200 && result.status < 300;
-  if (!delivered) return fail([line]);
+  // How a receiver says the signature did not verify: most often it holds another secret.
+  const unverified = result.status === 400 || result.status === 401 || result.status === 403;
+  const hint = `the receiver did not accept the signature: give it the secret in ${endpoint.secretEnv.split(',').join(' or ')}.`;
+  if (!delivered) return fail(unverified ? [line, hint] : [line]);
   print(line);
   return EXIT.ok;
 }

@@ -277,7 +277,15 @@ export interface ServeConfig {
 }
 
 /** A configuration checked: the config with its defaults, or one line per mistake (`field: expected …`). */
-export type ConfigCheck = { ok: true; config: ServeConfig } | { ok: false; errors: string[] };
+/**
+ * The configuration with its defaults, or every mistake found; a file whose
+ * fields each read well but that is wrong as a whole (an endpoint twice, a
+ * private target) also carries its `config`, so the environment can be
+ * checked against it in the same run.
+ */
+export type ConfigCheck =
+  | { ok: true; config: ServeConfig }
+  | { ok: false; errors: string[]; config?: ServeConfig };
 
 /** The path of an issue as a merchant writes it: `listen.port`, `origins[0]`, `catalogue.kente-tote.name`. */
 function fieldOf(path: readonly PropertyKey[]): string {
@@ -350,36 +358,33 @@ export function checkServeConfig(value: unknown): ConfigCheck {
   // Two checks of one field may fail alike (a URL's pattern and its parse): one line says it.
   if (!parsed.success) return { ok: false, errors: [...new Set(issueLines(parsed.error.issues))] };
   const file = parsed.data;
-  if (file.service && file.sandbox) {
-    return {
-      ok: false,
-      errors: [
-        'sandbox: expected no sandbox settings with "service": the embedded sandbox runs only without it',
-      ],
-    };
-  }
-  const webhookMistakes = [
+  const config = withDefaults(file);
+  const mistakes = [
+    ...(file.service && file.sandbox
+      ? ['sandbox: expected no sandbox settings with "service": the embedded sandbox runs only without it']
+      : []),
     ...repeatedEndpoints(file.webhooks ?? []),
     ...(file.allowPrivateWebhookTargets ? [] : privateEndpoints(file.webhooks ?? [])),
   ];
-  if (webhookMistakes.length > 0) return { ok: false, errors: webhookMistakes };
+  return mistakes.length > 0 ? { ok: false, errors: mistakes, config } : { ok: true, config };
+}
+
+/** A file that parsed, with every default in place. */
+function withDefaults(file: z.infer<typeof serveConfigSchema>): ServeConfig {
   return {
-    ok: true,
-    config: {
-      listen: {
-        host: file.listen?.host ?? DEFAULT_LISTEN.host,
-        port: file.listen?.port ?? DEFAULT_LISTEN.port,
-      },
-      service: file.service,
-      journal: file.journal ?? DEFAULT_JOURNAL,
-      redis: file.redis,
-      origins: file.origins ?? [],
-      catalogue: file.catalogue,
-      trustProxy: file.trustProxy,
-      watch: file.watch ?? {},
-      sandbox: file.sandbox ?? {},
-      webhooks: file.webhooks ?? [],
-      allowPrivateWebhookTargets: file.allowPrivateWebhookTargets ?? false,
+    listen: {
+      host: file.listen?.host ?? DEFAULT_LISTEN.host,
+      port: file.listen?.port ?? DEFAULT_LISTEN.port,
     },
+    service: file.service,
+    journal: file.journal ?? DEFAULT_JOURNAL,
+    redis: file.redis,
+    origins: file.origins ?? [],
+    catalogue: file.catalogue,
+    trustProxy: file.trustProxy,
+    watch: file.watch ?? {},
+    sandbox: file.sandbox ?? {},
+    webhooks: file.webhooks ?? [],
+    allowPrivateWebhookTargets: file.allowPrivateWebhookTargets ?? false,
   };
 }

@@ -75,9 +75,10 @@ export function checkServeSetup(
   env: NodeJS.ProcessEnv,
 ): { config: ServeConfig; secrets: ServeSecrets } {
   const checked = checkServeConfig(file);
-  if (!checked.ok) throw new ServeSetupError(checked.errors);
-  const secrets = readServeSecrets(checked.config, env);
-  if (!secrets.ok) throw new ServeSetupError(secrets.errors);
+  // The environment is read against any configuration that parsed, so one run names every mistake.
+  const secrets = checked.config ? readServeSecrets(checked.config, env) : undefined;
+  const errors = [...(checked.ok ? [] : checked.errors), ...(secrets?.ok === false ? secrets.errors : [])];
+  if (!checked.ok || !secrets?.ok) throw new ServeSetupError(errors);
   return { config: checked.config, secrets: secrets.secrets };
 }
 

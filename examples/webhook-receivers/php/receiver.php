@@ -3,6 +3,7 @@
 $configured = getenv('WEBHOOK_SECRET') ?: '';
 $secret = base64_decode(substr($configured, strlen('whsec_')), true);
 if (!str_starts_with($configured, 'whsec_') || !$secret) {
+    error_log("WEBHOOK_SECRET is not set: give it this endpoint's whsec_ secret from your .env");
     http_response_code(500); // no secret: never check against an empty key, which anyone can sign with
     exit;
 }

@@ -2,6 +2,8 @@
 import base64, fcntl, hashlib, hmac, json, os, sys, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+if not os.environ.get("WEBHOOK_SECRET", "").startswith("whsec_"):  # never check against an empty key
+    sys.exit("WEBHOOK_SECRET is not set: give it this endpoint's whsec_ secret from your .env")
 SECRET = base64.b64decode(os.environ["WEBHOOK_SECRET"].removeprefix("whsec_"))
 SEEN_FILE = os.environ.get("WEBHOOK_SEEN_FILE", "webhook-ids.txt")
 

@@ -4,6 +4,9 @@ require "json"
 require "openssl"
 require "socket"
 
+unless ENV.fetch("WEBHOOK_SECRET", "").start_with?("whsec_") # never check against an empty key
+  abort "WEBHOOK_SECRET is not set: give it this endpoint's whsec_ secret from your .env"
+end
 SECRET = Base64.strict_decode64(ENV.fetch("WEBHOOK_SECRET").delete_prefix("whsec_"))
 SEEN_FILE = ENV.fetch("WEBHOOK_SEEN_FILE", "webhook-ids.txt")
 

@@ -215,6 +215,15 @@ describe('pay-checkout webhooks', { timeout: 120_000 }, () => {
     answer = 204;
     assert.equal(failing.code, 1, failing.transcript);
     assert.match(failing.stderr, /answered 500 in \d+ ms/);
+    assert.doesNotMatch(failing.stderr, /secret/);
+    answer = 401;
+    const unverified = await cli(['test', receiver.url]);
+    answer = 204;
+    assert.equal(unverified.code, 1, unverified.transcript);
+    assert.match(
+      unverified.stderr,
+      /answered 401 in \d+ ms\n.*the receiver did not accept the signature: give it the secret in SHOP_WEBHOOK_SECRET\.\n$/,
+    );
     assert.deepEqual(receiver.refused, []);
   });
 

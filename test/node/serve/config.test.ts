@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { SERVE_SCHEMA_PATH, serveConfigJsonSchema } from '../../../src/serve/config-json-schema.js';
 import { checkServeConfig, DEFAULT_JOURNAL, DEFAULT_LISTEN } from '../../../src/serve/serve-config.js';
 import { readServeSecrets } from '../../../src/serve/serve-environment.js';
+import { ServeSetupError } from '../../../src/serve/serve-parts.js';
+import { checkServeSetup } from '../../../src/serve/start-serve.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const packageJson = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
@@ -229,6 +231,21 @@ describe('serve’s webhook endpoints, configured', () => {
     const given = readServeSecrets(checked.config, { SHOP_WEBHOOK_SECRET: SECRET });
     assert.ok(given.ok);
     assert.deepEqual(given.secrets.webhooks, [{ url: endpoint.url, secret: [SECRET], events: undefined }]);
+  });
+
+  it('names a mistake of the whole file and a missing secret in the same run', () => {
+    const local = { url: 'http://localhost:8000/webhooks/pay', secretEnv: 'SHOP_WEBHOOK_SECRET' };
+    assert.throws(
+      () => checkServeSetup({ webhooks: [local] }, {}),
+      (error: unknown) => {
+        assert.ok(error instanceof ServeSetupError);
+        assert.deepEqual(error.errors, [
+          'webhooks[0].url: localhost is a loopback address, refused unless "allowPrivateWebhookTargets": true (for development only)',
+          'webhooks[0].secretEnv: SHOP_WEBHOOK_SECRET is not set; expected whsec_ and the base64 of 24 to 64 random bytes (openssl rand -base64 32 makes them)',
+        ]);
+        return true;
+      },
+    );
   });
 
   it('signs with every secret a rotation names, and names each variable that is missing', () => {

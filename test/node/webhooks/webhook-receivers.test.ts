@@ -151,12 +151,20 @@ for (const language of Object.keys(LANGUAGES) as (keyof typeof LANGUAGES)[]) {
       const { program, args } = LANGUAGES[language];
       const child = spawn(program, args(port), {
         env: { ...environment, WEBHOOK_SEEN_FILE: seenFile },
-        stdio: 'ignore',
+        stdio: ['ignore', 'ignore', 'pipe'],
       });
       running.add(child);
-      const exited = new Promise<'exited'>((resolve) => child.once('exit', () => resolve('exited')));
+      let said = '';
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+        said += chunk;
+      });
+      const exited = new Promise<'exited'>((resolve) => child.once('close', () => resolve('exited')));
       const started = await Promise.race([listening(port, child).then(() => 'listening' as const), exited]);
-      if (started === 'exited') return; // refused to start: nothing can reach it
+      if (started === 'exited') {
+        // Refused to start, so nothing can reach it; and it says why.
+        assert.match(said, /WEBHOOK_SECRET is not set/);
+        return;
+      }
       // Signed with an empty key, which is what a receiver that read no secret would check against.
       const id = 'msg_emptykey';
       const timestamp = String(nowSeconds());
