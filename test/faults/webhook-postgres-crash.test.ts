@@ -12,19 +12,9 @@
  * was received once. More orders made after the restart are delivered once
  * too.
  */
-import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { linesOf, servedSandbox, waitUntil } from '../fixtures/delivery-faults.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
-import {
-  countsOf,
-  deliveryStates,
-  journalledEvents,
-  startHeldReceiver,
-  startWebhookChild,
-} from '../fixtures/webhook-faults.js';
-
-const ORDERS_EACH = 5;
+import { assertDeliveredOnceAcross } from '../fixtures/webhook-faults.js';
 
 describe('PostgreSQL killed while webhook answers come in', { skip: postgresSkipReason() }, () => {
   it('records every answered attempt once the server is back: each event received once, none lost', {
@@ -32,36 +22,9 @@ describe('PostgreSQL killed while webhook answers come in', { skip: postgresSkip
   }, async (t) => {
     const cluster = await startPostgres({ durable: true });
     after(() => cluster.stop());
-    const journalUrl = await cluster.createDatabase();
-    const { url } = await servedSandbox({ approveAfterMs: 300 });
-    const receiver = await startHeldReceiver();
-    receiver.hold();
-    const base = { journalUrl, baseUrl: url, receiverUrls: [receiver.url], orders: ORDERS_EACH };
-    const fleet = [startWebhookChild(base), startWebhookChild(base)];
-    const allHeld = await waitUntil(() => receiver.heldCount() === 2 * ORDERS_EACH, 60_000);
-    assert.ok(allHeld, `${receiver.heldCount()} of ${2 * ORDERS_EACH} requests held`);
-
-    cluster.kill();
-    receiver.release(200);
-    await cluster.restart();
-    for (const relay of fleet) relay.process.stdin?.write('create 2\n');
-    const total = 2 * ORDERS_EACH + 4;
-    const delivered = () => new Set(linesOf(fleet, 'delivered ').map((line) => line.split(' ')[0]));
-    const allDelivered = await waitUntil(() => delivered().size === total, 60_000);
-    for (const relay of fleet) relay.process.stdin?.write('close\n');
-    await Promise.all(fleet.map((relay) => relay.waitFor('closed', 30_000)));
-
-    const states = deliveryStates(await journalledEvents(journalUrl));
-    const received = countsOf(receiver.ids);
-    t.diagnostic(
-      `${receiver.ids.length} requests for ${received.size} events; ${delivered().size} of ${total} recorded delivered; ` +
-        `journal errors reported ${linesOf(fleet, 'error ').length}`,
-    );
-    assert.ok(allDelivered, `${delivered().size} of ${total} events recorded delivered`);
-    assert.equal(states.size, total, 'every event journalled');
-    for (const [id, state] of states) {
-      assert.equal(state, 'delivered 200', `${id}: one attempt recorded, the one answered`);
-      assert.equal(received.get(id), 1, `${id} received once`);
-    }
+    await assertDeliveredOnceAcross(t, await cluster.createDatabase(), {
+      breakJournal: () => cluster.kill(),
+      mendJournal: () => cluster.restart(),
+    });
   });
 });

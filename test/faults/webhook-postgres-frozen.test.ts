@@ -12,17 +12,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { linesOf, servedSandbox, waitUntil } from '../fixtures/delivery-faults.js';
+import { waitUntil } from '../fixtures/delivery-faults.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
-import {
-  countsOf,
-  deliveryStates,
-  journalledEvents,
-  startHeldReceiver,
-  startWebhookChild,
-} from '../fixtures/webhook-faults.js';
-
-const ORDERS_EACH = 5;
+import { assertDeliveredOnceAcross } from '../fixtures/webhook-faults.js';
 
 describe('PostgreSQL frozen while webhook answers come in', { skip: postgresSkipReason() }, () => {
   it('records every answered attempt once the server thaws: each event received once, none lost', {
@@ -34,44 +26,21 @@ describe('PostgreSQL frozen while webhook answers come in', { skip: postgresSkip
       if (frozen) cluster.thaw();
       cluster.stop();
     });
-    const journalUrl = await cluster.createDatabase();
-    const { url } = await servedSandbox({ approveAfterMs: 300 });
-    const receiver = await startHeldReceiver();
-    receiver.hold();
-    const base = { journalUrl, baseUrl: url, receiverUrls: [receiver.url], orders: ORDERS_EACH };
-    const fleet = [startWebhookChild(base), startWebhookChild(base)];
-    const allHeld = await waitUntil(() => receiver.heldCount() === 2 * ORDERS_EACH, 60_000);
-    assert.ok(allHeld, `${receiver.heldCount()} of ${2 * ORDERS_EACH} requests held`);
-
-    cluster.freeze();
-    frozen = true;
-    receiver.release(200);
-    // Held until the partition is felt by both: each has had a query time out.
-    const felt = await waitUntil(
-      () => fleet.every((relay) => relay.lines.some((line) => line.startsWith('error '))),
-      60_000,
-    );
-    cluster.thaw();
-    frozen = false;
-    assert.ok(felt, 'both relays reported the journal failing while it was frozen');
-    for (const relay of fleet) relay.process.stdin?.write('create 2\n');
-    const total = 2 * ORDERS_EACH + 4;
-    const delivered = () => new Set(linesOf(fleet, 'delivered ').map((line) => line.split(' ')[0]));
-    const allDelivered = await waitUntil(() => delivered().size === total, 60_000);
-    for (const relay of fleet) relay.process.stdin?.write('close\n');
-    await Promise.all(fleet.map((relay) => relay.waitFor('closed', 30_000)));
-
-    const states = deliveryStates(await journalledEvents(journalUrl));
-    const received = countsOf(receiver.ids);
-    t.diagnostic(
-      `${receiver.ids.length} requests for ${received.size} events; ${delivered().size} of ${total} recorded delivered; ` +
-        `journal errors reported ${linesOf(fleet, 'error ').length}`,
-    );
-    assert.ok(allDelivered, `${delivered().size} of ${total} events recorded delivered`);
-    assert.equal(states.size, total, 'every event journalled');
-    for (const [id, state] of states) {
-      assert.equal(state, 'delivered 200', `${id}: one attempt recorded, the one answered`);
-      assert.equal(received.get(id), 1, `${id} received once`);
-    }
+    await assertDeliveredOnceAcross(t, await cluster.createDatabase(), {
+      breakJournal() {
+        cluster.freeze();
+        frozen = true;
+      },
+      async mendJournal(fleet) {
+        // Held until the partition is felt by both: each has had a query time out.
+        const felt = await waitUntil(
+          () => fleet.every((relay) => relay.lines.some((line) => line.startsWith('error '))),
+          60_000,
+        );
+        cluster.thaw();
+        frozen = false;
+        assert.ok(felt, 'both relays reported the journal failing while it was frozen');
+      },
+    });
   });
 });
