@@ -129,7 +129,7 @@ export class MemoryWebhooks implements WebhookJournal {
   }): Promise<WebhookEventRecord[]> {
     this.#open();
     return [...this.#events.values()]
-      .filter((event) => !failed || this.#deliveriesOf(event.id).some((row) => row.state === 'failed'))
+      .filter((event) => !failed || this.#deliveriesOf(event.id).some((row) => this.#notThrough(row)))
       .sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1))
       .slice(0, limit)
       .map((event) =>
@@ -189,6 +189,11 @@ export class MemoryWebhooks implements WebhookJournal {
 
   #deliveriesOf(eventId: string): WebhookDeliveryRow[] {
     return [...this.#deliveries.values()].filter((row) => row.event_id === eventId);
+  }
+
+  /** Failed, or held for an endpoint a `410` disabled: what `list --failed` shows. */
+  #notThrough(row: WebhookDeliveryRow): boolean {
+    return row.state === 'failed' || (row.state === 'pending' && this.#disabled.has(row.endpoint));
   }
 
   /** Erases the event's customer once none of its deliveries will be attempted again (held for a disabled endpoint counts as done). */

@@ -111,7 +111,7 @@ export interface WebhookJournal {
     owner: string,
     result: WebhookAttemptResult & { readonly next: WebhookNext },
   ): Promise<boolean>;
-  /** The newest events first, at most `limit`, with their deliveries and attempts; `failed`: only those with a failed delivery. */
+  /** The newest events first, at most `limit`, with their deliveries and attempts; `failed`: only those with a delivery that failed or waits for a disabled endpoint. */
   listWebhookEvents(options: { limit: number; failed?: boolean }): Promise<WebhookEventRecord[]>;
   /**
    * Makes the chosen deliveries due now, from the start of the schedule, and

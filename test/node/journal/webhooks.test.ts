@@ -203,6 +203,11 @@ function webhookContract(name: string, store: () => JournalStore): void {
       });
       assert.deepEqual(await journal.claimWebhookDeliveries('one', { ...options, limit: 10 }), []);
       await journal.recordWebhookEvents([eventOf('msg_later', 'or_later', [GONE])]);
+      const notThrough = (await journal.listWebhookEvents({ limit: 100, failed: true })).map(
+        (event) => event.id,
+      );
+      for (const id of ['msg_gone', 'msg_held', 'msg_later'])
+        assert.ok(notThrough.includes(id), `${id}: failed, or held for the disabled endpoint`);
       const since = clock.now - 1;
       assert.equal(await journal.replayWebhooks({ since, endpoint: GONE }), 3);
       const claimed = await journal.claimWebhookDeliveries('one', { ...options, limit: 10 });

@@ -75,8 +75,11 @@ export function webhookStatements(p: Placeholder) {
     // When an endpoint is disabled, of every event left waiting only for it.
     eraseHeldWebhookCustomers: `UPDATE ${WEBHOOK_EVENTS} SET customer = NULL WHERE customer IS NOT NULL AND ${DONE}`,
     webhookEventsRecent: `SELECT * FROM ${WEBHOOK_EVENTS} ORDER BY created_at DESC, id DESC LIMIT ${p(1)}`,
-    webhookEventsFailed: `SELECT * FROM ${WEBHOOK_EVENTS} WHERE EXISTS (SELECT 1 FROM ${WEBHOOK_DELIVERIES}
-      WHERE event_id = ${WEBHOOK_EVENTS}.id AND state = 'failed') ORDER BY created_at DESC, id DESC LIMIT ${p(1)}`,
+    // Failed, or held for an endpoint a `410` disabled: what did not get through.
+    webhookEventsFailed: `SELECT * FROM ${WEBHOOK_EVENTS} WHERE EXISTS (SELECT 1 FROM ${WEBHOOK_DELIVERIES} d
+      WHERE d.event_id = ${WEBHOOK_EVENTS}.id AND (d.state = 'failed' OR (d.state = 'pending' AND EXISTS
+      (SELECT 1 FROM ${WEBHOOK_ENDPOINTS} e WHERE e.url = d.endpoint AND e.disabled_at IS NOT NULL))))
+      ORDER BY created_at DESC, id DESC LIMIT ${p(1)}`,
     webhookDeliveriesOf: `SELECT d.*, e.disabled_at FROM ${WEBHOOK_DELIVERIES} d
       LEFT JOIN ${WEBHOOK_ENDPOINTS} e ON e.url = d.endpoint WHERE d.event_id = ${p(1)}`,
     webhookAttemptsOf: `SELECT * FROM ${WEBHOOK_ATTEMPTS} WHERE event_id = ${p(1)} ORDER BY endpoint, attempt`,
