@@ -25,6 +25,8 @@ flock($seen, LOCK_EX);
 if (!in_array($id, explode("\n", stream_get_contents($seen)), true)) {
     $event = json_decode($body, true); // act on $event['type'] and $event['data'], or queue it
     fwrite($seen, "$id\n");
+} else {
+    error_log("$id again: answered, already acted on");
 }
 flock($seen, LOCK_UN);
 http_response_code(204); // within 15 seconds; slow work belongs in a queue

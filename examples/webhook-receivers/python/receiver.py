@@ -23,6 +23,8 @@ class Receiver(BaseHTTPRequestHandler):
             if msg_id not in seen.read().split("\n"):
                 event = json.loads(body)  # act on event["type"] and event["data"], or queue it
                 seen.write(msg_id + "\n")
+            else:
+                print(f"{msg_id} again: answered, already acted on", file=sys.stderr)
         self.answer(204)  # within 15 seconds; slow work belongs in a queue
 
     def answer(self, status):

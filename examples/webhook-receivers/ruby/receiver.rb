@@ -21,6 +21,8 @@ def status_for(headers, body) # body: the raw bytes, checked before any JSON par
     unless seen.read.split("\n").include?(id)
       event = JSON.parse(body) # act on event["type"] and event["data"], or queue it
       seen.write("#{id}\n")
+    else
+      warn "#{id} again: answered, already acted on"
     end
   end
   204 # within 15 seconds; slow work belongs in a queue

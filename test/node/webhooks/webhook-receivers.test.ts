@@ -31,6 +31,7 @@ import {
   VECTOR_SIGNATURE,
   VECTOR_TIMESTAMP,
 } from '../../fixtures/standard-webhooks-vectors.js';
+import { eventually } from '../../fixtures/wait.js';
 
 const receivers = fileURLToPath(new URL('../../../examples/webhook-receivers/', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'pay-checkout-receivers-'));
@@ -82,9 +83,13 @@ async function startReceiver(language: keyof typeof LANGUAGES, secret: string) {
   const { program, args } = LANGUAGES[language];
   const child = spawn(program, args(port), {
     env: { ...process.env, WEBHOOK_SECRET: secret, WEBHOOK_SEEN_FILE: seenFile },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   running.add(child);
+  let said = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    said += chunk;
+  });
   await listening(port, child);
   const actedOn = () => {
     try {
@@ -93,7 +98,7 @@ async function startReceiver(language: keyof typeof LANGUAGES, secret: string) {
       return [];
     }
   };
-  return { url: `http://127.0.0.1:${port}/hooks/pay`, actedOn };
+  return { url: `http://127.0.0.1:${port}/hooks/pay`, actedOn, said: () => said };
 }
 
 /** Delivers `body` with `headers` to `url` as the relay does; answers the receiver's status. */
@@ -142,6 +147,13 @@ for (const language of Object.keys(LANGUAGES) as (keyof typeof LANGUAGES)[]) {
       const { 'webhook-signature': _dropped, ...unsigned } = valid;
       assert.equal(await deliver(receiver.url, unsigned), 400, 'no signature');
       assert.deepEqual(receiver.actedOn(), ['msg_valid000000000000000000']);
+      // Its log is read beside its answers: waited for, not assumed read.
+      await eventually(
+        () => `each repeat said so; it said:\n${receiver.said()}`,
+        () =>
+          receiver.said().match(/msg_valid000000000000000000 again: answered, already acted on/g)?.length ===
+          2,
+      );
     });
 
     it('acts on nothing without its secret, never checking against an empty key', async () => {
