@@ -65,7 +65,7 @@ import type { PricedLineItem } from '../pricing/priced-line-items.js';
 import type { OrderCreateResult, OrderWithPayment } from '../service-client/service-schemas.js';
 import { isRefusedForGood } from '../service-client/service-trouble.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
-import { priceRequest } from './priced-request.js';
+import { closedCheckout, priceRequest } from './priced-request.js';
 import { idempotencyKeyReused } from './upstream-answer.js';
 
 /** The body the relay sends the service to create an order; the journal keeps it until the service answers. */
@@ -181,11 +181,7 @@ async function checkOpenForAttempt(context: CreateContext, checkout: ServerCheck
     throw journalUnavailable(error);
   }
   if (earlier !== undefined && earlier.attemptDigest === context.attemptDigest) return;
-  throw checkout.status === 'paid'
-    ? new HttpError('checkoutPaid', 'This checkout is already paid.', { param: 'checkout' })
-    : new HttpError('checkoutExpired', 'This checkout has expired. Ask the shop for a new one.', {
-        param: 'checkout',
-      });
+  throw closedCheckout(checkout.status);
 }
 
 /**

@@ -16,7 +16,7 @@ import { type CheckoutBook, NO_CHECKOUT_BOOK } from '../checkouts/checkout-book.
 import { takeClientToken } from '../limits/relay-limits.js';
 import { lineItemsTotal } from '../pricing/priced-cart.js';
 import { type HandlerConfig, RELAY_MAX_BODY_BYTES } from './handler-config.js';
-import { priceRequest } from './priced-request.js';
+import { closedCheckout, priceRequest } from './priced-request.js';
 
 /** `POST` price-url; throws for every refusal. `book` opens the checkouts a `{ checkout }` names. */
 export function priceCartHandler(config: HandlerConfig, book: CheckoutBook = NO_CHECKOUT_BOOK) {
@@ -31,6 +31,9 @@ export function priceCartHandler(config: HandlerConfig, book: CheckoutBook = NO_
     }
     const priced = await priceRequest(config, book, parsed.data, request, connection);
     if (!priced.ok) throw priced.refusal;
+    // A checkout that takes no new payment says so before the shopper types a number.
+    const status = priced.opened?.checkout.status;
+    if (status === 'paid' || status === 'expired') throw closedCheckout(status);
     const { lineItems, reference } = priced.cart;
     // Built field by field: nothing the merchant did not return as a line item reaches the browser.
     const answer: PriceAnswer = {

@@ -27,6 +27,15 @@ export function checkoutNotFound(): HttpError {
   });
 }
 
+/** The `409` of a checkout that takes no new payment: paid (`checkout_paid`) or past its expiry (`checkout_expired`). */
+export function closedCheckout(status: 'paid' | 'expired'): HttpError {
+  return status === 'paid'
+    ? new HttpError('checkoutPaid', 'This checkout is already paid.', { param: 'checkout' })
+    : new HttpError('checkoutExpired', 'This checkout has expired. Ask the shop for a new one.', {
+        param: 'checkout',
+      });
+}
+
 /**
  * The checkout `clientSecret` opens for `request`; a failed guess takes a
  * token of the client's lookup limit (the `429` once they are gone), then is

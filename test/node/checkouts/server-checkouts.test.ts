@@ -16,7 +16,7 @@ import { payingFor, SHOP_ORIGIN, startCheckoutShop, toteCheckout } from '../../f
 const TOTES = { currency: 'ghs', value: 25_000 };
 
 describe('a server-created checkout', () => {
-  it('is priced, read and paid from its client secret, and is paid once', async () => {
+  it('is priced, read and paid from its client secret, and is paid once (then priced no more)', async () => {
     const shop = await startCheckoutShop();
     const checkout = await shop.relay.checkouts.create(toteCheckout());
     assert.match(checkout.id, /^cs_[A-Za-z0-9_-]{24}$/);
@@ -68,6 +68,9 @@ describe('a server-created checkout', () => {
       'paid',
     );
 
+    const repriced = await shop.price({ checkout: checkout.clientSecret });
+    assert.equal(repriced.status, 409, 'told before a number is typed');
+    assert.equal((await errorOf(repriced)).code, 'checkout_paid');
     const again = await shop.create(payingFor(checkout.clientSecret, '0241130002'));
     assert.equal(again.status, 409);
     assert.deepEqual(await errorOf(again), {
@@ -95,6 +98,9 @@ describe('a server-created checkout', () => {
     const refusal = await errorOf(late);
     assert.equal(refusal.code, 'checkout_expired');
     assert.equal(refusal.param, 'checkout');
+    const priced = await shop.price({ checkout: checkout.clientSecret });
+    assert.equal(priced.status, 409);
+    assert.deepEqual(await errorOf(priced), refusal, 'the price route refuses it alike');
     const resent = await shop.created(await shop.create(paying, { key }));
     assert.equal(resent.order.id, created.order.id);
     const read = checkoutAnswerSchema.parse(await (await shop.read(checkout.clientSecret)).json());
