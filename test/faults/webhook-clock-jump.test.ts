@@ -14,9 +14,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { linesOf, servedSandbox, waitUntil } from '../fixtures/delivery-faults.js';
+import { servedSandbox, waitUntil } from '../fixtures/delivery-faults.js';
 import { postgresSkipReason, startPostgres } from '../fixtures/postgres.js';
 import {
+  closeOnceDelivered,
   countsOf,
   journalledEvents,
   startHeldReceiver,
@@ -49,10 +50,7 @@ describe('a fleet of two relays whose clocks jump', { skip: postgresSkipReason()
     receiver.release(200);
     for (const relay of fleet) relay.process.stdin?.write('create 2\n');
     const total = 2 * ORDERS_EACH + 6;
-    const delivered = () => new Set(linesOf(fleet, 'delivered ').map((line) => line.split(' ')[0]));
-    const allDelivered = await waitUntil(() => delivered().size === total, 60_000);
-    for (const relay of fleet) relay.process.stdin?.write('close\n');
-    await Promise.all(fleet.map((relay) => relay.waitFor('closed', 30_000)));
+    const { delivered, allDelivered } = await closeOnceDelivered(fleet, total);
 
     const events = await journalledEvents(journalUrl);
     const received = countsOf(receiver.ids);
@@ -61,11 +59,11 @@ describe('a fleet of two relays whose clocks jump', { skip: postgresSkipReason()
         .length ?? 0;
     t.diagnostic(
       `${receiver.ids.length} requests for ${received.size} events; unanswered attempts recorded ` +
-        `${events.reduce((sum, event) => sum + unanswered(event.id), 0)}; ${delivered().size} of ${total} delivered`,
+        `${events.reduce((sum, event) => sum + unanswered(event.id), 0)}; ${delivered.size} of ${total} delivered`,
     );
     assert.ok(inFlight, 'both processes had attempts in flight');
     assert.ok(afterJump, 'both sent after their jumps');
-    assert.ok(allDelivered, `${delivered().size} of ${total} events delivered`);
+    assert.ok(allDelivered, `${delivered.size} of ${total} events delivered`);
     assert.equal(events.length, total);
     for (const event of events) {
       const statuses = event.deliveries[0]?.attempts.map((one) => one.status) ?? [];
